@@ -1,0 +1,7 @@
+export * from './entry.js';
+export * from './ledger.js';
+export * from './signals.js';
+export * from './task-index.js';
+export * as transitions from './transitions.js';
+export { view as viewTask } from './transitions.js';
+export * from './intake.js';

@@ -1,0 +1,75 @@
+/**
+ * Taking a message into the ledger: a new task, a resend of one, or an answer to a blocked one.
+ * Shared by the bridge (the normal path) and the gateway (when the session's bridge is down, so the
+ * task waits in the ledger and the bridge takes it up when it starts).
+ */
+import { randomUUID } from 'node:crypto';
+import { META, ShroomsError, formatTaskId, parseTaskName, type DeliverRequest, type Metadata } from '@shrooms/protocol';
+import type { Stored } from './entry.js';
+import type { Ledger } from './ledger.js';
+import { answer, newTask } from './transitions.js';
+
+/** Request metadata that the task keeps (everything under `shrooms/`, plus what the sender set). */
+function taskMetadata(req: DeliverRequest): Metadata {
+  const md: Metadata = { ...req.message.metadata, ...req.metadata };
+  md[META.session] = req.session;
+  md[META.machine] = req.machine;
+  md[META.device] = req.origin.device;
+  if (req.origin.from) md[META.from] = req.origin.from;
+  else delete md[META.from];
+  return md;
+}
+
+export interface IntakeResult {
+  stored: Stored;
+  /** True for a new task, false for a resend or an answer. */
+  created: boolean;
+  answered: boolean;
+}
+
+export function localTaskKey(ledger: Ledger, machine: string, session: string, taskId: string): string {
+  const name = parseTaskName(taskId);
+  if (!name || name.session !== session || (name.machine !== undefined && name.machine !== machine)) {
+    throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${machine}/${session}`);
+  }
+  return ledger.key(machine, session, name.messageId);
+}
+
+export async function intake(ledger: Ledger, req: DeliverRequest, opts: { queued: boolean; now?: Date }): Promise<IntakeResult> {
+  const now = opts.now ?? new Date();
+  if (req.taskId) {
+    const key = localTaskKey(ledger, req.machine, req.session, req.taskId);
+    const existing = await ledger.get(key);
+    if (!existing) throw new ShroomsError('TASK_NOT_FOUND', `no task ${req.taskId}`);
+    if (req.message.contextId && req.message.contextId !== existing.entry.task.contextId) {
+      throw new ShroomsError('INVALID_PARAMS', `contextId ${req.message.contextId} does not match task ${req.taskId}`);
+    }
+    // A resend of the answer (same message id already in the history) returns the task as it is.
+    if (existing.entry.task.history?.some((m) => m.messageId === req.message.messageId)) {
+      return { stored: existing, created: false, answered: false };
+    }
+    const stored = await ledger.transition(key, (cur) => answer(cur, req.message, now));
+    return { stored, created: false, answered: true };
+  }
+
+  const messageId = req.message.messageId;
+  const key = ledger.key(req.machine, req.session, messageId);
+  const id = formatTaskId(req.session, messageId);
+  const entry = newTask({
+    id,
+    contextId: req.message.contextId ?? randomUUID(),
+    message: req.message,
+    metadata: taskMetadata(req),
+    queued: opts.queued,
+    now,
+  });
+  const created = await ledger.create(key, entry);
+  if (created) return { stored: created, created: true, answered: false };
+
+  const existing = await ledger.get(key);
+  if (!existing) throw new ShroomsError('INTERNAL', `task ${id} vanished while it was being created; retry`);
+  if (existing.entry.task.metadata?.[META.device] !== req.origin.device) {
+    throw new ShroomsError('MESSAGE_ID_CONFLICT', `message id ${messageId} already names a task asked by another device`, { taskId: id });
+  }
+  return { stored: existing, created: false, answered: false };
+}

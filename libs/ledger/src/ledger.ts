@@ -1,0 +1,139 @@
+/**
+ * The ledger: the retained truth of every task (spec §3). A JetStream KV bucket (`shrooms_tasks`,
+ * file storage) holding, per task, the task as it now stands; every change is a compare-and-set on
+ * the key's last revision, so concurrent writers (bridge, gateway, sweeper) can never lose or reorder
+ * a change, and nothing reopens a finished task.
+ *
+ * Reading one task is a direct get of its key (cost flat in ledger size). `reads` counts KV reads so
+ * tests can show a page touches only what it returns.
+ */
+import { Kvm, type KV, type KvEntry, type KvWatchEntry } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
+import type { LedgerEntry, Stored } from './entry.js';
+
+export interface LedgerOptions {
+  replicas?: number;
+  limits?: Partial<Limits>;
+}
+
+const enc = new TextEncoder();
+
+export class Ledger {
+  /** KV reads done through this instance (gets and watch entries decoded). */
+  reads = 0;
+
+  private constructor(
+    readonly kv: KV,
+    readonly limits: Limits,
+  ) {}
+
+  /** Creates the bucket if needed (idempotent) and binds to it. */
+  static async open(nc: NatsConnection, opts: LedgerOptions = {}): Promise<Ledger> {
+    const limits = { ...DEFAULT_LIMITS, ...opts.limits } as Limits;
+    const kv = await new Kvm(nc).create(BUCKETS.tasks, {
+      history: 1,
+      replicas: opts.replicas ?? 1,
+      ttl: limits.finishedRetentionMs,
+      maxValueSize: limits.taskBytes + 64 * 1024,
+      description: 'shrooms task ledger: one value per task, the task as it stands',
+    });
+    return new Ledger(kv, limits);
+  }
+
+  key(machine: string, session: string, messageId: string): string {
+    return keys.task(machine, session, messageId);
+  }
+
+  async get(key: string): Promise<Stored | null> {
+    this.reads++;
+    const e = await this.kv.get(key);
+    return decode(e);
+  }
+
+  /** Writes the first entry of a task; null when the key already exists. */
+  async create(key: string, entry: LedgerEntry): Promise<Stored | null> {
+    const data = this.encode(entry);
+    try {
+      const revision = await this.kv.create(key, data);
+      return { key, revision, entry };
+    } catch (err) {
+      if (isExists(err)) return null;
+      throw err;
+    }
+  }
+
+  /**
+   * Applies `change` to the task's current entry with compare-and-set, retrying on a concurrent
+   * write. `change` returns the next entry, or null to leave the task as it is (no write).
+   * Throws TASK_NOT_FOUND when the task is not in the ledger.
+   */
+  async transition(key: string, change: (current: LedgerEntry) => LedgerEntry | null, attempts = 20): Promise<Stored> {
+    for (let i = 0; i < attempts; i++) {
+      const cur = await this.get(key);
+      if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${key}`);
+      const next = change(cur.entry);
+      if (!next) return cur;
+      try {
+        const revision = await this.kv.update(key, this.encode(next), cur.revision);
+        return { key, revision, entry: next };
+      } catch (err) {
+        if (!isWrongSequence(err)) throw err;
+      }
+    }
+    throw new ShroomsError('INTERNAL', `task ${key} changed too often to update; retry`);
+  }
+
+  /**
+   * Watches keys matching `filter`: first the last value of each (isUpdate false), then every
+   * change as it is stored. `onReady` runs once the initial values have been delivered.
+   */
+  async watch(filter: string, onEntry: (s: Stored, isUpdate: boolean) => void, onReady?: () => void): Promise<() => void> {
+    let ready = false;
+    const markReady = () => {
+      if (!ready) {
+        ready = true;
+        onReady?.();
+      }
+    };
+    const iter = await this.kv.watch({ key: filter });
+    let initial = 0;
+    for await (const _ of await this.kv.keys(filter)) initial++;
+    if (initial === 0) markReady();
+    void (async () => {
+      for await (const e of iter as AsyncIterable<KvWatchEntry>) {
+        const s = decode(e);
+        if (s) {
+          this.reads++;
+          onEntry(s, e.isUpdate);
+        }
+        if (e.isUpdate || e.delta === 0) markReady();
+      }
+    })();
+    return () => iter.stop();
+  }
+
+  private encode(entry: LedgerEntry): Uint8Array {
+    const data = enc.encode(JSON.stringify(entry));
+    if (data.length > this.limits.taskBytes) {
+      throw new ShroomsError('LIMIT_EXCEEDED', `task ${entry.task.id} would be ${data.length} bytes; the limit is ${this.limits.taskBytes}`, {
+        limit: 'taskBytes',
+        max: this.limits.taskBytes,
+      });
+    }
+    return data;
+  }
+}
+
+function decode(e: KvEntry | null): Stored | null {
+  if (!e || e.operation !== 'PUT' || e.value.length === 0) return null;
+  return { key: e.key, revision: e.revision, entry: e.json<LedgerEntry>() };
+}
+
+function isWrongSequence(err: unknown): boolean {
+  return err instanceof Error && /wrong last sequence/i.test(err.message);
+}
+
+function isExists(err: unknown): boolean {
+  return err instanceof Error && /wrong last sequence|key exists/i.test(err.message);
+}

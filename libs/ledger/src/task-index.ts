@@ -1,0 +1,135 @@
+/**
+ * An in-memory view of the ledger's tasks for listing: per session, the tasks in order of their last
+ * status change, with just what filters need. It is built from the ledger and follows it (a watch),
+ * so it cannot drift; it holds no task bodies, so its size is bounded by the ledger's retained-task
+ * limit, not by history. Listing a page returns keys; the caller reads only those tasks.
+ */
+import { META, isTerminal, type Task, type TaskState } from '@shrooms/protocol';
+
+export interface TaskSummary {
+  key: string;
+  session: string;
+  contextId: string;
+  state: TaskState;
+  /** Status timestamp, ms since epoch. */
+  statusAt: number;
+  /** When the task was asked, ms since epoch (expiry counts from here). */
+  createdAt: number;
+}
+
+interface Slot extends TaskSummary {
+  seq: number;
+}
+
+export interface PageQuery {
+  contextId?: string;
+  status?: TaskState;
+  statusAfter?: number;
+  pageSize: number;
+  /** Exclusive upper bound on seq from the previous page. */
+  before?: number;
+}
+
+export interface Page {
+  keys: string[];
+  /** Seq bound for the next page, or undefined on the last page. */
+  next?: number;
+  total: number;
+}
+
+class SessionTasks {
+  private seq = 0;
+  private order: Slot[] = [];
+  private byKey = new Map<string, Slot>();
+  private stale = 0;
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  upsert(s: TaskSummary): void {
+    const cur = this.byKey.get(s.key);
+    if (cur && cur.statusAt === s.statusAt && cur.state === s.state) return;
+    if (cur) {
+      cur.seq = -1; // left in `order` as a tombstone, skipped and compacted later
+      this.stale++;
+    }
+    const slot: Slot = { ...s, seq: ++this.seq };
+    this.order.push(slot);
+    this.byKey.set(s.key, slot);
+    if (this.stale > 1024 && this.stale > this.order.length / 2) this.compact();
+  }
+
+  remove(key: string): void {
+    const cur = this.byKey.get(key);
+    if (!cur) return;
+    cur.seq = -1;
+    this.stale++;
+    this.byKey.delete(key);
+  }
+
+  page(q: PageQuery): Page {
+    const keys: string[] = [];
+    let total = 0;
+    let next: number | undefined;
+    for (let i = this.order.length - 1; i >= 0; i--) {
+      const s = this.order[i]!;
+      if (s.seq < 0) continue;
+      if (q.contextId !== undefined && s.contextId !== q.contextId) continue;
+      if (q.status !== undefined && s.state !== q.status) continue;
+      if (q.statusAfter !== undefined && s.statusAt <= q.statusAfter) continue;
+      total++;
+      if (q.before !== undefined && s.seq >= q.before) continue;
+      if (keys.length < q.pageSize) keys.push(s.key);
+      else if (next === undefined) next = this.byKey.get(keys[keys.length - 1]!)!.seq;
+    }
+    return { keys, total, ...(next !== undefined ? { next } : {}) };
+  }
+
+  summaries(): TaskSummary[] {
+    return [...this.byKey.values()];
+  }
+
+  private compact(): void {
+    this.order = this.order.filter((s) => s.seq >= 0);
+    this.stale = 0;
+  }
+}
+
+export class TaskIndex {
+  private sessions = new Map<string, SessionTasks>();
+
+  upsertTask(key: string, session: string, task: Task): void {
+    let st = this.sessions.get(session);
+    if (!st) this.sessions.set(session, (st = new SessionTasks()));
+    const statusAt = Date.parse(task.status.timestamp ?? '') || 0;
+    const createdAt = Date.parse(String(task.metadata?.[META.createdAt] ?? '')) || statusAt;
+    st.upsert({ key, session, contextId: task.contextId, state: task.status.state, statusAt, createdAt });
+  }
+
+  remove(key: string, session: string): void {
+    this.sessions.get(session)?.remove(key);
+  }
+
+  page(session: string, q: PageQuery): Page {
+    return this.sessions.get(session)?.page(q) ?? { keys: [], total: 0 };
+  }
+
+  /** Open tasks asked before `before` (for the expiry sweep). */
+  openAskedBefore(before: number): TaskSummary[] {
+    const out: TaskSummary[] = [];
+    for (const st of this.sessions.values()) for (const s of st.summaries()) if (!isTerminal(s.state) && s.createdAt < before) out.push(s);
+    return out;
+  }
+
+  sessionNames(): string[] {
+    return [...this.sessions.keys()];
+  }
+
+  count(session?: string): number {
+    if (session !== undefined) return this.sessions.get(session)?.size ?? 0;
+    let n = 0;
+    for (const st of this.sessions.values()) n += st.size;
+    return n;
+  }
+}

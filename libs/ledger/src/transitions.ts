@@ -1,0 +1,171 @@
+/**
+ * How a task changes (spec §5), as pure functions over ledger entries. Each returns the next entry
+ * with the A2A events the change produced, or throws a ShroomsError when the change is not allowed.
+ * Terminal states are absorbing: only bookkeeping (ack) touches a finished task.
+ */
+import {
+  META,
+  ShroomsError,
+  isTerminal,
+  type Artifact,
+  type Message,
+  type Metadata,
+  type StreamResponse,
+  type Task,
+  type TaskState,
+} from '@shrooms/protocol';
+import type { LedgerEntry } from './entry.js';
+
+export interface NewTaskInput {
+  id: string;
+  contextId: string;
+  message: Message;
+  metadata: Metadata;
+  queued: boolean;
+  now: Date;
+}
+
+const iso = (d: Date) => d.toISOString();
+
+export function newTask(input: NewTaskInput): LedgerEntry {
+  const metadata: Metadata = { ...input.metadata, [META.createdAt]: iso(input.now) };
+  if (input.queued) metadata[META.queued] = true;
+  const message: Message = { ...input.message, taskId: input.id, contextId: input.contextId };
+  const task: Task = {
+    id: input.id,
+    contextId: input.contextId,
+    status: { state: 'TASK_STATE_SUBMITTED', timestamp: iso(input.now) },
+    history: [message],
+    artifacts: [],
+    metadata,
+  };
+  return { v: 1, task, events: [{ task: structuredClone(task) }] };
+}
+
+function next(entry: LedgerEntry, task: Task, events: StreamResponse[]): LedgerEntry {
+  return { v: entry.v + 1, task, events };
+}
+
+function statusEvent(task: Task, metadata?: Metadata): StreamResponse {
+  return { statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status, ...(metadata ? { metadata } : {}) } };
+}
+
+function assertOpen(task: Task, what: string): void {
+  if (isTerminal(task.status.state)) {
+    throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${task.id} is ${task.status.state}; it cannot ${what}`);
+  }
+}
+
+function agentMessage(task: Task, text: string, now: Date, suffix: string): Message {
+  return { messageId: `${task.id}#${suffix}`, role: 'ROLE_AGENT', parts: [{ text }], taskId: task.id, contextId: task.contextId, metadata: { at: iso(now) } };
+}
+
+function withState(entry: LedgerEntry, state: TaskState, now: Date, opts: { message?: Message; metadata?: Metadata; drop?: string[] } = {}): Task {
+  const task = structuredClone(entry.task);
+  task.status = { state, timestamp: iso(now), ...(opts.message ? { message: opts.message } : {}) };
+  task.metadata = { ...task.metadata, ...opts.metadata };
+  for (const k of opts.drop ?? []) delete task.metadata[k];
+  return task;
+}
+
+export function start(entry: LedgerEntry, now: Date): LedgerEntry {
+  assertOpen(entry.task, 'start');
+  const task = withState(entry, 'TASK_STATE_WORKING', now, { drop: [META.queued, META.held] });
+  return next(entry, task, [statusEvent(task)]);
+}
+
+export function markQueued(entry: LedgerEntry, queued: boolean): LedgerEntry | null {
+  if (isTerminal(entry.task.status.state)) return null;
+  const has = entry.task.metadata?.[META.queued] === true;
+  if (has === queued) return null;
+  const task = structuredClone(entry.task);
+  task.metadata = { ...task.metadata };
+  if (queued) task.metadata[META.queued] = true;
+  else delete task.metadata[META.queued];
+  return next(entry, task, [statusEvent(task, { [META.queued]: queued })]);
+}
+
+export function complete(entry: LedgerEntry, summary: string, now: Date): LedgerEntry {
+  assertOpen(entry.task, 'complete');
+  const message = agentMessage(entry.task, summary, now, `done-${entry.v}`);
+  const task = withState(entry, 'TASK_STATE_COMPLETED', now, { message, drop: [META.queued] });
+  const artifact: Artifact = { artifactId: `${task.id}#summary`, name: 'summary', parts: [{ text: summary }] };
+  task.artifacts = [...(task.artifacts ?? []), artifact];
+  task.history = [...(task.history ?? []), message];
+  return next(entry, task, [{ artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact, lastChunk: true } }, statusEvent(task)]);
+}
+
+export function block(entry: LedgerEntry, need: string, now: Date, metadata: Metadata = {}): LedgerEntry {
+  assertOpen(entry.task, 'ask for input');
+  const message = agentMessage(entry.task, need, now, `blocked-${entry.v}`);
+  const task = withState(entry, 'TASK_STATE_INPUT_REQUIRED', now, { message, metadata, drop: [META.queued] });
+  task.history = [...(task.history ?? []), message];
+  return next(entry, task, [statusEvent(task)]);
+}
+
+export function fail(entry: LedgerEntry, why: string, now: Date, metadata: Metadata = {}): LedgerEntry {
+  assertOpen(entry.task, 'fail');
+  const message = agentMessage(entry.task, why, now, `failed-${entry.v}`);
+  const task = withState(entry, 'TASK_STATE_FAILED', now, { message, metadata, drop: [META.queued] });
+  task.history = [...(task.history ?? []), message];
+  return next(entry, task, [statusEvent(task)]);
+}
+
+export function reject(entry: LedgerEntry, why: string, now: Date): LedgerEntry {
+  assertOpen(entry.task, 'be rejected');
+  const message = agentMessage(entry.task, why, now, `rejected-${entry.v}`);
+  const task = withState(entry, 'TASK_STATE_REJECTED', now, { message, drop: [META.queued, META.held] });
+  return next(entry, task, [statusEvent(task)]);
+}
+
+/** Cancel is idempotent on a canceled task (returns null: no change) and refused on other finished ones. */
+export function cancel(entry: LedgerEntry, by: string, now: Date, metadata: Metadata = {}): LedgerEntry | null {
+  const state = entry.task.status.state;
+  if (state === 'TASK_STATE_CANCELED') return null;
+  if (isTerminal(state)) throw new ShroomsError('TASK_NOT_CANCELABLE', `task ${entry.task.id} is already ${state}`);
+  const message = agentMessage(entry.task, `canceled by ${by}`, now, `canceled-${entry.v}`);
+  const task = withState(entry, 'TASK_STATE_CANCELED', now, { message, metadata: { [META.canceledBy]: by, ...metadata }, drop: [META.queued] });
+  return next(entry, task, [statusEvent(task)]);
+}
+
+export function expire(entry: LedgerEntry, now: Date): LedgerEntry | null {
+  if (isTerminal(entry.task.status.state)) return null;
+  return cancel(entry, 'expiry', now, { [META.expired]: iso(now) });
+}
+
+/**
+ * An answer to a blocked task: appended to its history; the task goes back to SUBMITTED (queued
+ * until its session takes it up again, ahead of new tasks).
+ */
+export function answer(entry: LedgerEntry, message: Message, now: Date): LedgerEntry {
+  const state = entry.task.status.state;
+  if (isTerminal(state)) throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${entry.task.id} is ${state}; a finished task takes no more messages`);
+  if (state !== 'TASK_STATE_INPUT_REQUIRED' && state !== 'TASK_STATE_AUTH_REQUIRED') {
+    throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${entry.task.id} is ${state}; only a task that needs input takes an answer`);
+  }
+  const msg: Message = { ...message, taskId: entry.task.id, contextId: entry.task.contextId };
+  const task = withState(entry, 'TASK_STATE_SUBMITTED', now, { metadata: { [META.queued]: true } });
+  task.history = [...(task.history ?? []), msg];
+  return next(entry, task, [statusEvent(task)]);
+}
+
+/** Metadata-only bookkeeping (ack, nudges, stalled, last worker line); allowed on any state. */
+export function annotate(entry: LedgerEntry, metadata: Metadata, eventMetadata?: Metadata): LedgerEntry | null {
+  const cur = entry.task.metadata ?? {};
+  if (Object.entries(metadata).every(([k, v]) => JSON.stringify(cur[k]) === JSON.stringify(v))) return null;
+  const task = structuredClone(entry.task);
+  task.metadata = { ...cur, ...metadata };
+  return next(entry, task, [statusEvent(task, eventMetadata ?? metadata)]);
+}
+
+/** The task as a reader asked for it: history trimmed, artifacts dropped if unwanted. */
+export function view(task: Task, opts: { historyLength?: number; includeArtifacts?: boolean } = {}): Task {
+  const out: Task = { ...task };
+  if (opts.historyLength !== undefined) {
+    const h = task.history ?? [];
+    if (opts.historyLength === 0) delete out.history;
+    else out.history = h.slice(-opts.historyLength);
+  }
+  if (opts.includeArtifacts === false) delete out.artifacts;
+  return out;
+}

@@ -1,0 +1,33 @@
+/** Task metadata keys of the shrooms task extension (spec §5). */
+export const EXTENSION_URI = 'https://shrooms.mesh/a2a/ext/task/v1';
+
+export const META = {
+  session: 'shrooms/session',
+  from: 'shrooms/from',
+  device: 'shrooms/device',
+  queued: 'shrooms/queued',
+  nudges: 'shrooms/nudges',
+  lastNudge: 'shrooms/last_nudge',
+  stalled: 'shrooms/stalled',
+  expired: 'shrooms/expired',
+  acknowledged: 'shrooms/acknowledged',
+  lastWorkerLine: 'shrooms/last_worker_line',
+  parent: 'shrooms/parent',
+  depth: 'shrooms/depth',
+  held: 'shrooms/held',
+  /** The chain of sessions from the root, `MACHINE/SESSION` each (for cycle checks). */
+  chain: 'shrooms/chain',
+  /** W3C trace context of the task. */
+  traceparent: 'shrooms/traceparent',
+  /** Schedule that produced the task, and the occurrence it stands for. */
+  schedule: 'shrooms/schedule',
+  occurrence: 'shrooms/occurrence',
+  /** A2A SendMessage metadata that creates a schedule instead of a task. */
+  at: 'shrooms/at',
+  repeat: 'shrooms/repeat',
+  /** Whether a permission prompt is what the task waits on. */
+  permission: 'shrooms/permission',
+  machine: 'shrooms/machine',
+  createdAt: 'shrooms/created_at',
+  canceledBy: 'shrooms/canceled_by',
+} as const;

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { BUCKETS, keys, kvSubject, subjects } from './subjects.js';
+
+describe('subjects', () => {
+  it('pins every subject string', () => {
+    expect(subjects.bridge('laptop', 'webapp', 'deliver')).toBe('shrooms.bridge.laptop.webapp.deliver');
+    expect(subjects.bridge('laptop', 'webapp', 'cancel')).toBe('shrooms.bridge.laptop.webapp.cancel');
+    expect(subjects.bridge('laptop', 'webapp', 'update')).toBe('shrooms.bridge.laptop.webapp.update');
+    expect(subjects.bridge('laptop', 'webapp', 'control')).toBe('shrooms.bridge.laptop.webapp.control');
+    expect(subjects.bridgesOfMachine('laptop')).toBe('shrooms.bridge.laptop.>');
+    expect(subjects.guardAdmit()).toBe('shrooms.guard.admit');
+    expect(subjects.guardControl()).toBe('shrooms.guard.control');
+    expect(subjects.scheduler('create')).toBe('shrooms.sched.create');
+    expect(subjects.signal('pi5', 'jimmy')).toBe('shrooms.signal.pi5.jimmy');
+    expect(subjects.notify('pi5', 'jimmy', 'stalled')).toBe('shrooms.notify.pi5.jimmy.stalled');
+    expect(subjects.refusal('pi5', 'jimmy')).toBe('shrooms.refusal.pi5.jimmy');
+    expect(keys.task('laptop', 'review', 'cli-1')).toBe('laptop.review.cli-1');
+    expect(keys.signal('laptop', 'review')).toBe('laptop.review');
+    expect(keys.rate('pi5', 'laptop', 'review')).toBe('rate.pi5.laptop.review');
+    expect(kvSubject(BUCKETS.tasks, 'a.b.c')).toBe('$KV.shrooms_tasks.a.b.c');
+  });
+
+  it('encodes user tokens so they cannot reach another session', () => {
+    expect(subjects.bridge('laptop', 'a.b', 'deliver')).toBe('shrooms.bridge.laptop.a_2Eb.deliver');
+    expect(subjects.bridge('laptop', '*', 'deliver')).toBe('shrooms.bridge.laptop._2A.deliver');
+    expect(subjects.bridge('laptop', '>', 'deliver')).toBe('shrooms.bridge.laptop._3E.deliver');
+    expect(keys.task('m', 's', 'id with space.and.dots')).toBe('m.s.id_20with_20space_2Eand_2Edots');
+    expect(keys.task('m', 's', 'x').split('.')).toHaveLength(3);
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * Every NATS subject, stream and KV bucket of the mesh, built here and nowhere else.
+ *
+ * Grammar (M = machine, S = session, both encoded with `encodeToken`; K = task key):
+ *
+ *   shrooms.bridge.M.S.deliver    request  gateway → bridge: a new task or an answer to a blocked one
+ *   shrooms.bridge.M.S.cancel     request  gateway → bridge: cancel a task (reaches the harness)
+ *   shrooms.bridge.M.S.update     request  worker tools → bridge: task_update (done|blocked|failed)
+ *   shrooms.bridge.M.S.control    request  owner → bridge: release|reject a held task, stop|resume reminders
+ *   shrooms.guard.admit           request  gateway → guard (queue group): may this new task be admitted?
+ *   shrooms.guard.control         request  owner → guard: allow-lists, counters
+ *   shrooms.sched.create|list|cancel  request  → scheduler (queue group)
+ *   shrooms.signal.M.S            publish  bridge: live activity pulses (core NATS, never stored)
+ *   shrooms.notify.M.S.KIND       publish  bridge: owner notifications (KIND = stalled | held | expired)
+ *   shrooms.refusal.M.S           publish  gateway: a guard refusal, for the dashboard
+ *
+ * Stores (JetStream):
+ *   KV shrooms_tasks      the ledger; key M.S.K (K = encoded message id); one value per state change,
+ *                         the task as it now stands. Stream KV_shrooms_tasks, subjects $KV.shrooms_tasks.>
+ *   KV shrooms_signals    the signal field; key M.S; bucket TTL makes unrenewed signals fade
+ *   KV shrooms_guard      loop-guard windows; key rate.D.M.S and budget.D.M.S (D = device)
+ *   KV shrooms_schedules  schedules; key = schedule id
+ *
+ * No service subject starts with `$KV.` or sits under a stream's subjects, so JetStream never
+ * answers a service request (it would ack it instead).
+ */
+import { encodeToken } from './names.js';
+
+export const ROOT = 'shrooms';
+
+export const BUCKETS = {
+  tasks: 'shrooms_tasks',
+  signals: 'shrooms_signals',
+  guard: 'shrooms_guard',
+  schedules: 'shrooms_schedules',
+} as const;
+
+export const SERVICE_NAMES = {
+  gateway: 'shrooms-gateway',
+  bridge: 'shrooms-bridge',
+  guard: 'shrooms-guard',
+  scheduler: 'shrooms-scheduler',
+} as const;
+
+export const QUEUE_GROUPS = {
+  guard: 'shrooms-guard',
+  scheduler: 'shrooms-scheduler',
+} as const;
+
+export type BridgeOp = 'deliver' | 'cancel' | 'update' | 'control';
+export type NotifyKind = 'stalled' | 'held' | 'expired';
+
+const t = encodeToken;
+
+export const subjects = {
+  bridgeRoot: (machine: string, session: string) => `${ROOT}.bridge.${t(machine)}.${t(session)}`,
+  bridge: (machine: string, session: string, op: BridgeOp) => `${ROOT}.bridge.${t(machine)}.${t(session)}.${op}`,
+  /** Every bridge endpoint of one machine (permissions). */
+  bridgesOfMachine: (machine: string) => `${ROOT}.bridge.${t(machine)}.>`,
+  guardAdmit: () => `${ROOT}.guard.admit`,
+  guardControl: () => `${ROOT}.guard.control`,
+  scheduler: (op: 'create' | 'list' | 'cancel') => `${ROOT}.sched.${op}`,
+  signal: (machine: string, session: string) => `${ROOT}.signal.${t(machine)}.${t(session)}`,
+  signalsAll: () => `${ROOT}.signal.>`,
+  notify: (machine: string, session: string, kind: NotifyKind) => `${ROOT}.notify.${t(machine)}.${t(session)}.${kind}`,
+  notifyAll: () => `${ROOT}.notify.>`,
+  refusal: (machine: string, session: string) => `${ROOT}.refusal.${t(machine)}.${t(session)}`,
+  refusalsAll: () => `${ROOT}.refusal.>`,
+} as const;
+
+/** KV keys (each token encoded; `.` separates tokens as in subjects). */
+export const keys = {
+  task: (machine: string, session: string, messageId: string) => `${t(machine)}.${t(session)}.${t(messageId)}`,
+  tasksOfSession: (machine: string, session: string) => `${t(machine)}.${t(session)}.>`,
+  tasksOfMachine: (machine: string) => `${t(machine)}.>`,
+  signal: (machine: string, session: string) => `${t(machine)}.${t(session)}`,
+  rate: (device: string, machine: string, session: string) => `rate.${t(device)}.${t(machine)}.${t(session)}`,
+  budget: (device: string, agent: string) => `budget.${t(device)}.${t(agent)}`,
+  schedule: (id: string) => t(id),
+} as const;
+
+/** The subject a KV put is published on, for live watchers over core NATS. */
+export function kvSubject(bucket: string, key: string): string {
+  return `$KV.${bucket}.${key}`;
+}

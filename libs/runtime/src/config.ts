@@ -1,0 +1,50 @@
+/**
+ * Config: one zod schema per service over the environment, parsed once, frozen. Names carry their
+ * units (`…_MS`, `…_BYTES`). A bad value stops the service at start with every problem listed.
+ */
+import { hostname } from 'node:os';
+import { z } from 'zod';
+
+/** Settings every service shares. */
+export const BaseConfigSchema = z.object({
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  NATS_USER: z.string().optional(),
+  NATS_PASS: z.string().optional(),
+  NATS_CREDS: z.string().optional(),
+  NATS_TOKEN: z.string().optional(),
+  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  /** This machine's name on the mesh (the MACHINE of `MACHINE/SESSION`). */
+  SHROOMS_MACHINE: z.string().default(() => hostname().split('.')[0] || 'localhost'),
+  /** JetStream replicas for the ledger and buckets: 1 locally, 3 in production. */
+  SHROOMS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+});
+export type BaseConfig = z.infer<typeof BaseConfigSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`invalid configuration:\n  ${issues.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): Readonly<z.infer<S>> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  }
+  return Object.freeze(result.data);
+}
+
+/** A boolean env var: `1`, `true`, `yes`, `on` are true. */
+export const envBool = (dflt: boolean) =>
+  z
+    .union([z.boolean(), z.string()])
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? dflt : typeof v === 'boolean' ? v : /^(1|true|yes|on)$/i.test(v)));
+
+/** Config as it may be logged: anything that looks like a secret is masked. */
+export function redactConfig(config: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(config)) out[k] = /PASS|TOKEN|SECRET|CREDS|KEY/i.test(k) && v ? '***' : v;
+  return out;
+}

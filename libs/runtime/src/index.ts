@@ -1,0 +1,4 @@
+export * from './config.js';
+export * from './log.js';
+export * from './nats.js';
+export * from './service.js';

@@ -1,0 +1,88 @@
+import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { ShroomsError, fromWireError, toWireError, type WireError } from '@shrooms/protocol';
+import type { Logger } from 'pino';
+
+export type { Service, ServiceMsg };
+
+export interface ServiceSpec {
+  name: string;
+  version: string;
+  description: string;
+  metadata?: Record<string, string>;
+  queue?: string;
+}
+
+/** Registers with the NATS services API so `nats micro ls|info|stats` see it. */
+export function addService(nc: NatsConnection, spec: ServiceSpec): Promise<Service> {
+  return new Svcm(nc).add({
+    name: spec.name,
+    version: spec.version,
+    description: spec.description,
+    metadata: spec.metadata,
+    ...(spec.queue !== undefined ? { queue: spec.queue } : {}),
+  });
+}
+
+/**
+ * A JSON endpoint: parses the request, runs `handle`, replies `{ ok: true, ...result }` or
+ * `{ ok: false, error }` with the service error headers set. Never throws into the subscription.
+ */
+export function jsonEndpoint<Req, Res extends object>(
+  group: { addEndpoint: Service['addEndpoint'] },
+  name: string,
+  opts: { subject: string; queue?: string; metadata?: Record<string, string> },
+  parse: (data: unknown) => Req,
+  handle: (req: Req, msg: ServiceMsg) => Promise<Res>,
+  log: Logger,
+): void {
+  group.addEndpoint(name, {
+    subject: opts.subject,
+    ...(opts.queue !== undefined ? { queue: opts.queue } : {}),
+    metadata: opts.metadata,
+    handler: (err, msg) => {
+      if (err) {
+        log.error({ err, endpoint: name }, 'endpoint error');
+        return;
+      }
+      void (async function serve() {
+        try {
+          const req = parse(msg.json());
+          const res = await handle(req, msg);
+          msg.respond(JSON.stringify({ ok: true, ...res }));
+        } catch (e) {
+          const se = e instanceof ShroomsError ? e : asInvalidOrInternal(e);
+          if (se.key === 'INTERNAL') log.error({ err: e, endpoint: name }, 'endpoint failed');
+          msg.respondError(se.spec.code, se.message, JSON.stringify({ ok: false, error: toWireError(se) }));
+        }
+      })();
+    },
+  });
+}
+
+function asInvalidOrInternal(e: unknown): ShroomsError {
+  if (e && typeof e === 'object' && 'issues' in e) return new ShroomsError('INVALID_PARAMS', `bad request: ${(e as unknown as Error).message}`);
+  if (e instanceof SyntaxError) return new ShroomsError('INVALID_PARAMS', 'request is not JSON');
+  return new ShroomsError('INTERNAL', e instanceof Error ? e.message : String(e));
+}
+
+/** The other side of `jsonEndpoint`: NATS request, reply parsed, errors rethrown as ShroomsError. */
+export async function requestJson<Res>(
+  nc: NatsConnection,
+  subject: string,
+  body: unknown,
+  opts: { timeoutMs: number; headers?: Record<string, string>; unavailable: ShroomsError },
+): Promise<Res> {
+  let reply;
+  try {
+    const { headers } = await import('@nats-io/nats-core');
+    const h = headers();
+    for (const [k, v] of Object.entries(opts.headers ?? {})) h.set(k, v);
+    reply = await nc.request(subject, JSON.stringify(body), { timeout: opts.timeoutMs, headers: h });
+  } catch {
+    throw opts.unavailable;
+  }
+  const data = reply.json<{ ok: boolean; error?: WireError } & Res>();
+  if (!data.ok) throw fromWireError(data.error ?? { key: 'INTERNAL', message: 'no error in reply' });
+  return data;
+}

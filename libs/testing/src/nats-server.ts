@@ -1,0 +1,145 @@
+/**
+ * Starts a real nats-server with JetStream for tests, on free ports, with its data in a temp folder
+ * that is removed on stop. A Docker engine is used (testcontainers) only when NATS_USE_DOCKER=1 and
+ * one answers; otherwise the local `nats-server` binary. NATS_URL set in the environment means "use
+ * that server" (an operator's own).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface NatsServerHandle {
+  url: string;
+  monitorUrl?: string;
+  kind: 'local' | 'docker' | 'external';
+  pid?: number;
+  dataDir?: string;
+  stop(): Promise<void>;
+  /** Kill -9 (tests of crashes); the data folder stays for a restart. */
+  kill(): void;
+  /** Starts the same server again on the same ports and data (after stop or kill). */
+  restart(): Promise<void>;
+}
+
+export function natsServerBinary(): string {
+  if (process.env.NATS_SERVER_BIN) return process.env.NATS_SERVER_BIN;
+  for (const p of ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server']) if (existsSync(p)) return p;
+  return 'nats-server';
+}
+
+export interface StartNatsOptions {
+  timeoutMs?: number;
+  /** Extra command-line arguments (e.g. `-c config`). */
+  args?: string[];
+  /** Fixed ports (restart tests need them stable). Default: free ones. */
+  port?: number;
+  monitorPort?: number;
+  dataDir?: string;
+}
+
+export async function startNatsServer(opts: StartNatsOptions = {}): Promise<NatsServerHandle> {
+  if (process.env.NATS_URL && !opts.args) {
+    return { url: process.env.NATS_URL, kind: 'external', stop: async () => {}, kill: () => {}, restart: async () => {} };
+  }
+  if (process.env.NATS_USE_DOCKER === '1') {
+    try {
+      const m = (await import('@testcontainers/nats')) as unknown as { NatsContainer: new (image: string) => any };
+      const c = await new m.NatsContainer('nats:2.10-alpine').withJetStream().start();
+      return { url: String(c.getConnectionOptions().servers), kind: 'docker', stop: () => c.stop(), kill: () => {}, restart: async () => {} };
+    } catch (e) {
+      process.stderr.write(`docker unavailable (${(e as Error).message}); using the local nats-server\n`);
+    }
+  }
+  return startLocal(opts);
+}
+
+async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
+  const timeoutMs = opts.timeoutMs ?? 15_000;
+  const dir = await mkdtemp(join(tmpdir(), 'shrooms-nats-'));
+  const dataDir = opts.dataDir ?? join(dir, 'js');
+  let port = opts.port ?? -1;
+  let monitorPort = opts.monitorPort ?? -1;
+  let child: ChildProcess;
+  let url = '';
+  let monitorUrl = '';
+
+  async function launch(): Promise<void> {
+    const portsDir = join(dir, `ports-${Date.now()}`);
+    await mkdir(portsDir, { recursive: true });
+    const args = ['-a', '127.0.0.1', '-p', String(port), '-m', String(monitorPort), '-js', '-sd', dataDir, '--ports_file_dir', portsDir, ...(opts.args ?? [])];
+    child = spawn(natsServerBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000);
+    });
+    const deadline = Date.now() + timeoutMs;
+    const failed = new Promise<never>((_, reject) => {
+      child.once('error', (e) => reject(new Error(`cannot run nats-server (${e.message}); install it: apt-get install -y nats-server`)));
+      child.once('exit', (code) => reject(new Error(`nats-server exited with ${code}: ${stderr}`)));
+    });
+    const ready = (async () => {
+      while (Date.now() < deadline) {
+        const files = await readdir(portsDir).catch(() => []);
+        const f = files.find((x) => x.endsWith('.ports'));
+        if (f) {
+          const ports = JSON.parse(await readFile(join(portsDir, f), 'utf8')) as { nats: string[]; monitoring?: string[] };
+          url = ports.nats[0]!;
+          monitorUrl = ports.monitoring?.[0] ?? '';
+          if (!monitorUrl) return;
+          const ok = await fetch(`${monitorUrl}/healthz?js-enabled-only=true`).then((r) => r.ok, () => false);
+          if (ok) return;
+        }
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`nats-server not ready after ${timeoutMs} ms: ${stderr}`);
+    })();
+    await Promise.race([ready, failed]);
+    failed.catch(() => {});
+    port = Number(new URL(url).port);
+    if (monitorUrl) monitorPort = Number(new URL(monitorUrl).port);
+  }
+
+  function waitExit(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      const t = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve();
+      }, ms);
+      child.once('exit', () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+
+  await launch();
+  return {
+    get url() {
+      return url;
+    },
+    get monitorUrl() {
+      return monitorUrl;
+    },
+    get pid() {
+      return child.pid;
+    },
+    kind: 'local',
+    dataDir,
+    async stop() {
+      child.kill('SIGTERM');
+      await waitExit(5000);
+      await rm(dir, { recursive: true, force: true });
+    },
+    kill() {
+      child.kill('SIGKILL');
+    },
+    async restart() {
+      child.kill('SIGTERM');
+      await waitExit(5000);
+      await launch();
+    },
+  };
+}

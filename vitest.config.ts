@@ -1,0 +1,55 @@
+import { defineConfig } from 'vitest/config';
+
+// Projects: `unit` (beside the code, in-process, may use a real nats-server), `e2e` (root test/,
+// cross-process), `harness` (real claude and pi CLIs; serial, generous timeouts), `chaos`
+// (kills, failovers, fuzzing). No test asserts a wall-clock time.
+const resolve = { conditions: ['development'] };
+
+export default defineConfig({
+  resolve,
+  test: {
+    projects: [
+      {
+        resolve,
+        test: {
+          name: 'unit',
+          include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        resolve,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          maxWorkers: 2,
+        },
+      },
+      {
+        resolve,
+        test: {
+          name: 'harness',
+          include: ['test/harness/**/*.test.ts'],
+          testTimeout: 240_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+          maxWorkers: 1,
+        },
+      },
+      {
+        resolve,
+        test: {
+          name: 'chaos',
+          include: ['test/chaos/**/*.test.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+          maxWorkers: 1,
+        },
+      },
+    ],
+  },
+});
