@@ -8,6 +8,7 @@ describe('subjects', () => {
     expect(subjects.bridge('laptop', 'webapp', 'update')).toBe('shrooms.bridge.laptop.webapp.update');
     expect(subjects.bridge('laptop', 'webapp', 'control')).toBe('shrooms.bridge.laptop.webapp.control');
     expect(subjects.bridgesOfMachine('laptop')).toBe('shrooms.bridge.laptop.>');
+    expect(subjects.bridgeInbox('laptop')).toBe('_INBOX_bridge.laptop');
     expect(subjects.guardAdmit()).toBe('shrooms.guard.admit');
     expect(subjects.guardControl()).toBe('shrooms.guard.control');
     expect(subjects.scheduler('create')).toBe('shrooms.sched.create');
@@ -17,6 +18,8 @@ describe('subjects', () => {
     expect(keys.task('laptop', 'review', 'cli-1')).toBe('laptop.review.cli-1');
     expect(keys.signal('laptop', 'review')).toBe('laptop.review');
     expect(keys.rate('pi5', 'laptop', 'review')).toBe('rate.pi5.laptop.review');
+    expect(keys.policy('pi5', '*')).toBe('pi5._2A');
+    expect(BUCKETS.guardPolicy).toBe('shrooms_guard_policy');
     expect(kvSubject(BUCKETS.tasks, 'a.b.c')).toBe('$KV.shrooms_tasks.a.b.c');
   });
 

@@ -19,6 +19,7 @@
  *                         the task as it now stands. Stream KV_shrooms_tasks, subjects $KV.shrooms_tasks.>
  *   KV shrooms_signals    the signal field; key M.S; bucket TTL makes unrenewed signals fade
  *   KV shrooms_guard      loop-guard windows; key rate.D.M.S and budget.D.M.S (D = device)
+ *   KV shrooms_guard_policy  allow-list rules set through the guard's control endpoint; key M.S (S may be `*`)
  *   KV shrooms_schedules  schedules; key = schedule id
  *
  * No service subject starts with `$KV.` or sits under a stream's subjects, so JetStream never
@@ -32,6 +33,7 @@ export const BUCKETS = {
   tasks: 'shrooms_tasks',
   signals: 'shrooms_signals',
   guard: 'shrooms_guard',
+  guardPolicy: 'shrooms_guard_policy',
   schedules: 'shrooms_schedules',
 } as const;
 
@@ -57,6 +59,8 @@ export const subjects = {
   bridge: (machine: string, session: string, op: BridgeOp) => `${ROOT}.bridge.${t(machine)}.${t(session)}.${op}`,
   /** Every bridge endpoint of one machine (permissions). */
   bridgesOfMachine: (machine: string) => `${ROOT}.bridge.${t(machine)}.>`,
+  /** Reply inbox prefix of one machine's bridges (connect option `inboxPrefix`; permissions). */
+  bridgeInbox: (machine: string) => `_INBOX_bridge.${t(machine)}`,
   guardAdmit: () => `${ROOT}.guard.admit`,
   guardControl: () => `${ROOT}.guard.control`,
   scheduler: (op: 'create' | 'list' | 'cancel') => `${ROOT}.sched.${op}`,
@@ -76,6 +80,7 @@ export const keys = {
   signal: (machine: string, session: string) => `${t(machine)}.${t(session)}`,
   rate: (device: string, machine: string, session: string) => `rate.${t(device)}.${t(machine)}.${t(session)}`,
   budget: (device: string, agent: string) => `budget.${t(device)}.${t(agent)}`,
+  policy: (machine: string, session: string) => `${t(machine)}.${t(session)}`,
   schedule: (id: string) => t(id),
 } as const;
 
