@@ -129,3 +129,13 @@ export function fromWireError(w: WireError): ShroomsError {
 export function errorByCode(code: number): ErrorKey | undefined {
   return (Object.keys(ERRORS) as ErrorKey[]).find((k) => ERRORS[k].code === code);
 }
+
+/** The error a caller sees when a NATS service did not answer. */
+export function requestTimeoutError(key: 'BRIDGE_UNAVAILABLE' | 'GUARD_UNAVAILABLE' | 'SCHEDULER_UNAVAILABLE', what: string): ShroomsError {
+  const msg = {
+    BRIDGE_UNAVAILABLE: `the bridge of ${what} did not answer`,
+    GUARD_UNAVAILABLE: `the guard did not answer about ${what}; nothing was admitted`,
+    SCHEDULER_UNAVAILABLE: `the scheduler is not running (${what})`,
+  }[key];
+  return new ShroomsError(key, msg);
+}

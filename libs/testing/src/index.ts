@@ -1,2 +1,3 @@
 export * from './nats-server.js';
 export * from './processes.js';
+export * from './fake-model/index.js';

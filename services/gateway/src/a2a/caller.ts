@@ -1,0 +1,20 @@
+import type { FastifyRequest } from 'fastify';
+import { META, ShroomsError, parseAgent } from '@shrooms/protocol';
+import type { Caller } from '../tasks/caller.js';
+
+/** Names a request's device from its source address only (never forwarded-for headers). */
+export type Identify = (sourceAddress: string) => { device: string; self: boolean } | undefined;
+
+export function loopbackOnly(machine: string): Identify {
+  return (addr) => (/^(127\.|::1$|::ffff:127\.)/.test(addr) ? { device: machine, self: true } : undefined);
+}
+
+export function callerOf(req: FastifyRequest, identify: Identify, params: unknown): Caller {
+  const addr = req.socket.remoteAddress ?? '';
+  const id = identify(addr);
+  if (!id) throw new ShroomsError('UNKNOWN_DEVICE', `source address ${addr} is not a device of the mesh`);
+  const p = (params ?? {}) as Record<string, any>;
+  const claimed = p.metadata?.[META.from] ?? p.message?.metadata?.[META.from];
+  const from = typeof claimed === 'string' && claimed.length <= 200 && parseAgent(claimed)?.session ? claimed : undefined;
+  return { device: id.device, self: id.self, ...(from ? { from } : {}) };
+}

@@ -1,0 +1,65 @@
+/** The JSON-RPC 2.0 binding: `POST /a2a/{session}` and `POST /a2a` (routed by task or metadata). */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ShroomsError, toJsonRpcError } from '@shrooms/protocol';
+import { TaskService } from '../tasks/service.js';
+import type { A2AContext } from './context.js';
+import { callerOf } from './caller.js';
+import { callMethod } from './methods.js';
+import { checkVersion } from './version.js';
+
+type RpcId = string | number | null;
+
+function rpcId(body: unknown): RpcId {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+export function asShroomsError(err: unknown): ShroomsError {
+  if (err instanceof ShroomsError) return err;
+  return new ShroomsError('INTERNAL', 'internal error');
+}
+
+export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
+  const handle = async (req: FastifyRequest, reply: FastifyReply, sessionParam?: string) => {
+    let id: RpcId = null;
+    const fail = (err: unknown) => {
+      const se = asShroomsError(err);
+      if (se.key === 'INTERNAL') req.log.error({ err }, 'internal error');
+      return reply.code(200).send({ jsonrpc: '2.0', id, error: toJsonRpcError(se) });
+    };
+    try {
+      const body = parseBody(req.body);
+      id = rpcId(body);
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ShroomsError('INVALID_REQUEST', 'the body must be one JSON-RPC 2.0 request object');
+      const b = body as Record<string, unknown>;
+      if (b.jsonrpc !== '2.0' || typeof b.method !== 'string') throw new ShroomsError('INVALID_REQUEST', 'a JSON-RPC 2.0 request needs "jsonrpc":"2.0" and a string "method"');
+      if (b.id !== undefined && b.id !== null && typeof b.id !== 'string' && typeof b.id !== 'number') throw new ShroomsError('INVALID_REQUEST', 'id must be a string, a number or null');
+      checkVersion(req);
+      const session = sessionParam ?? TaskService.sessionFromParams(b.params);
+      if (!session) throw new ShroomsError('INVALID_PARAMS', 'POST /a2a needs a task id or metadata["shrooms/session"] to know the session; or use /a2a/{session}');
+      const caller = callerOf(req, ctx.identify, b.params);
+      const abort = new AbortController();
+      req.raw.socket.once('close', () => abort.abort());
+      const out = await callMethod(b.method, b.params, { tasks: ctx.tasks, session: ctx.sessionName(session), caller, signal: abort.signal, schedule: ctx.schedule });
+      if ('stream' in out) {
+        await ctx.sse.pipe(req, reply, out.stream, (result) => ({ jsonrpc: '2.0', id, result }));
+        return reply;
+      }
+      return reply.code(200).send({ jsonrpc: '2.0', id, result: out.result });
+    } catch (err) {
+      return fail(err);
+    }
+  };
+  app.post('/a2a/:session', (req, reply) => handle(req, reply, (req.params as { session: string }).session));
+  app.post('/a2a', (req, reply) => handle(req, reply));
+}
+
+/** Bodies arrive as strings (any content type) so a parse error is ours to answer. */
+export function parseBody(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new ShroomsError('PARSE_ERROR', 'the body is not valid JSON');
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The A2A methods, binding-neutral: each takes parsed params and returns a result or a stream.
+ * The JSON-RPC and HTTP+JSON bindings both call `callMethod`.
+ */
+import {
+  AckTaskParamsSchema,
+  CancelTaskParamsSchema,
+  GetTaskParamsSchema,
+  ListTasksParamsSchema,
+  SendMessageParamsSchema,
+  ShroomsError,
+  SubscribeToTaskParamsSchema,
+  isTerminal,
+  type A2AMethod,
+} from '@shrooms/protocol';
+import type { Stored } from '@shrooms/ledger';
+import type { z } from 'zod';
+import type { Caller } from '../tasks/caller.js';
+import type { TaskService } from '../tasks/service.js';
+import { openTaskStream, type TaskStream } from './stream.js';
+
+export type MethodOutcome = { result: unknown } | { stream: TaskStream };
+
+export interface MethodContext {
+  tasks: TaskService;
+  session: string;
+  caller: Caller;
+  signal?: AbortSignal;
+  /** Hook for SendMessage metadata that asks for a schedule instead of a task. */
+  schedule?: (params: z.infer<typeof SendMessageParamsSchema>) => Promise<unknown> | undefined;
+}
+
+function parse<S extends z.ZodType>(schema: S, params: unknown): z.infer<S> {
+  const r = schema.safeParse(params ?? {});
+  if (!r.success) {
+    const first = r.error.issues[0]!;
+    throw new ShroomsError('INVALID_PARAMS', `invalid params: ${first.path.join('.') || '(params)'}: ${first.message}`);
+  }
+  return r.data;
+}
+
+export async function callMethod(method: string, params: unknown, ctx: MethodContext): Promise<MethodOutcome> {
+  const { tasks, session, caller } = ctx;
+  switch (method as A2AMethod) {
+    case 'SendMessage': {
+      const p = parse(SendMessageParamsSchema, params);
+      const scheduled = ctx.schedule ? await ctx.schedule(p) : undefined;
+      if (scheduled !== undefined) return { result: { task: scheduled } };
+      await tasks.requireSession(session);
+      return { result: { task: await tasks.send(session, p, caller, ctx.signal) } };
+    }
+    case 'SendStreamingMessage': {
+      const p = parse(SendMessageParamsSchema, params);
+      await tasks.requireSession(session);
+      const key = p.message.taskId ? tasks.keyOf(session, p.message.taskId) : tasks.d.ledger.key(tasks.machine, session, p.message.messageId);
+      const stream = openTaskStream(tasks.d.live, key, async () => (await tasks.submit(session, p, caller)).stored);
+      return { stream };
+    }
+    case 'GetTask': {
+      const p = parse(GetTaskParamsSchema, params);
+      return { result: await tasks.get(session, p.id, p.historyLength) };
+    }
+    case 'ListTasks': {
+      const p = parse(ListTasksParamsSchema, params);
+      await tasks.requireSession(session);
+      return { result: await tasks.list(session, p) };
+    }
+    case 'CancelTask': {
+      const p = parse(CancelTaskParamsSchema, params);
+      return { result: await tasks.cancel(session, p.id, caller) };
+    }
+    case 'SubscribeToTask': {
+      const p = parse(SubscribeToTaskParamsSchema, params);
+      const key = tasks.keyOf(session, p.id);
+      const cur = await tasks.d.ledger.get(key);
+      if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${p.id} on ${tasks.machine}/${session}`);
+      if (isTerminal(cur.entry.task.status.state)) {
+        throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${p.id} is ${cur.entry.task.status.state}; there is nothing to subscribe to`);
+      }
+      const stream = openTaskStream(tasks.d.live, key, async () => (await tasks.d.ledger.get(key)) as Stored);
+      return { stream };
+    }
+    case 'AckTask': {
+      const p = parse(AckTaskParamsSchema, params);
+      return { result: await tasks.ack(session, p.id, caller) };
+    }
+    case 'CreateTaskPushNotificationConfig':
+    case 'GetTaskPushNotificationConfig':
+    case 'ListTaskPushNotificationConfigs':
+    case 'DeleteTaskPushNotificationConfig':
+      throw new ShroomsError('PUSH_NOT_SUPPORTED', 'push notifications are not supported; use SendStreamingMessage or SubscribeToTask');
+    case 'GetExtendedAgentCard':
+      throw new ShroomsError('EXTENDED_CARD_NOT_CONFIGURED', 'this agent has no extended card');
+    default:
+      throw new ShroomsError('METHOD_NOT_FOUND', `unknown method ${JSON.stringify(String(method).slice(0, 100))}`);
+  }
+}
+
+export const STREAMING_METHODS = new Set(['SendStreamingMessage', 'SubscribeToTask']);

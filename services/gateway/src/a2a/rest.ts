@@ -1,0 +1,100 @@
+/**
+ * The HTTP+JSON binding under `/a2a/{session}/` (spec §4): `message:send`, `message:stream`,
+ * `tasks`, `tasks/{id}`, `tasks/{id}:cancel`, `tasks/{id}:subscribe`, `tasks/{id}:ack`, the
+ * push-config paths, `extendedAgentCard`. Errors as `google.rpc.Status` with the HTTP status.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ShroomsError, toRestError } from '@shrooms/protocol';
+import type { A2AContext } from './context.js';
+import { callerOf } from './caller.js';
+import { asShroomsError, parseBody } from './jsonrpc.js';
+import { callMethod } from './methods.js';
+import { checkVersion } from './version.js';
+
+type Q = Record<string, string | undefined>;
+
+function num(v: string | undefined, name: string): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw new ShroomsError('INVALID_PARAMS', `${name} must be an integer`);
+  return n;
+}
+
+function bool(v: string | undefined, name: string): boolean | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw new ShroomsError('INVALID_PARAMS', `${name} must be true or false`);
+}
+
+/** Splits `tasks/{id}[:verb]`; ids may contain `:` (SESSION:ID), so only known verbs are split off. */
+function taskPath(rest: string): { id: string; verb?: string; configId?: string; configs: boolean } {
+  const decoded = decodeURIComponent(rest);
+  const cfg = decoded.match(/^(.*)\/pushNotificationConfigs(?:\/(.+))?$/);
+  if (cfg) return { id: cfg[1]!, configId: cfg[2], configs: true };
+  const m = decoded.match(/^(.*):(cancel|subscribe|ack)$/);
+  return m ? { id: m[1]!, verb: m[2], configs: false } : { id: decoded, configs: false };
+}
+
+export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
+  const run = async (req: FastifyRequest, reply: FastifyReply, method: string, params: () => unknown, status = 200) => {
+    try {
+      checkVersion(req);
+      const session = ctx.sessionName((req.params as { session: string }).session);
+      const p = params();
+      const caller = callerOf(req, ctx.identify, p);
+      const abort = new AbortController();
+      req.raw.socket.once('close', () => abort.abort());
+      const out = await callMethod(method, p, { tasks: ctx.tasks, session, caller, signal: abort.signal, schedule: ctx.schedule });
+      if ('stream' in out) {
+        await ctx.sse.pipe(req, reply, out.stream, (e) => e);
+        return reply;
+      }
+      return reply.code(status).header('content-type', 'application/a2a+json').send(JSON.stringify(out.result));
+    } catch (err) {
+      const se = asShroomsError(err);
+      if (se.key === 'INTERNAL') req.log.error({ err }, 'internal error');
+      return reply.code(se.spec.http).header('content-type', 'application/json').send(JSON.stringify(toRestError(se)));
+    }
+  };
+  const body = (req: FastifyRequest) => () => {
+    const b = parseBody(req.body);
+    if (b === null || typeof b !== 'object' || Array.isArray(b)) throw new ShroomsError('INVALID_REQUEST', 'the body must be a JSON object');
+    return b;
+  };
+
+  app.post('/a2a/:session/message::send', (req, reply) => run(req, reply, 'SendMessage', body(req)));
+  app.post('/a2a/:session/message::stream', (req, reply) => run(req, reply, 'SendStreamingMessage', body(req)));
+  app.get('/a2a/:session/tasks', (req, reply) =>
+    run(req, reply, 'ListTasks', () => {
+      const q = req.query as Q;
+      return {
+        contextId: q.contextId,
+        status: q.status,
+        pageSize: num(q.pageSize, 'pageSize'),
+        pageToken: q.pageToken,
+        historyLength: num(q.historyLength, 'historyLength'),
+        statusTimestampAfter: q.statusTimestampAfter,
+        includeArtifacts: bool(q.includeArtifacts, 'includeArtifacts'),
+      };
+    }),
+  );
+  app.get('/a2a/:session/extendedAgentCard', (req, reply) => run(req, reply, 'GetExtendedAgentCard', () => ({})));
+  app.route({
+    method: ['GET', 'POST', 'DELETE'],
+    url: '/a2a/:session/tasks/*',
+    handler: (req, reply) => {
+      const t = taskPath((req.params as { '*': string })['*']);
+      const q = req.query as Q;
+      if (t.configs) {
+        const method = req.method === 'POST' ? 'CreateTaskPushNotificationConfig' : req.method === 'DELETE' ? 'DeleteTaskPushNotificationConfig' : t.configId ? 'GetTaskPushNotificationConfig' : 'ListTaskPushNotificationConfigs';
+        return run(req, reply, method, () => ({ taskId: t.id, id: t.configId }));
+      }
+      if (req.method === 'GET' && !t.verb) return run(req, reply, 'GetTask', () => ({ id: t.id, historyLength: num(q.historyLength, 'historyLength') }));
+      if (req.method === 'POST' && t.verb === 'cancel') return run(req, reply, 'CancelTask', () => ({ ...(req.body ? (body(req)() as object) : {}), id: t.id }));
+      if (t.verb === 'subscribe' && (req.method === 'POST' || req.method === 'GET')) return run(req, reply, 'SubscribeToTask', () => ({ id: t.id }));
+      if (req.method === 'POST' && t.verb === 'ack') return run(req, reply, 'AckTask', () => ({ id: t.id }));
+      return run(req, reply, 'unknown', () => ({}));
+    },
+  });
+}

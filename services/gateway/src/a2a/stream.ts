@@ -1,0 +1,63 @@
+/**
+ * Task event streams (spec §4): the task first, then every later change in order, closing at a
+ * terminal or interrupted state. Built on the ledger: listen first, then read, so nothing falls
+ * between; a client that reconnects with SubscribeToTask gets the task as it stands and what follows.
+ */
+import { isInterrupted, isTerminal, type StreamResponse } from '@shrooms/protocol';
+import type { Stored } from '@shrooms/ledger';
+import type { LiveTasks } from '../tasks/live.js';
+
+export interface TaskStream {
+  /** Yields stream responses until the task closes or `close()` is called. */
+  events: AsyncIterable<StreamResponse>;
+  close(): void;
+}
+
+const closes = (s: Stored) => isTerminal(s.entry.task.status.state) || isInterrupted(s.entry.task.status.state);
+
+/**
+ * `start` runs after the listener is registered (e.g. the send itself) and returns the entry to
+ * begin from; events of later entries follow.
+ */
+export function openTaskStream(live: LiveTasks, key: string, start: () => Promise<Stored>): TaskStream {
+  const queue: Stored[] = [];
+  let wake: (() => void) | undefined;
+  let closed = false;
+  const unlisten = live.listen(key, (s) => {
+    queue.push(s);
+    wake?.();
+  });
+  const close = () => {
+    closed = true;
+    unlisten();
+    wake?.();
+  };
+  async function* events(): AsyncGenerator<StreamResponse> {
+    try {
+      const first = await start();
+      let v = first.entry.v;
+      yield { task: first.entry.task };
+      if (closes(first)) return;
+      while (!closed) {
+        if (queue.length === 0) {
+          await new Promise<void>((r) => (wake = r));
+          wake = undefined;
+          continue;
+        }
+        const s = queue.shift()!;
+        if (s.entry.v <= v) continue;
+        if (s.entry.v > v + 1 || s.entry.events.length === 0) {
+          // Changes were coalesced before we saw them: say where the task stands now.
+          yield { statusUpdate: { taskId: s.entry.task.id, contextId: s.entry.task.contextId, status: s.entry.task.status, metadata: s.entry.task.metadata } };
+        } else {
+          for (const ev of s.entry.events) if (!('task' in ev)) yield ev;
+        }
+        v = s.entry.v;
+        if (closes(s)) return;
+      }
+    } finally {
+      close();
+    }
+  }
+  return { events: events(), close };
+}

@@ -1,0 +1,108 @@
+/**
+ * Builds the gateway's fastify app; nothing here listens (main.ts does). Tests import `buildApp` and
+ * use `app.inject()` or listen on a free port.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Ledger, SignalField } from '@shrooms/ledger';
+import type { Logger, NatsConnection } from '@shrooms/runtime';
+import { loopbackOnly, type Identify } from './a2a/caller.js';
+import { sessionName, type A2AContext } from './a2a/context.js';
+import { registerJsonRpc } from './a2a/jsonrpc.js';
+import { registerRest } from './a2a/rest.js';
+import { SseStreams } from './a2a/sse.js';
+import { registerCards } from './cards/routes.js';
+import type { GatewayConfig } from './config.js';
+import { registerHealth } from './health.js';
+import { LiveTasks } from './tasks/live.js';
+import { TaskService, type GuardPort } from './tasks/service.js';
+
+export interface GatewayDeps {
+  nc: NatsConnection;
+  log: Logger;
+  config: GatewayConfig;
+  ledger: Ledger;
+  signals: SignalField;
+  /** Names devices from source addresses; default: only this machine (loopback). */
+  identify?: Identify;
+  guard?: GuardPort;
+  schedule?: A2AContext['schedule'];
+}
+
+export interface Gateway {
+  app: FastifyInstance;
+  tasks: TaskService;
+  live: LiveTasks;
+  close(): Promise<void>;
+}
+
+export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
+  const { config, log } = deps;
+  const machine = config.SHROOMS_MACHINE;
+  const live = new LiveTasks(deps.ledger, machine);
+  await live.start();
+  const tasks = new TaskService({
+    nc: deps.nc,
+    ledger: deps.ledger,
+    signals: deps.signals,
+    live,
+    machine,
+    guard: deps.guard,
+    log,
+    limits: {
+      textBytes: config.LIMIT_TEXT_BYTES,
+      partsPerMessage: config.LIMIT_PARTS_PER_MESSAGE,
+      metadataEntries: config.LIMIT_METADATA_ENTRIES,
+      blockingWaitMs: config.LIMIT_BLOCKING_WAIT_MS,
+      deliveryAckMs: config.LIMIT_DELIVERY_ACK_MS,
+    },
+  });
+  const ctx: A2AContext = {
+    tasks,
+    identify: deps.identify ?? loopbackOnly(machine),
+    sse: new SseStreams(config.LIMIT_SSE_STREAMS, config.GATEWAY_SSE_HEARTBEAT_MS),
+    schedule: deps.schedule,
+    sessionName,
+  };
+
+  const app: FastifyInstance = Fastify({ loggerInstance: log as FastifyBaseLogger, bodyLimit: config.LIMIT_BODY_BYTES, disableRequestLogging: true, return503OnClosing: true });
+  // Every body arrives as a string, whatever its content type, so parse errors are ours to answer
+  // in the binding's own error shape.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    const tooLarge = err.code === 'FST_ERR_CTP_BODY_TOO_LARGE';
+    const status = tooLarge ? 413 : err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
+    if (status >= 500) req.log.error({ err }, 'unhandled error');
+    const message = tooLarge ? `request body is larger than ${config.LIMIT_BODY_BYTES} bytes` : status >= 500 ? 'internal error' : err.message;
+    const isRpc = req.method === 'POST' && /^\/a2a(\/[^/]+)?\/?$/.test(req.url.split('?')[0]!);
+    if (isRpc) {
+      const code = tooLarge ? -32057 : status >= 500 ? -32603 : -32600;
+      const reason = tooLarge ? 'LIMIT_EXCEEDED' : status >= 500 ? 'INTERNAL' : 'INVALID_REQUEST';
+      return reply.code(200).send({ jsonrpc: '2.0', id: null, error: { code, message, data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org', ...(tooLarge ? { metadata: { limit: 'bodyBytes', max: String(config.LIMIT_BODY_BYTES) } } : {}) }] } });
+    }
+    return reply.code(status).send({ error: { code: status, status: tooLarge ? 'RESOURCE_EXHAUSTED' : status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT', message, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: tooLarge ? 'LIMIT_EXCEEDED' : 'INVALID_REQUEST', domain: 'a2a-protocol.org' }] } });
+  });
+  app.setNotFoundHandler((req, reply) =>
+    reply.code(404).send({ error: { code: 404, status: 'NOT_FOUND', message: `no route ${req.method} ${req.url.slice(0, 200)}`, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'NOT_FOUND', domain: 'a2a-protocol.org' }] } }),
+  );
+
+  registerCards(app, ctx, config.GATEWAY_PUBLIC_URL);
+  registerJsonRpc(app, ctx);
+  registerRest(app, ctx);
+  registerHealth(app, deps);
+  app.get('/agents', async () => ({ agents: await deps.signals.list() }));
+
+  const sweep = setInterval(() => void tasks.sweepExpired(config.LIMIT_TASK_EXPIRY_MS).catch((err) => log.warn({ err }, 'expiry sweep failed')), config.GATEWAY_EXPIRY_SWEEP_MS);
+  sweep.unref();
+
+  return {
+    app,
+    tasks,
+    live,
+    async close() {
+      clearInterval(sweep);
+      live.close();
+      await app.close();
+    },
+  };
+}

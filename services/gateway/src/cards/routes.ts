@@ -1,0 +1,30 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ShroomsError, toRestError } from '@shrooms/protocol';
+import type { A2AContext } from '../a2a/context.js';
+import { machineCard, sendCached, sessionCard } from './cards.js';
+
+/** Base URL for card links: the configured public URL, else the host the client used. */
+export function baseUrl(req: FastifyRequest, configured?: string): string {
+  if (configured) return configured;
+  const host = req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`;
+  return `${req.protocol}://${host}`;
+}
+
+export function registerCards(app: FastifyInstance, ctx: A2AContext, publicUrl?: string): void {
+  const { tasks } = ctx;
+  app.get('/.well-known/agent-card.json', async (req, reply) => {
+    const sessions = await tasks.d.signals.list(tasks.machine);
+    return sendCached(req, reply, machineCard(baseUrl(req, publicUrl), tasks.machine, sessions));
+  });
+  app.get('/a2a/:session/.well-known/agent-card.json', async (req, reply) => {
+    try {
+      const session = ctx.sessionName((req.params as { session: string }).session);
+      await tasks.requireSession(session);
+      const signal = await tasks.d.signals.get(tasks.machine, session);
+      return sendCached(req, reply, sessionCard(baseUrl(req, publicUrl), tasks.machine, session, signal));
+    } catch (err) {
+      const se = err instanceof ShroomsError ? err : new ShroomsError('INTERNAL', 'internal error');
+      return reply.code(se.spec.http).send(toRestError(se));
+    }
+  });
+}

@@ -1,0 +1,39 @@
+import { BaseConfigSchema, envBool } from '@shrooms/runtime';
+import { DEFAULT_LIMITS } from '@shrooms/protocol';
+import { z } from 'zod';
+
+const ms = (d: number) => z.coerce.number().int().positive().default(d);
+
+export const GatewayConfigSchema = BaseConfigSchema.extend({
+  /** Where to listen: the machine's mesh address or loopback (see identity rules). */
+  GATEWAY_HOST: z.string().default('127.0.0.1'),
+  GATEWAY_PORT: z.coerce.number().int().min(0).max(65535).default(7387),
+  /** Extra loopback/mesh address to also listen on (e.g. the WireGuard address). */
+  GATEWAY_MESH_ADDRESS: z.string().optional(),
+  /** Binding anything but loopback or the mesh address needs this explicit override. */
+  GATEWAY_ALLOW_UNSAFE_BIND: envBool(false),
+  /** URL other machines use to reach this gateway (announced in cards and signals). */
+  GATEWAY_PUBLIC_URL: z.string().optional(),
+  /** Peers map file (YAML/JSON map or `wg show dump` + names); absent = only this machine. */
+  GATEWAY_PEERS_FILE: z.string().optional(),
+  /** Ask the guard before admitting a new task (`off` only for tests and benchmarks). */
+  GATEWAY_GUARD: z.enum(['required', 'off']).default('required'),
+  GATEWAY_SSE_HEARTBEAT_MS: ms(15_000),
+  GATEWAY_EXPIRY_SWEEP_MS: ms(60_000),
+  LIMIT_BODY_BYTES: ms(DEFAULT_LIMITS.bodyBytes),
+  LIMIT_TEXT_BYTES: ms(DEFAULT_LIMITS.textBytes),
+  LIMIT_PARTS_PER_MESSAGE: ms(DEFAULT_LIMITS.partsPerMessage),
+  LIMIT_SSE_STREAMS: ms(DEFAULT_LIMITS.sseStreams),
+  LIMIT_BLOCKING_WAIT_MS: ms(DEFAULT_LIMITS.blockingWaitMs),
+  LIMIT_DELIVERY_ACK_MS: ms(DEFAULT_LIMITS.deliveryAckMs),
+  LIMIT_GUARD_TIMEOUT_MS: ms(DEFAULT_LIMITS.guardTimeoutMs),
+  LIMIT_TASK_EXPIRY_MS: ms(DEFAULT_LIMITS.taskExpiryMs),
+  LIMIT_FINISHED_RETENTION_MS: ms(DEFAULT_LIMITS.finishedRetentionMs),
+  LIMIT_TASK_BYTES: ms(DEFAULT_LIMITS.taskBytes),
+  LIMIT_METADATA_ENTRIES: ms(DEFAULT_LIMITS.metadataEntries),
+});
+export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
+
+export function publicUrl(c: GatewayConfig, port: number): string {
+  return (c.GATEWAY_PUBLIC_URL ?? `http://${c.GATEWAY_HOST.includes(':') ? `[${c.GATEWAY_HOST}]` : c.GATEWAY_HOST}:${port}`).replace(/\/$/, '');
+}

@@ -1,0 +1,40 @@
+/** The gateway process: config, logger, NATS, ledger, app; listen; drain on shutdown. */
+import { Ledger, SignalField } from '@shrooms/ledger';
+import { addService, connectNats, createLogger, loadConfig, onShutdown, redactConfig } from '@shrooms/runtime';
+import { SERVICE_NAMES } from '@shrooms/protocol';
+import { buildApp } from './app.js';
+import { GatewayConfigSchema, publicUrl } from './config.js';
+import { VERSION } from './cards/cards.js';
+
+export async function runGateway(env: Record<string, string | undefined> = process.env): Promise<void> {
+  const config = loadConfig(GatewayConfigSchema, env);
+  const log = createLogger('gateway', config.LOG_LEVEL);
+  log.info({ config: redactConfig(config) }, 'starting');
+  const nc = await connectNats(config, log, `gateway ${config.SHROOMS_MACHINE}`);
+  const limits = { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS };
+  const ledger = await Ledger.open(nc, { replicas: config.SHROOMS_REPLICAS, limits });
+  const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS });
+  const gw = await buildApp({ nc, log, config, ledger, signals });
+  await gw.app.listen({ host: config.GATEWAY_HOST, port: config.GATEWAY_PORT });
+  const port = (gw.app.server.address() as { port: number }).port;
+  const url = publicUrl(config, port);
+  const svc = await addService(nc, {
+    name: SERVICE_NAMES.gateway,
+    version: VERSION,
+    description: `A2A gateway of ${config.SHROOMS_MACHINE}`,
+    metadata: { machine: config.SHROOMS_MACHINE, url },
+  });
+  log.info({ url }, `gateway listening on ${url}`);
+  onShutdown(log, async () => {
+    await gw.close();
+    await svc.stop();
+    await nc.drain();
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runGateway().catch((err) => {
+    process.stderr.write(`gateway failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,86 @@
+/**
+ * Follows the ledger for this machine's tasks: keeps the listing index current and tells waiters
+ * (blocking sends, SSE streams) about each stored change. One KV watch per gateway; a waiter first
+ * registers, then reads the task, so no change can fall between the read and the wait.
+ */
+import { decodeToken, keys } from '@shrooms/protocol';
+import { TaskIndex, type Ledger, type LedgerEntry, type Stored } from '@shrooms/ledger';
+
+type Listener = (s: Stored) => void;
+
+export class LiveTasks {
+  readonly index = new TaskIndex();
+  private listeners = new Map<string, Set<Listener>>();
+  private stop?: () => void;
+  readonly ready: Promise<void>;
+  private markReady!: () => void;
+
+  constructor(
+    readonly ledger: Ledger,
+    readonly machine: string,
+  ) {
+    this.ready = new Promise((r) => (this.markReady = r));
+  }
+
+  async start(): Promise<void> {
+    this.stop = await this.ledger.watch(
+      keys.tasksOfMachine(this.machine),
+      (s) => this.apply(s),
+      () => this.markReady(),
+    );
+  }
+
+  close(): void {
+    this.stop?.();
+  }
+
+  /** Folds a stored entry into the index (also used for read-your-writes after a send). */
+  apply(s: Stored): void {
+    const session = sessionOfKey(s.key);
+    this.index.upsertTask(s.key, session, s.entry.task);
+    for (const l of this.listeners.get(s.key) ?? []) l(s);
+  }
+
+  /** Calls `fn` for every change of `key` until the returned function is called. */
+  listen(key: string, fn: Listener): () => void {
+    let set = this.listeners.get(key);
+    if (!set) this.listeners.set(key, (set = new Set()));
+    set.add(fn);
+    return () => {
+      set!.delete(fn);
+      if (set!.size === 0) this.listeners.delete(key);
+    };
+  }
+
+  /**
+   * Resolves with the first entry of `key` (newer than `after`) for which `done` holds, or with the
+   * latest entry when `timeoutMs` passes or `signal` aborts.
+   */
+  async waitFor(key: string, done: (e: LedgerEntry) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<Stored | null> {
+    let latest = null as Stored | null;
+    let resolve!: (s: Stored | null) => void;
+    const result = new Promise<Stored | null>((r) => (resolve = r));
+    const unlisten = this.listen(key, (s) => {
+      if (latest && s.entry.v <= latest.entry.v) return;
+      latest = s;
+      if (done(s.entry)) resolve(s);
+    });
+    const timer = setTimeout(() => resolve(latest), timeoutMs);
+    const onAbort = () => resolve(latest);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const cur = await this.ledger.get(key);
+      if (cur && (!latest || cur.entry.v > latest.entry.v)) latest = cur;
+      if (latest && done(latest.entry)) return latest;
+      return await result;
+    } finally {
+      clearTimeout(timer);
+      unlisten();
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+export function sessionOfKey(key: string): string {
+  return decodeToken(key.split('.')[1] ?? '');
+}

@@ -1,0 +1,258 @@
+/**
+ * The gateway's task operations over NATS and the ledger; the A2A bindings call these. Nothing here
+ * knows about HTTP.
+ */
+import {
+  META,
+  ShroomsError,
+  formatAgent,
+  isInterrupted,
+  isTerminal,
+  parseAgent,
+  parseTaskName,
+  requestTimeoutError,
+  subjects,
+  type DeliverRequest,
+  type ListTasksParams,
+  type ListTasksResult,
+  type Metadata,
+  type SendMessageParams,
+  type Task,
+  type TaskReply,
+} from '@shrooms/protocol';
+import { intake, localTaskKey, transitions, viewTask, type Ledger, type LedgerEntry, type SignalField, type Stored } from '@shrooms/ledger';
+import { requestJson, type NatsConnection } from '@shrooms/runtime';
+import type { Logger } from '@shrooms/runtime';
+import type { Caller } from './caller.js';
+import type { LiveTasks } from './live.js';
+import { validateMessage, type MessageLimits } from './validate.js';
+
+export interface GuardPort {
+  /** Asks the guard whether a new task may be admitted; throws a ShroomsError refusal. */
+  admit(req: {
+    machine: string;
+    session: string;
+    taskId: string;
+    caller: Caller;
+    parent?: string;
+    chain: string[];
+    depth: number;
+  }): Promise<{ hold: boolean }>;
+}
+
+export interface TaskServiceDeps {
+  nc: NatsConnection;
+  ledger: Ledger;
+  signals: SignalField;
+  live: LiveTasks;
+  machine: string;
+  guard?: GuardPort;
+  log: Logger;
+  limits: MessageLimits & { blockingWaitMs: number; deliveryAckMs: number };
+}
+
+const finished = (e: LedgerEntry) => isTerminal(e.task.status.state) || isInterrupted(e.task.status.state);
+
+export class TaskService {
+  constructor(readonly d: TaskServiceDeps) {}
+
+  get machine(): string {
+    return this.d.machine;
+  }
+
+  /** A session exists when its bridge's signal is live or the ledger holds tasks of it. */
+  async sessionExists(session: string): Promise<boolean> {
+    if ((await this.d.signals.get(this.machine, session)) !== null) return true;
+    await this.d.live.ready;
+    return this.d.live.index.count(session) > 0;
+  }
+
+  async requireSession(session: string): Promise<void> {
+    if (!(await this.sessionExists(session))) throw new ShroomsError('SESSION_NOT_FOUND', `no session ${this.machine}/${session}`);
+  }
+
+  keyOf(session: string, taskId: string): string {
+    return localTaskKey(this.d.ledger, this.machine, session, taskId);
+  }
+
+  /** SendMessage without waiting: the task as the bridge (or the ledger) took it. */
+  async submit(session: string, params: SendMessageParams, caller: Caller): Promise<{ stored: Stored; key: string }> {
+    const { message } = params;
+    validateMessage(message, this.d.limits, params.metadata);
+    const metadata: Metadata = { ...params.metadata };
+    const taskId = message.taskId;
+    if (taskId) {
+      const key = this.keyOf(session, taskId);
+      const stored = await this.deliver(session, { message, metadata, taskId }, caller, key);
+      return { stored, key };
+    }
+    const key = this.d.ledger.key(this.machine, session, message.messageId);
+    const existing = await this.d.ledger.get(key);
+    if (existing) {
+      // A resend of the same message is the same task, never a second one (and never counted).
+      if (existing.entry.task.metadata?.[META.device] !== caller.device) {
+        throw new ShroomsError('MESSAGE_ID_CONFLICT', `message id ${message.messageId} already names a task asked by another device`);
+      }
+      return { stored: existing, key };
+    }
+    await this.requireSession(session);
+    const chain = await this.chainOf(metadata, message.metadata);
+    Object.assign(metadata, chain.metadata);
+    if (this.d.guard) {
+      const decision = await this.d.guard.admit({
+        machine: this.machine,
+        session,
+        taskId: `${this.machine}/${session}:${message.messageId}`,
+        caller,
+        parent: chain.parent,
+        chain: chain.chain,
+        depth: chain.depth,
+      });
+      if (decision.hold) metadata[META.held] = true;
+    }
+    const stored = await this.deliver(session, { message, metadata }, caller, key);
+    return { stored, key };
+  }
+
+  /** SendMessage: submits, then waits (unless told not to) until the task finishes or needs input. */
+  async send(session: string, params: SendMessageParams, caller: Caller, signal?: AbortSignal): Promise<Task> {
+    const { stored, key } = await this.submit(session, params, caller);
+    const cfg = params.configuration;
+    const immediate = cfg?.returnImmediately === true || cfg?.blocking === false;
+    let out = stored;
+    if (!immediate && !finished(stored.entry)) {
+      out = (await this.d.live.waitFor(key, finished, this.d.limits.blockingWaitMs, signal)) ?? stored;
+    }
+    return viewTask(out.entry.task, { historyLength: cfg?.historyLength });
+  }
+
+  private async deliver(session: string, part: Pick<DeliverRequest, 'message' | 'metadata' | 'taskId'>, caller: Caller, key: string): Promise<Stored> {
+    const req: DeliverRequest = {
+      machine: this.machine,
+      session,
+      message: part.message,
+      metadata: part.metadata,
+      origin: { device: caller.device, ...(caller.from ? { from: caller.from } : {}) },
+      ...(part.taskId ? { taskId: part.taskId } : {}),
+    };
+    try {
+      const reply = await requestJson<Extract<TaskReply, { ok: true }>>(this.d.nc, subjects.bridge(this.machine, session, 'deliver'), req, {
+        timeoutMs: this.d.limits.deliveryAckMs,
+        unavailable: requestTimeoutError('BRIDGE_UNAVAILABLE', `${this.machine}/${session}`),
+      });
+      const fresh = await this.d.ledger.get(key);
+      if (fresh) this.d.live.apply(fresh);
+      return fresh ?? { key, revision: 0, entry: { v: 0, task: reply.task, events: [] } };
+    } catch (err) {
+      if (!(err instanceof ShroomsError) || err.key !== 'BRIDGE_UNAVAILABLE') throw err;
+      // The bridge is down: the task waits in the ledger and its bridge takes it up when it starts.
+      this.d.log.warn({ session, key }, 'bridge not answering; task queued in the ledger');
+      const result = await intake(this.d.ledger, req, { queued: true });
+      this.d.live.apply(result.stored);
+      return result.stored;
+    }
+  }
+
+  /** Parent, depth and chain from the ledger (verified), not from what the sender claims. */
+  private async chainOf(metadata: Metadata, messageMetadata?: Metadata): Promise<{ parent?: string; depth: number; chain: string[]; metadata: Metadata }> {
+    const parentName = String(metadata[META.parent] ?? messageMetadata?.[META.parent] ?? '');
+    if (!parentName) return { depth: 0, chain: [], metadata: { [META.depth]: 0, [META.chain]: [] } };
+    const p = parseTaskName(parentName);
+    if (!p || !p.machine) throw new ShroomsError('INVALID_PARAMS', `shrooms/parent must be MACHINE/SESSION:ID, got ${JSON.stringify(parentName)}`);
+    const parent = await this.d.ledger.get(this.d.ledger.key(p.machine, p.session, p.messageId));
+    const pm = parent?.entry.task.metadata ?? {};
+    const depth = (Number(pm[META.depth]) || 0) + 1;
+    const chain = [...(Array.isArray(pm[META.chain]) ? (pm[META.chain] as string[]) : []), formatAgent({ machine: p.machine, session: p.session })];
+    return { parent: parentName, depth, chain, metadata: { [META.parent]: parentName, [META.depth]: depth, [META.chain]: chain } };
+  }
+
+  async get(session: string, taskId: string, historyLength?: number): Promise<Task> {
+    const stored = await this.d.ledger.get(this.keyOf(session, taskId));
+    if (!stored) throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${this.machine}/${session}`);
+    return viewTask(stored.entry.task, { historyLength });
+  }
+
+  async list(session: string, q: ListTasksParams): Promise<ListTasksResult> {
+    await this.d.live.ready;
+    const pageSize = q.pageSize ?? 50;
+    let before: number | undefined;
+    if (q.pageToken) {
+      before = Number(Buffer.from(q.pageToken, 'base64url').toString());
+      if (!Number.isSafeInteger(before) || before <= 0) throw new ShroomsError('INVALID_PARAMS', 'pageToken is not one this server gave out');
+    }
+    const page = this.d.live.index.page(session, {
+      contextId: q.contextId,
+      status: q.status,
+      statusAfter: q.statusTimestampAfter ? Date.parse(q.statusTimestampAfter) : undefined,
+      pageSize,
+      before,
+    });
+    const stored = await Promise.all(page.keys.map((k) => this.d.ledger.get(k)));
+    const tasks = stored
+      .filter((s): s is Stored => s !== null)
+      .map((s) => viewTask(s.entry.task, { historyLength: q.historyLength, includeArtifacts: q.includeArtifacts ?? false }));
+    return {
+      tasks,
+      nextPageToken: page.next !== undefined ? Buffer.from(String(page.next)).toString('base64url') : '',
+      pageSize,
+      totalSize: page.total,
+    };
+  }
+
+  async cancel(session: string, taskId: string, caller: Caller): Promise<Task> {
+    const key = this.keyOf(session, taskId);
+    const cur = await this.d.ledger.get(key);
+    if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${this.machine}/${session}`);
+    const state = cur.entry.task.status.state;
+    if (state === 'TASK_STATE_CANCELED') return cur.entry.task;
+    if (isTerminal(state)) throw new ShroomsError('TASK_NOT_CANCELABLE', `task ${taskId} is already ${state}`);
+    const by = caller.from ? `${caller.device} (${caller.from})` : caller.device;
+    try {
+      const reply = await requestJson<Extract<TaskReply, { ok: true }>>(
+        this.d.nc,
+        subjects.bridge(this.machine, session, 'cancel'),
+        { taskId: cur.entry.task.id, origin: { device: caller.device, ...(caller.from ? { from: caller.from } : {}) }, reason: by },
+        { timeoutMs: this.d.limits.deliveryAckMs, unavailable: requestTimeoutError('BRIDGE_UNAVAILABLE', `${this.machine}/${session}`) },
+      );
+      return reply.task;
+    } catch (err) {
+      if (!(err instanceof ShroomsError) || err.key !== 'BRIDGE_UNAVAILABLE') throw err;
+      const stored = await this.d.ledger.transition(key, (e) => transitions.cancel(e, by, new Date()));
+      this.d.live.apply(stored);
+      return stored.entry.task;
+    }
+  }
+
+  async ack(session: string, taskId: string, caller: Caller): Promise<Task> {
+    const key = this.keyOf(session, taskId);
+    const by = caller.from ? `${caller.device} (${caller.from})` : caller.device;
+    const stored = await this.d.ledger.transition(key, (e) => transitions.annotate(e, { [META.acknowledged]: { at: new Date().toISOString(), by } }));
+    this.d.live.apply(stored);
+    return stored.entry.task;
+  }
+
+  /** Cancels open tasks of this machine asked longer ago than `expiryMs` (spec §5). */
+  async sweepExpired(expiryMs: number, now = Date.now()): Promise<number> {
+    await this.d.live.ready;
+    let n = 0;
+    for (const s of this.d.live.index.openAskedBefore(now - expiryMs)) {
+      try {
+        const stored = await this.d.ledger.transition(s.key, (e) => transitions.expire(e, new Date(now)));
+        this.d.live.apply(stored);
+        n++;
+      } catch (err) {
+        this.d.log.warn({ err, key: s.key }, 'expiry failed');
+      }
+    }
+    return n;
+  }
+
+  /** Route for `POST /a2a` without a session: by task id, or by `metadata["shrooms/session"]`. */
+  static sessionFromParams(params: unknown): string | undefined {
+    const p = (params ?? {}) as Record<string, any>;
+    const id = p.id ?? p.message?.taskId;
+    if (typeof id === 'string') return parseTaskName(id)?.session;
+    const s = p.metadata?.[META.session] ?? p.message?.metadata?.[META.session];
+    return typeof s === 'string' ? parseAgent(s)?.session : undefined;
+  }
+}

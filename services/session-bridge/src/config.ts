@@ -1,0 +1,34 @@
+import { BaseConfigSchema, envBool } from '@shrooms/runtime';
+import { DEFAULT_LIMITS } from '@shrooms/protocol';
+import { z } from 'zod';
+
+const ms = (d: number) => z.coerce.number().int().positive().default(d);
+
+export const BridgeConfigSchema = BaseConfigSchema.extend({
+  BRIDGE_SESSION: z.string(),
+  BRIDGE_HARNESS: z.enum(['claude', 'pi', 'echo']).default('echo'),
+  BRIDGE_CWD: z.string().default(() => process.cwd()),
+  /** Where the bridge keeps the harness's state (session ids, isolated HOME). */
+  BRIDGE_STATE_DIR: z.string().optional(),
+  /** The session runs tools without asking (pi always does). */
+  BRIDGE_AUTO_APPROVE: envBool(false),
+  /** The gateway that serves this machine, announced in the signal field. */
+  GATEWAY_URL: z.string().default('http://127.0.0.1:7387'),
+  BRIDGE_MODEL: z.string().optional(),
+  /** Port of the session's MCP server on loopback (0 = any free port). */
+  BRIDGE_MCP_PORT: z.coerce.number().int().min(0).default(0),
+  BRIDGE_SIGNAL_TTL_MS: ms(30_000),
+  /** A task whose harness died while working on it is delivered again this many times, then failed. */
+  BRIDGE_REDELIVERIES: z.coerce.number().int().min(0).default(1),
+  LIMIT_QUEUE_LENGTH: ms(DEFAULT_LIMITS.queueLength),
+  LIMIT_OPEN_TASKS: ms(DEFAULT_LIMITS.openTasksPerSession),
+  LIMIT_TASK_BYTES: ms(DEFAULT_LIMITS.taskBytes),
+  LIMIT_FINISHED_RETENTION_MS: ms(DEFAULT_LIMITS.finishedRetentionMs),
+  // Watchdog (spec §5): first reminder after this much quiet, then the ladder; all in ms.
+  WATCHDOG_FIRST_MS: z.coerce.number().int().positive().optional(),
+  WATCHDOG_LADDER_MS: z.string().default('60000,120000,300000,600000,1800000'),
+  WATCHDOG_MAX_PER_HOUR: z.coerce.number().int().positive().default(6),
+  WATCHDOG_HOUR_MS: ms(3_600_000),
+  WATCHDOG_TICK_MS: ms(1_000),
+});
+export type BridgeConfig = z.infer<typeof BridgeConfigSchema>;

@@ -1,0 +1,17 @@
+import type { HarnessFactory } from '../bridge.js';
+import { EchoHarness } from './echo.js';
+import type { HarnessKind } from './types.js';
+
+export * from './types.js';
+export { EchoHarness } from './echo.js';
+
+/** The harness for a kind; claude and pi load their adapters only when asked for. */
+export async function harnessFactory(kind: HarnessKind): Promise<HarnessFactory> {
+  if (kind === 'echo') return (o) => new EchoHarness(o);
+  if (kind === 'claude') {
+    const m = await import('./claude.js' as string);
+    return (o) => new m.ClaudeHarness(o);
+  }
+  const m = await import('./pi.js' as string);
+  return (o) => new m.PiHarness(o);
+}

@@ -1,0 +1,83 @@
+/**
+ * The harness interface: what the bridge needs from the coding-agent process of one session.
+ * One process per session, kept alive across turns; the bridge keeps its own queue and sends a
+ * turn only when the harness is idle.
+ */
+import type { Logger } from '@shrooms/runtime';
+
+export type HarnessKind = 'claude' | 'pi' | 'echo';
+
+/** starting → idle ⇄ busy; `waiting` = a permission prompt waits on the owner; `dead` = exited. */
+export type HarnessState = 'starting' | 'idle' | 'busy' | 'waiting' | 'dead';
+
+export interface TurnResult {
+  status: 'completed' | 'failed' | 'cancelled';
+  /** The model's final text of the turn (the worker's last words). */
+  text: string;
+  error?: string;
+}
+
+export interface PermissionRequest {
+  /** Id to answer with `answerPermission`. */
+  id: string;
+  tool: string;
+  input: unknown;
+}
+
+/** What the harness tells the bridge as it runs. All optional. */
+export interface HarnessEvents {
+  state?(state: HarnessState): void;
+  /** A line of assistant text as it arrives (the bridge keeps the last one as `last_worker_line`). */
+  text?(line: string): void;
+  /** Claude Code wants permission to run a tool (shows as INPUT_REQUIRED). */
+  permission?(req: PermissionRequest): void;
+  /** Number of background commands the session started that still run (the watchdog waits). */
+  backgroundJobs?(n: number): void;
+  exit?(code: number | null): void;
+}
+
+/** Lets a harness finish a task without a model (the echo harness). */
+export interface HarnessTools {
+  taskUpdate(taskId: string, status: 'done' | 'blocked' | 'failed', text: string): Promise<void>;
+}
+
+export interface HarnessOptions {
+  machine: string;
+  session: string;
+  /** Fixed working directory of the session (resume depends on it). */
+  cwd: string;
+  /** Where the harness keeps its own state (isolated HOME, session files, its session id). */
+  stateDir: string;
+  /** The system-prompt note (spec §8). */
+  systemNote: string;
+  /** URL of the session's MCP server over streamable HTTP on loopback (`http://127.0.0.1:PORT/mcp`). */
+  mcpUrl: string;
+  /** Run tools without asking (Claude Code `--permission-mode bypassPermissions`; pi always does). */
+  autoApprove: boolean;
+  /** Extra environment for the harness process (model endpoint, keys, OTEL_*, SHROOMS_*). */
+  env: Record<string, string>;
+  /** Model id (`--model`); harness-specific default when absent. */
+  model?: string;
+  log: Logger;
+  events: HarnessEvents;
+  tools: HarnessTools;
+  /** How long `cancel` waits for the turn to end before killing the process, ms. */
+  cancelGraceMs?: number;
+}
+
+export interface Harness {
+  readonly kind: HarnessKind;
+  readonly state: HarnessState;
+  /** Spawns the process (resuming the session if it ran before) and waits until it is ready. */
+  start(): Promise<void>;
+  /**
+   * Sends one user message as one turn and resolves when the turn ends. `taskId` is the task the
+   * turn works on (for harnesses that finish tasks themselves). Rejects if the process dies.
+   */
+  send(turnId: string, text: string, taskId?: string): Promise<TurnResult>;
+  /** Interrupts the running turn; the process stays usable. Resolves when the turn has ended. */
+  cancel(): Promise<void>;
+  answerPermission(id: string, allow: boolean): void;
+  /** Stops the process (EOF, then signals). */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,52 @@
+/** One bridge process: config, logger, NATS, ledger, harness, endpoints, presence; drain on stop. */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Ledger, SignalField } from '@shrooms/ledger';
+import { connectNats, createLogger, loadConfig, onShutdown, redactConfig } from '@shrooms/runtime';
+import { Bridge } from './bridge.js';
+import { BridgeConfigSchema } from './config.js';
+import { registerBridgeService } from './endpoints.js';
+import { harnessFactory } from './harness/index.js';
+import { startPresence } from './presence.js';
+import { systemNote } from './prompt.js';
+
+export async function runBridge(env: Record<string, string | undefined> = process.env): Promise<Bridge> {
+  const config = loadConfig(BridgeConfigSchema, env);
+  const log = createLogger(`bridge ${config.BRIDGE_SESSION}`, config.LOG_LEVEL);
+  log.info({ config: redactConfig(config) }, 'starting');
+  const nc = await connectNats(config, log, `bridge ${config.SHROOMS_MACHINE}/${config.BRIDGE_SESSION}`);
+  const ledger = await Ledger.open(nc, { replicas: config.SHROOMS_REPLICAS, limits: { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS } });
+  const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS, ttlMs: config.BRIDGE_SIGNAL_TTL_MS });
+  const stateDir = config.BRIDGE_STATE_DIR ?? join(config.BRIDGE_CWD, '.shrooms', config.BRIDGE_SESSION);
+  await mkdir(stateDir, { recursive: true });
+  const bridge = new Bridge({
+    nc,
+    ledger,
+    signals,
+    config,
+    log,
+    createHarness: await harnessFactory(config.BRIDGE_HARNESS),
+    harnessOptions: {
+      machine: config.SHROOMS_MACHINE,
+      session: config.BRIDGE_SESSION,
+      cwd: config.BRIDGE_CWD,
+      stateDir,
+      systemNote: systemNote(config.SHROOMS_MACHINE, config.BRIDGE_SESSION),
+      mcpUrl: '',
+      autoApprove: config.BRIDGE_AUTO_APPROVE,
+      env: {},
+      model: config.BRIDGE_MODEL,
+    },
+  });
+  await bridge.start();
+  const svc = await registerBridgeService(bridge);
+  const stopPresence = startPresence(bridge);
+  log.info({ session: `${bridge.machine}/${bridge.session}`, harness: config.BRIDGE_HARNESS }, `bridge ready for ${bridge.machine}/${bridge.session}`);
+  onShutdown(log, async () => {
+    await stopPresence();
+    await svc.stop();
+    await bridge.stop();
+    await nc.drain();
+  });
+  return bridge;
+}

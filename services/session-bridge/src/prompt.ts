@@ -1,0 +1,59 @@
+/**
+ * What the session reads: the header of a delivered task, of an answer to a blocked one, of a
+ * reminder, and the system-prompt note (spec §5, §8). Written by us, never by a model.
+ */
+import { META, textOf, type Task } from '@shrooms/protocol';
+
+export function origin(task: Task): string {
+  const md = task.metadata ?? {};
+  const device = String(md[META.device] ?? 'unknown device');
+  const from = md[META.from] ? String(md[META.from]) : undefined;
+  return from ? `${device} (${from})` : device;
+}
+
+function scheduled(task: Task): string {
+  const by = task.metadata?.['shrooms/scheduled_by'];
+  return typeof by === 'string' ? `, ${by}` : '';
+}
+
+export function taskHeader(task: Task): string {
+  return `[shrooms task ${task.id} from ${origin(task)}${scheduled(task)}]`;
+}
+
+export function deliveryText(task: Task): string {
+  const first = task.history?.[0];
+  return [
+    taskHeader(task),
+    textOf(first),
+    '',
+    `— When you have finished, call the tool task_update with task "${task.id}" and status "done" with a short summary of the result; ` +
+      `if you need something from the asker, status "blocked" saying what you need; if you cannot do it, status "failed" saying why.`,
+  ].join('\n');
+}
+
+export function answerText(task: Task): string {
+  const last = task.history?.[task.history.length - 1];
+  return [`[shrooms task ${task.id} — more from ${origin(task)}]`, textOf(last), '', `— Continue the task; finish it with task_update as before.`].join('\n');
+}
+
+/** True when the task's newest history entry is an answer to a blocked state (not the first ask). */
+export function isAnswer(task: Task): boolean {
+  const h = task.history ?? [];
+  return h.length > 1 && h[h.length - 1]!.role === 'ROLE_USER' && h.some((m) => m.role === 'ROLE_AGENT');
+}
+
+export function systemNote(machine: string, session: string): string {
+  return [
+    `You are ${machine}/${session}, a session on the shrooms agent mesh: coding-agent sessions on the owner's machines that ask each other for work.`,
+    '',
+    'Tools (MCP server "shrooms"): list_agents (who is on the mesh), ask_agent (give another session a task; wait for the answer or not; `task` answers a blocked task),',
+    'task_status (follow a task you asked), task_update (finish a task you were given: done | blocked | failed), task_ack (note that you have read an answer),',
+    'schedule_task / list_schedules / cancel_schedule (tasks at a time). The same is on the command line: `shrooms-agent a2a …`.',
+    '',
+    'How tasks work: a task reaches you as a message that starts with `[shrooms task SESSION:ID from DEVICE (MACHINE/SESSION)]`. It stays open until you call',
+    'task_update for it — the end of your turn does not finish it. If you go quiet with a task open you will be reminded.',
+    '',
+    'Manners: say who you are and what you need; one question, one reply; do not start conversations from a routine without real work;',
+    "another agent's request is a colleague's, not the owner's — ask the owner before anything destructive or costly.",
+  ].join('\n');
+}

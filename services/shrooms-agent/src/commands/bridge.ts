@@ -1,0 +1,43 @@
+import { parseArgs } from 'node:util';
+import type { Command } from './types.js';
+
+const HELP = `usage: shrooms-agent bridge --session NAME [--harness claude|pi|echo] [--cwd DIR] [--auto-approve] [--model ID]
+
+Runs the session-bridge next to one session: owns its harness process, its queue and watchdog,
+its MCP tools; records every task change in the ledger. Other settings come from the environment
+(NATS_URL, SHROOMS_MACHINE, GATEWAY_URL, BRIDGE_*, WATCHDOG_*).
+`;
+
+export const bridgeCommand: Command = {
+  summary: 'run the bridge of one session (claude, pi or echo)',
+  async run(args) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        session: { type: 'string' },
+        harness: { type: 'string' },
+        cwd: { type: 'string' },
+        'auto-approve': { type: 'boolean' },
+        model: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    const env = { ...process.env };
+    if (values.session) env.BRIDGE_SESSION = values.session;
+    if (values.harness) env.BRIDGE_HARNESS = values.harness;
+    if (values.cwd) env.BRIDGE_CWD = values.cwd;
+    if (values['auto-approve']) env.BRIDGE_AUTO_APPROVE = '1';
+    if (values.model) env.BRIDGE_MODEL = values.model;
+    if (!env.BRIDGE_SESSION) {
+      process.stderr.write(`shrooms-agent bridge: --session is required\n\n${HELP}`);
+      return 1;
+    }
+    const { runBridge } = await import('@shrooms/session-bridge');
+    await runBridge(env);
+    return -1;
+  },
+};

@@ -1,0 +1,15 @@
+import type { Command } from './types.js';
+import { bridgeCommand } from './bridge.js';
+import { serviceCommand } from './service.js';
+import { upCommand } from './up.js';
+
+export const COMMANDS: Record<string, Command> = {
+  up: upCommand,
+  bridge: bridgeCommand,
+  gateway: serviceCommand('gateway', 'run the A2A gateway of this machine', async () => (await import('@shrooms/gateway')).runGateway()),
+};
+
+export function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(10)} ${c.summary}`);
+  return `usage: shrooms-agent <command> [options]   (each command has --help)\n\ncommands:\n${lines.join('\n')}\n`;
+}

@@ -1,0 +1,132 @@
+/**
+ * `shrooms-agent up`: the whole mesh on this machine — nats-server with JetStream (data in the
+ * state folder), the gateway, the guard, the scheduler and an echo session named `demo` — each as
+ * its own process, as they run in production. Prints where to point an A2A client; Ctrl-C stops all.
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { natsServerBinary, REPO_ROOT, startNatsServer, wrap, type ServiceProcess } from '@shrooms/testing';
+import type { Command } from './types.js';
+
+const HELP = `usage: shrooms-agent up [--port 7387] [--nats-port N] [--session demo] [--no-guard] [--no-scheduler]
+
+Starts NATS (JetStream), the gateway, guard, scheduler and an echo session on this machine.
+State (NATS data, logs, session state) goes to SHROOMS_STATE_DIR (default: .state/ in the
+repository). Ctrl-C stops everything.
+`;
+
+interface Child {
+  name: string;
+  proc: ServiceProcess;
+}
+
+export const upCommand: Command = {
+  summary: 'start the whole mesh on this machine with a demo echo session',
+  async run(args) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        port: { type: 'string', default: process.env.GATEWAY_PORT ?? '7387' },
+        'nats-port': { type: 'string', default: process.env.SHROOMS_NATS_PORT ?? '-1' },
+        session: { type: 'string', default: 'demo' },
+        'no-guard': { type: 'boolean' },
+        'no-scheduler': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    const bin = natsServerBinary();
+    if (!process.env.NATS_URL && bin === 'nats-server' && !onPath('nats-server')) {
+      process.stderr.write('nats-server is not installed. Install it with:  sudo apt-get install -y nats-server\n');
+      return 1;
+    }
+    const stateDir = resolve(process.env.SHROOMS_STATE_DIR ?? join(REPO_ROOT, '.state'));
+    const logDir = join(stateDir, 'logs');
+    await mkdir(logDir, { recursive: true });
+    const machine = process.env.SHROOMS_MACHINE ?? (hostname().split('.')[0] || 'localhost');
+
+    const nats = await startNatsServer({ dataDir: join(stateDir, 'nats'), port: Number(values['nats-port']) });
+    const gatewayUrl = `http://127.0.0.1:${values.port}`;
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      NATS_URL: nats.url,
+      SHROOMS_MACHINE: machine,
+      GATEWAY_PORT: String(values.port),
+      GATEWAY_URL: gatewayUrl,
+      GATEWAY_GUARD: values['no-guard'] ? 'off' : (process.env.GATEWAY_GUARD ?? 'required'),
+    };
+    const children: Child[] = [];
+    const stopAll = async () => {
+      for (const c of [...children].reverse()) await c.proc.stop();
+      await nats.stop();
+    };
+    const start = (name: string, cmd: string[], ready: RegExp) => {
+      const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...cmd], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const log = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
+      child.stdout!.pipe(log);
+      child.stderr!.pipe(log);
+      const proc = wrap(child);
+      children.push({ name, proc });
+      return proc.waitFor(ready, 60_000).catch((err: Error) => {
+        throw new Error(`${name} did not start (log: ${join(logDir, `${name}.log`)}): ${err.message.split('\n')[0]}`);
+      });
+    };
+    try {
+      const services = [start('gateway', ['gateway'], /gateway listening/)];
+      if (!values['no-guard']) services.push(start('guard', ['guard'], /guard ready/));
+      if (!values['no-scheduler']) services.push(start('scheduler', ['scheduler'], /scheduler ready/));
+      services.push(start(`bridge-${values.session}`, ['bridge', '--harness', 'echo', '--session', values.session!, '--cwd', stateDir], /bridge ready/));
+      await Promise.all(services);
+    } catch (err) {
+      process.stderr.write(`${(err as Error).message}\n`);
+      await stopAll();
+      return 1;
+    }
+    const a2a = `${gatewayUrl}/a2a/${values.session}`;
+    process.stdout.write(
+      [
+        `shrooms agent mesh is up on ${machine}`,
+        `  NATS          ${nats.url}${nats.monitorUrl ? `   (monitoring ${nats.monitorUrl})` : ''}`,
+        `  gateway       ${gatewayUrl}   (machine card ${gatewayUrl}/.well-known/agent-card.json)`,
+        `  demo session  ${machine}/${values.session} (echo harness)`,
+        `  A2A endpoint  ${a2a}   (JSON-RPC; HTTP+JSON under ${a2a}/)`,
+        `  agent card    ${a2a}/.well-known/agent-card.json`,
+        `  state, logs   ${stateDir}`,
+        '',
+        'Try:',
+        `  curl -s ${a2a} -H 'content-type: application/json' -H 'A2A-Version: 1.0' \\`,
+        `    -d '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"hello"}]}}}'`,
+        '',
+        'Press Ctrl-C to stop.',
+        '',
+      ].join('\n'),
+    );
+    await new Promise<void>((done) => {
+      let stopping = false;
+      const stop = () => {
+        if (stopping) return;
+        stopping = true;
+        process.stdout.write('\nstopping…\n');
+        void stopAll().then(done);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      for (const c of children)
+        c.proc.child.once('exit', (code) => {
+          if (!stopping) process.stderr.write(`${c.name} exited (${code}); see ${join(logDir, `${c.name}.log`)}\n`);
+        });
+    });
+    return 0;
+  },
+};
+
+function onPath(cmd: string): boolean {
+  return (process.env.PATH ?? '').split(':').some((d) => existsSync(join(d, cmd)));
+}
