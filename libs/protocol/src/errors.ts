@@ -56,6 +56,7 @@ export const ERRORS = {
   BRIDGE_UNAVAILABLE: e(-32061, 'BRIDGE_UNAVAILABLE', 503, 'UNAVAILABLE', true, 'The session\'s bridge did not answer in time.'),
   SCHEDULER_UNAVAILABLE: e(-32062, 'SCHEDULER_UNAVAILABLE', 503, 'UNAVAILABLE', true, 'The scheduler is not running.'),
   QUEUE_FULL: e(-32063, 'QUEUE_FULL', 429, 'RESOURCE_EXHAUSTED', true, 'The session\'s queue is full; retry later.'),
+  SCHEDULE_NOT_FOUND: e(-32064, 'SCHEDULE_NOT_FOUND', 404, 'NOT_FOUND', false, 'No schedule with that id.'),
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorKey = keyof typeof ERRORS;

@@ -22,6 +22,8 @@ export const META = {
   /** Schedule that produced the task, and the occurrence it stands for. */
   schedule: 'shrooms/schedule',
   occurrence: 'shrooms/occurrence',
+  scheduledBy: 'shrooms/scheduled_by', // worker header line: `scheduled by DEVICE (MACHINE/SESSION) for Mon 12 Oct 2026 08:00 (Europe/Berlin)`
+  replyTo: 'shrooms/reply_to', // `MACHINE/SESSION` a scheduled task's result is sent back to
   /** A2A SendMessage metadata that creates a schedule instead of a task. */
   at: 'shrooms/at',
   repeat: 'shrooms/repeat',
