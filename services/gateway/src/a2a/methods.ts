@@ -11,13 +11,21 @@ import {
   ShroomsError,
   SubscribeToTaskParamsSchema,
   isTerminal,
-  type A2AMethod,
+  UpdateStatusSchema,
 } from '@shrooms/protocol';
+import { z as zod } from 'zod';
 import type { Stored } from '@shrooms/ledger';
 import type { z } from 'zod';
 import type { Caller } from '../tasks/caller.js';
 import type { TaskService } from '../tasks/service.js';
 import { openTaskStream, type TaskStream } from './stream.js';
+
+/** Our extension (not A2A): the worker finishes a task; only from its own machine and session. */
+const UpdateTaskParamsSchema = zod.object({ id: zod.string().min(1), status: UpdateStatusSchema, text: zod.string().max(64 * 1024) }).loose();
+/** Our extension: the owner releases/rejects a held task or stops/resumes reminders. */
+const ControlSessionParamsSchema = zod
+  .object({ action: zod.enum(['release', 'reject', 'stop_reminders', 'resume_reminders']), id: zod.string().optional() })
+  .loose();
 
 export type MethodOutcome = { result: unknown } | { stream: TaskStream };
 
@@ -41,7 +49,7 @@ function parse<S extends z.ZodType>(schema: S, params: unknown): z.infer<S> {
 
 export async function callMethod(method: string, params: unknown, ctx: MethodContext): Promise<MethodOutcome> {
   const { tasks, session, caller } = ctx;
-  switch (method as A2AMethod) {
+  switch (method) {
     case 'SendMessage': {
       const p = parse(SendMessageParamsSchema, params);
       const scheduled = ctx.schedule ? await ctx.schedule(p) : undefined;
@@ -83,6 +91,14 @@ export async function callMethod(method: string, params: unknown, ctx: MethodCon
     case 'AckTask': {
       const p = parse(AckTaskParamsSchema, params);
       return { result: await tasks.ack(session, p.id, caller) };
+    }
+    case 'UpdateTask': {
+      const p = parse(UpdateTaskParamsSchema, params);
+      return { result: await tasks.workerUpdate(session, p.id, p.status, p.text, caller) };
+    }
+    case 'ControlSession': {
+      const p = parse(ControlSessionParamsSchema, params);
+      return { result: await tasks.control(session, p.action, p.id, caller) };
     }
     case 'CreateTaskPushNotificationConfig':
     case 'GetTaskPushNotificationConfig':

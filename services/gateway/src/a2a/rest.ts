@@ -32,7 +32,7 @@ function taskPath(rest: string): { id: string; verb?: string; configId?: string;
   const decoded = decodeURIComponent(rest);
   const cfg = decoded.match(/^(.*)\/pushNotificationConfigs(?:\/(.+))?$/);
   if (cfg) return { id: cfg[1]!, configId: cfg[2], configs: true };
-  const m = decoded.match(/^(.*):(cancel|subscribe|ack)$/);
+  const m = decoded.match(/^(.*):(cancel|subscribe|ack|update|release|reject)$/);
   return m ? { id: m[1]!, verb: m[2], configs: false } : { id: decoded, configs: false };
 }
 
@@ -79,6 +79,8 @@ export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
       };
     }),
   );
+  app.post('/a2a/:session/reminders::stop', (req, reply) => run(req, reply, 'ControlSession', () => ({ action: 'stop_reminders' })));
+  app.post('/a2a/:session/reminders::resume', (req, reply) => run(req, reply, 'ControlSession', () => ({ action: 'resume_reminders' })));
   app.get('/a2a/:session/extendedAgentCard', (req, reply) => run(req, reply, 'GetExtendedAgentCard', () => ({})));
   app.route({
     method: ['GET', 'POST', 'DELETE'],
@@ -94,6 +96,8 @@ export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
       if (req.method === 'POST' && t.verb === 'cancel') return run(req, reply, 'CancelTask', () => ({ ...(req.body ? (body(req)() as object) : {}), id: t.id }));
       if (t.verb === 'subscribe' && (req.method === 'POST' || req.method === 'GET')) return run(req, reply, 'SubscribeToTask', () => ({ id: t.id }));
       if (req.method === 'POST' && t.verb === 'ack') return run(req, reply, 'AckTask', () => ({ id: t.id }));
+      if (req.method === 'POST' && t.verb === 'update') return run(req, reply, 'UpdateTask', () => ({ ...(body(req)() as object), id: t.id }));
+      if (req.method === 'POST' && (t.verb === 'release' || t.verb === 'reject')) return run(req, reply, 'ControlSession', () => ({ ...(req.body ? (body(req)() as object) : {}), action: t.verb, id: t.id }));
       return run(req, reply, 'unknown', () => ({}));
     },
   });

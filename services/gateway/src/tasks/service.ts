@@ -223,6 +223,37 @@ export class TaskService {
     }
   }
 
+  /** task_update from a worker: only from this machine, only by the session the task belongs to. */
+  async workerUpdate(session: string, taskId: string, status: 'done' | 'blocked' | 'failed', text: string, caller: Caller): Promise<Task> {
+    const claimed = caller.from ? parseAgent(caller.from) : undefined;
+    if (!caller.self || !claimed || claimed.session !== session || (claimed.machine !== undefined && claimed.machine !== this.machine)) {
+      throw new ShroomsError('UPDATE_FORBIDDEN', `only ${this.machine}/${session}, on ${this.machine} itself, may update its tasks (asked by ${caller.device}${caller.from ? ` (${caller.from})` : ''})`);
+    }
+    const key = this.keyOf(session, taskId);
+    const cur = await this.d.ledger.get(key);
+    if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${this.machine}/${session}`);
+    const reply = await requestJson<Extract<TaskReply, { ok: true }>>(
+      this.d.nc,
+      subjects.bridge(this.machine, session, 'update'),
+      { taskId: cur.entry.task.id, status, text, session, machine: this.machine },
+      { timeoutMs: this.d.limits.deliveryAckMs, unavailable: requestTimeoutError('BRIDGE_UNAVAILABLE', `${this.machine}/${session}`) },
+    );
+    return reply.task;
+  }
+
+  /** The owner's controls, from this machine only: release/reject a held task, stop/resume reminders. */
+  async control(session: string, action: 'release' | 'reject' | 'stop_reminders' | 'resume_reminders', taskId: string | undefined, caller: Caller): Promise<unknown> {
+    if (!caller.self) throw new ShroomsError('NOT_ALLOWED', `only the owner on ${this.machine} may ${action.replace('_', ' ')}`);
+    const reply = await requestJson<{ ok: true; task?: Task; remindersStopped: boolean }>(
+      this.d.nc,
+      subjects.bridge(this.machine, session, 'control'),
+      { action, ...(taskId ? { taskId } : {}), origin: { device: caller.device } },
+      { timeoutMs: this.d.limits.deliveryAckMs, unavailable: requestTimeoutError('BRIDGE_UNAVAILABLE', `${this.machine}/${session}`) },
+    );
+    const { ok: _ok, ...rest } = reply;
+    return rest;
+  }
+
   async ack(session: string, taskId: string, caller: Caller): Promise<Task> {
     const key = this.keyOf(session, taskId);
     const by = caller.from ? `${caller.device} (${caller.from})` : caller.device;
