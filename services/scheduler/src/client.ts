@@ -1,0 +1,47 @@
+/**
+ * The scheduler's client, for the MCP tools, the CLI and the gateway: NATS requests to the service,
+ * replies parsed, refusals rethrown as ShroomsError with their codes. Nobody answering (no scheduler
+ * running, or NATS away) is SCHEDULER_UNAVAILABLE (retryable).
+ */
+import { ShroomsError, subjects } from '@shrooms/protocol';
+import { requestJson, type NatsConnection } from '@shrooms/runtime';
+import type {
+  CancelScheduleRequest,
+  CreateScheduleReply,
+  CreateScheduleRequest,
+  ListSchedulesReply,
+  ListSchedulesRequest,
+  Schedule,
+} from './wire.js';
+
+export interface ScheduleClient {
+  /** Creates a schedule (or returns the existing one for a resent `id`). */
+  create(req: CreateScheduleRequest): Promise<CreateScheduleReply>;
+  /** Schedules matching the filters (default: active ones), soonest first. */
+  list(req?: ListSchedulesRequest): Promise<ListSchedulesReply>;
+  /** Cancels a schedule; it fires no more. SCHEDULE_NOT_FOUND, NOT_ALLOWED. */
+  cancel(req: CancelScheduleRequest): Promise<Schedule>;
+}
+
+/** `timeoutMs` (default 5000): how long to wait for a scheduler replica to answer. */
+export function scheduleClient(nc: NatsConnection, opts: { timeoutMs?: number } = {}): ScheduleClient {
+  const timeoutMs = opts.timeoutMs ?? 5_000;
+  const call = <T>(op: 'create' | 'list' | 'cancel', body: unknown) =>
+    requestJson<T>(nc, subjects.scheduler(op), body, {
+      timeoutMs,
+      unavailable: new ShroomsError('SCHEDULER_UNAVAILABLE', `no scheduler answered on ${subjects.scheduler(op)} within ${timeoutMs} ms`),
+    });
+  return {
+    async create(req) {
+      const { schedule, created } = await call<CreateScheduleReply>('create', req);
+      return { schedule, created };
+    },
+    async list(req = {}) {
+      const { schedules, total } = await call<ListSchedulesReply>('list', req);
+      return { schedules, total };
+    },
+    async cancel(req) {
+      return (await call<{ schedule: Schedule }>('cancel', req)).schedule;
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { hostname } from 'node:os';
+import { BaseConfigSchema } from '@shrooms/runtime';
+import { DEFAULT_LIMITS } from '@shrooms/protocol';
+import { z } from 'zod';
+import { MISSED_POLICIES } from './rules/missed.js';
+
+const ms = (d: number) => z.coerce.number().int().positive().default(d);
+
+/** `laptop=http://10.0.0.1:7387,pi5=http://10.0.0.3:7387` → { laptop: 'http://10.0.0.1:7387', … } */
+const GatewayMapSchema = z
+  .string()
+  .default('')
+  .transform((text, ctx) => {
+    const out: Record<string, string> = {};
+    for (const item of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+      const eq = item.indexOf('=');
+      const machine = item.slice(0, eq).trim();
+      const url = item.slice(eq + 1).trim().replace(/\/$/, '');
+      if (eq <= 0 || !/^https?:\/\/\S+$/.test(url)) {
+        ctx.addIssue({ code: 'custom', message: `SCHEDULER_GATEWAYS entry ${JSON.stringify(item)} is not MACHINE=http://HOST:PORT` });
+        continue;
+      }
+      out[machine] = url;
+    }
+    return out;
+  });
+
+export const SchedulerConfigSchema = BaseConfigSchema.extend({
+  /** How often due schedules are looked at. */
+  SCHEDULER_TICK_MS: ms(1_000),
+  /** Occurrences missed while everything was down: `fire-once` (the latest, once, late) or `skip`. */
+  SCHEDULER_MISSED: z.enum(MISSED_POLICIES).default('fire-once'),
+  /** An occurrence up to this late is on time (fired normally); later ones follow SCHEDULER_MISSED. */
+  SCHEDULER_GRACE_MS: ms(300_000),
+  /** A replica that claimed an occurrence has this long to send it before another replica may. */
+  SCHEDULER_LEASE_MS: ms(30_000),
+  /** One SendMessage to a gateway (returnImmediately, so quick) may take this long. */
+  SCHEDULER_SEND_TIMEOUT_MS: ms(10_000),
+  /** Retries of an occurrence the gateway could not take back off up to this. */
+  SCHEDULER_RETRY_MAX_MS: ms(60_000),
+  /** Full re-read of the bucket (besides the live watch), and cleanup of finished schedules. */
+  SCHEDULER_RESCAN_MS: ms(15_000),
+  /** Canceled and done schedules are kept this long, then removed. */
+  SCHEDULER_RETAIN_FINISHED_MS: ms(7 * 24 * 3_600_000),
+  /** Shortest repeat interval accepted (bounded by default; tests lower it). */
+  SCHEDULER_MIN_INTERVAL_MS: ms(60_000),
+  /** Gateway of this machine's sessions. */
+  SCHEDULER_GATEWAY_URL: z.string().default('http://127.0.0.1:7387').transform((u) => u.replace(/\/$/, '')),
+  /** Gateways of other machines, used when a session's signal names none: `MACHINE=URL,…`. */
+  SCHEDULER_GATEWAYS: GatewayMapSchema,
+  /** This replica's name in leases (default host-pid). */
+  SCHEDULER_REPLICA_ID: z.string().default(() => `${hostname().split('.')[0] || 'scheduler'}-${process.pid}`),
+  LIMIT_SCHEDULES: ms(10_000),
+  LIMIT_RECIPIENTS: ms(16),
+  LIMIT_TEXT_BYTES: ms(DEFAULT_LIMITS.textBytes),
+  /** Results still to be sent back, per schedule. */
+  LIMIT_AWAITING: ms(100),
+});
+export type SchedulerConfig = z.infer<typeof SchedulerConfigSchema>;

@@ -1,0 +1,39 @@
+/**
+ * Which gateway serves a recipient: the one its session announces in the signal field
+ * (`gatewayUrl`), else the operator's static map (`SCHEDULER_GATEWAYS`), else — for this machine's
+ * own sessions — the local gateway (`SCHEDULER_GATEWAY_URL`). The signal field is only a routing
+ * hint here, as the spec wants; nothing about a task's state is read from it.
+ */
+import { Kvm, type KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { BUCKETS, SignalSchema, keys } from '@shrooms/protocol';
+
+export interface GatewayResolverOptions {
+  machine: string;
+  localUrl: string;
+  staticMap: Readonly<Record<string, string>>;
+}
+
+export type ResolveGateway = (machine: string, session: string) => Promise<string | null>;
+
+export function gatewayResolver(nc: NatsConnection | null, opts: GatewayResolverOptions): ResolveGateway {
+  let signals: KV | null = null;
+  const signalUrl = async (machine: string, session: string): Promise<string | null> => {
+    if (!nc) return null;
+    try {
+      signals ??= await new Kvm(nc).open(BUCKETS.signals);
+      const e = await signals.get(keys.signal(machine, session));
+      if (!e || e.operation !== 'PUT' || e.value.length === 0) return null;
+      const s = SignalSchema.safeParse(e.json<unknown>());
+      if (!s.success || !s.data.gatewayUrl) return null;
+      // A faded signal (older than its ttl) is no longer a hint.
+      if (Date.now() - Date.parse(s.data.at) >= s.data.ttlMs) return null;
+      return s.data.gatewayUrl.replace(/\/$/, '');
+    } catch {
+      return null;
+    }
+  };
+  return async function resolveGateway(machine, session) {
+    return (await signalUrl(machine, session)) ?? opts.staticMap[machine] ?? (machine === opts.machine ? opts.localUrl : null);
+  };
+}

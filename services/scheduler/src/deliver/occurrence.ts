@@ -1,0 +1,38 @@
+/** What one occurrence of a schedule sends: the message id, the text, and the metadata. */
+import { createHash } from 'node:crypto';
+import { META, parseAgent, type Metadata } from '@shrooms/protocol';
+import { occurrenceMessageId, scheduledByLine } from '../rules/format.js';
+import type { Occurrence, Schedule } from '../wire.js';
+import type { OutgoingMessage } from './send.js';
+
+export function occurrenceMessage(s: Schedule, occ: Pick<Occurrence, 'at'>, recipient: string, late: boolean): OutgoingMessage {
+  const agent = parseAgent(recipient)!;
+  const line = scheduledByLine(s.owner, occ.at, s.rule.zone) + (late ? ', sent late (missed while the scheduler was down)' : '');
+  const metadata: Metadata = {
+    [META.schedule]: s.id,
+    [META.occurrence]: occ.at,
+    [META.scheduledBy]: line,
+  };
+  // The owner's claimed session travels as the task's claim, as for any task it would ask itself.
+  if (s.owner.from) metadata[META.from] = s.owner.from;
+  if (s.replyTo) metadata[META.replyTo] = s.replyTo;
+  return { machine: agent.machine!, session: agent.session, messageId: occurrenceMessageId(s.id, occ.at), text: s.prompt, metadata };
+}
+
+/**
+ * The message that carries a finished occurrence's result back to `replyTo`. Its id is derived too
+ * (occurrence + recipient), so it is sent once whatever replica or restart sends it.
+ */
+export function resultMessage(s: Schedule, occurrence: string, recipient: string, taskId: string, state: string, text: string): OutgoingMessage {
+  const to = parseAgent(s.replyTo!)!;
+  const tag = createHash('sha256').update(recipient).digest('hex').slice(0, 10);
+  const stateName = state.replace(/^TASK_STATE_/, '').toLowerCase().replace('_', ' ');
+  const body = [`Result of scheduled task ${taskId} on ${recipient} (${scheduledByLine(s.owner, occurrence, s.rule.zone)}): ${stateName}.`, '', text].join('\n');
+  return {
+    machine: to.machine!,
+    session: to.session,
+    messageId: `${occurrenceMessageId(s.id, occurrence)}-re-${tag}`,
+    text: body,
+    metadata: { [META.schedule]: s.id, [META.occurrence]: occurrence },
+  };
+}

@@ -1,0 +1,334 @@
+/**
+ * The tick loop: finds due schedules and turns each occurrence into tasks, exactly once in the
+ * ledger, with any number of replicas.
+ *
+ * How one occurrence is fired (crash windows in brackets):
+ *   1. read the schedule (revision r) and plan it against the missed-occurrence policy;
+ *   2. claim: compare-and-set at r a lease {replica, until, occurrence} — at most one replica wins;
+ *      [dies here: the lease runs out, another replica (or this one restarted) sends instead]
+ *   3. send the occurrence to every recipient's gateway with the message id derived from schedule
+ *      and occurrence (`sched-<id>-<stamp>`);
+ *      [dies here, or the lease ran out while sending: the next sender resends the SAME message id,
+ *       which the gateway answers with the task already in the ledger — no second task]
+ *   4. advance: compare-and-set `next` to the following occurrence, only if `next` is still this one.
+ *      [NATS down here: retried until the lease runs out; then step 3's resend covers it]
+ * So the claim is what keeps replicas from sending the same occurrence twice in the normal case,
+ * and the derived message id is what makes every remaining double a resend: never lost (the
+ * schedule only moves on after a send was answered) and never doubled (in the ledger).
+ */
+import { decodeToken, parseAgent } from '@shrooms/protocol';
+import type { Logger } from '@shrooms/runtime';
+import type { SchedulerConfig } from './config.js';
+import type { ResolveGateway } from './deliver/gateways.js';
+import { occurrenceMessage, resultMessage } from './deliver/occurrence.js';
+import type { ReadTask } from './deliver/results.js';
+import type { SendMessage, SendResult } from './deliver/send.js';
+import { planDue } from './rules/missed.js';
+import { compileRule, nextOccurrence, type CompiledRule } from './rules/occurrences.js';
+import { occurrenceMessageId } from './rules/format.js';
+import type { ScheduleStorePort, StoredSchedule } from './store.js';
+import type { Delivery, Occurrence, Schedule } from './wire.js';
+
+export type EngineConfig = Pick<
+  SchedulerConfig,
+  | 'SCHEDULER_TICK_MS'
+  | 'SCHEDULER_MISSED'
+  | 'SCHEDULER_GRACE_MS'
+  | 'SCHEDULER_LEASE_MS'
+  | 'SCHEDULER_RETRY_MAX_MS'
+  | 'SCHEDULER_RESCAN_MS'
+  | 'SCHEDULER_RETAIN_FINISHED_MS'
+  | 'SCHEDULER_REPLICA_ID'
+  | 'LIMIT_AWAITING'
+>;
+
+export interface EngineDeps {
+  store: ScheduleStorePort;
+  send: SendMessage;
+  resolveGateway: ResolveGateway;
+  /** Reads a task's state from the ledger (results for `replyTo`); absent = results not sent back. */
+  readTask?: ReadTask;
+  log: Logger;
+  config: EngineConfig;
+  /** The clock, ms (tests of the engine in-process may drive it). */
+  now?: () => number;
+}
+
+/** Most schedules worked on at once by one replica. */
+const CONCURRENCY = 16;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export class Engine {
+  /** The schedules as last seen (watch, rescans and own writes); decisions re-read the store. */
+  readonly cache = new Map<string, StoredSchedule>();
+  private readonly rules = new Map<string, CompiledRule>();
+  private readonly inflight = new Map<string, Promise<void>>();
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  private stopWatch: (() => void) | undefined;
+  private running = false;
+  private lastRescan = 0;
+  private ticking: Promise<void> | undefined;
+
+  constructor(readonly d: EngineDeps) {
+    this.log = d.log.child({ replica: d.config.SCHEDULER_REPLICA_ID });
+    this.now = d.now ?? Date.now;
+  }
+
+  get replicaId(): string {
+    return this.d.config.SCHEDULER_REPLICA_ID;
+  }
+
+  /** Loads every schedule, follows changes, and starts ticking. */
+  async start(): Promise<void> {
+    this.running = true;
+    await this.rescan();
+    await this.watch();
+    const loop = () => {
+      if (!this.running) return;
+      this.ticking = this.tick()
+        .catch((err: unknown) => this.log.warn({ err }, 'tick failed'))
+        .finally(() => {
+          if (this.running) this.timer = setTimeout(loop, this.d.config.SCHEDULER_TICK_MS);
+        });
+    };
+    this.timer = setTimeout(loop, 0);
+  }
+
+  /** Stops ticking and waits for sends in flight (their schedules are advanced before it returns). */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.stopWatch?.();
+    await this.ticking;
+    await Promise.allSettled([...this.inflight.values()]);
+  }
+
+  /** Remembers a schedule as stored (own writes, watch, rescans), keeping the newest revision. */
+  remember(id: string, s: StoredSchedule | null): void {
+    if (!s) {
+      this.cache.delete(id);
+      this.rules.delete(id);
+      return;
+    }
+    const cur = this.cache.get(id);
+    if (!cur || cur.revision <= s.revision) this.cache.set(id, s);
+  }
+
+  private async watch(): Promise<void> {
+    try {
+      this.stopWatch = await this.d.store.watch(
+        (key, s) => this.remember(s?.schedule.id ?? decodeToken(key), s),
+        () => {
+          if (!this.running) return;
+          this.log.warn('schedule watch ended; restarting it');
+          setTimeout(() => void this.watch(), 1000).unref();
+        },
+      );
+    } catch (err) {
+      this.log.warn({ err }, 'cannot watch schedules; retrying');
+      if (this.running) setTimeout(() => void this.watch(), 1000).unref();
+    }
+  }
+
+  /** Re-reads the whole bucket (the watch may have missed changes while NATS was away) and drops old finished schedules. */
+  async rescan(): Promise<void> {
+    const all = await this.d.store.all();
+    const seen = new Set<string>();
+    const now = this.now();
+    for (const s of all) {
+      seen.add(s.schedule.id);
+      this.remember(s.schedule.id, s);
+      if (s.schedule.state !== 'active' && s.schedule.awaiting.length === 0 && now - Date.parse(s.schedule.updatedAt) > this.d.config.SCHEDULER_RETAIN_FINISHED_MS) {
+        await this.d.store.remove(s.schedule.id, s.revision).catch(() => {});
+        this.remember(s.schedule.id, null);
+      }
+    }
+    for (const id of this.cache.keys()) if (!seen.has(id)) this.remember(id, null);
+    this.lastRescan = now;
+  }
+
+  /** One pass over the schedules: fire what is due, send back finished results. */
+  async tick(): Promise<void> {
+    const now = this.now();
+    if (now - this.lastRescan >= this.d.config.SCHEDULER_RESCAN_MS) await this.rescan().catch((err: unknown) => this.log.warn({ err }, 'rescan failed'));
+    for (const [id, { schedule: s }] of this.cache) {
+      if (this.inflight.size >= CONCURRENCY) break;
+      if (this.inflight.has(id)) continue;
+      if (this.isDue(s, now)) this.track(id, this.fire(id));
+      else if (s.awaiting.length > 0 && s.replyTo && this.d.readTask) this.track(id, this.sendResults(id));
+    }
+  }
+
+  /** Waits until nothing is in flight (tests). */
+  async idle(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight.values()]);
+  }
+
+  private track(id: string, p: Promise<void>): void {
+    const done = p
+      .catch((err: unknown) => this.log.warn({ err, schedule: id }, 'schedule step failed; retried next tick'))
+      .finally(() => this.inflight.delete(id));
+    this.inflight.set(id, done);
+  }
+
+  private isDue(s: Schedule, now: number): boolean {
+    if (s.state !== 'active' || !s.next || Date.parse(s.next.at) > now) return false;
+    if (s.lease && s.lease.by !== this.replicaId && Date.parse(s.lease.until) > now) return false;
+    if (s.retry && s.retry.occurrence === s.next.at && Date.parse(s.retry.notBefore) > now) return false;
+    return true;
+  }
+
+  private compiled(s: Schedule): CompiledRule {
+    let cr = this.rules.get(s.id);
+    if (!cr) this.rules.set(s.id, (cr = compileRule(s.rule)));
+    return cr;
+  }
+
+  /** Fires the due occurrence of one schedule (or skips missed ones), per the module comment. */
+  async fire(id: string): Promise<void> {
+    const now = this.now();
+    const cur = await this.d.store.get(id);
+    this.remember(id, cur);
+    if (!cur || !this.isDue(cur.schedule, now)) return;
+    const s = cur.schedule;
+    const cr = this.compiled(s);
+    const plan = planDue(cr, s.next!, now, this.d.config.SCHEDULER_MISSED, this.d.config.SCHEDULER_GRACE_MS);
+    if (plan.kind === 'wait') return;
+    if (plan.kind === 'skip') {
+      const { lease: _l, retry: _r, ...rest } = s;
+      const skipped: Schedule = { ...rest, next: plan.next, state: plan.next ? 'active' : 'done', missed: s.missed + plan.skipped, updatedAt: iso(now) };
+      const stored = await this.d.store.replace(skipped, cur.revision);
+      if (stored) {
+        this.remember(id, stored);
+        this.log.warn({ schedule: id, skipped: plan.skipped, from: s.next!.at, resume: plan.next?.at ?? null }, 'missed occurrences skipped (SCHEDULER_MISSED=skip)');
+      }
+      return;
+    }
+
+    const target = plan.occurrence;
+    const { retry: prevRetry, ...base } = s;
+    const claim: Schedule = {
+      ...base,
+      next: target,
+      missed: s.missed + plan.skipped,
+      lease: { by: this.replicaId, until: iso(now + this.d.config.SCHEDULER_LEASE_MS), occurrence: target.at },
+      ...(prevRetry && prevRetry.occurrence === target.at ? { retry: prevRetry } : {}),
+      updatedAt: iso(now),
+    };
+    const claimed = await this.d.store.replace(claim, cur.revision);
+    if (!claimed) return; // another replica moved it first; the next tick looks again
+    this.remember(id, claimed);
+    if (plan.skipped > 0) this.log.warn({ schedule: id, skipped: plan.skipped, firing: target.at }, 'missed occurrences: firing the latest once, late (SCHEDULER_MISSED=fire-once)');
+
+    const results = await this.deliverAll(claim, target, plan.late);
+    const pending = results.filter((r) => r.result.outcome === 'retry');
+    if (pending.length > 0) {
+      const attempts = (prevRetry?.occurrence === target.at ? prevRetry.attempts : 0) + 1;
+      const backoff = Math.min(this.d.config.SCHEDULER_RETRY_MAX_MS, 1000 * 2 ** (attempts - 1));
+      const error = pending.map((p) => `${p.recipient}: ${(p.result as Extract<SendResult, { outcome: 'retry' }>).error.message}`).join('; ');
+      this.log.warn({ schedule: id, occurrence: target.at, attempts, retryInMs: backoff, error }, 'occurrence not taken yet; will retry');
+      await this.afterSend(id, (c) => {
+        if (c.next?.at !== target.at) return null;
+        const { lease: _l, ...rest } = c;
+        return { ...rest, retry: { occurrence: target.at, attempts, notBefore: iso(this.now() + backoff), error: error.slice(0, 1000) }, updatedAt: iso(this.now()) };
+      });
+      return;
+    }
+
+    const deliveries: Delivery[] = results.map(({ recipient, result: r }) =>
+      r.outcome === 'sent' || r.outcome === 'existing'
+        ? { recipient, outcome: r.outcome, taskId: r.taskId }
+        : { recipient, outcome: 'refused', error: (r as Extract<SendResult, { outcome: 'refused' }>).error },
+    );
+    const following = nextOccurrence(cr, target);
+    const advanced = await this.afterSend(id, (c) => {
+      if (c.next?.at !== target.at) return null; // already advanced by a replica that resent it
+      const { lease: _l, retry: _r, ...rest } = c;
+      const awaiting = c.replyTo
+        ? [...c.awaiting, ...deliveries.filter((d) => d.taskId).map((d) => ({ recipient: d.recipient, taskId: d.taskId!, occurrence: target.at }))].slice(-this.d.config.LIMIT_AWAITING)
+        : c.awaiting;
+      return {
+        ...rest,
+        next: following,
+        state: c.state === 'active' && !following ? 'done' : c.state,
+        fired: c.fired + 1,
+        last: { occurrence: target.at, firedAt: iso(this.now()), late: plan.late, deliveries },
+        awaiting,
+        updatedAt: iso(this.now()),
+      };
+    });
+    this.log.info(
+      { schedule: id, occurrence: target.at, late: plan.late, deliveries: deliveries.map((d) => `${d.recipient}:${d.outcome}`), next: following?.at ?? null, advanced },
+      'occurrence fired',
+    );
+  }
+
+  private async deliverAll(s: Schedule, occ: Occurrence, late: boolean): Promise<{ recipient: string; result: SendResult }[]> {
+    return Promise.all(
+      s.recipients.map(async (recipient) => {
+        const msg = occurrenceMessage(s, occ, recipient, late);
+        const url = await this.d.resolveGateway(msg.machine, msg.session);
+        if (!url) return { recipient, result: { outcome: 'retry', error: { key: 'NO_GATEWAY', message: `no gateway known for machine ${msg.machine} (no signal, not in SCHEDULER_GATEWAYS)` } } as SendResult };
+        return { recipient, result: await this.d.send(url, msg) };
+      }),
+    );
+  }
+
+  /**
+   * A write after a send: compare-and-set with re-reads, and retried while NATS is away, for as long
+   * as the lease lasts (after that another replica's resend and advance take over). True if written.
+   */
+  private async afterSend(id: string, change: (c: Schedule) => Schedule | null): Promise<boolean> {
+    const deadline = this.now() + this.d.config.SCHEDULER_LEASE_MS;
+    for (let wait = 200; ; wait = Math.min(wait * 2, 2000)) {
+      try {
+        let wrote = false;
+        const stored = await this.d.store.update(id, (c) => {
+          const next = change(c);
+          wrote = next !== null;
+          return next;
+        });
+        this.remember(id, stored);
+        return wrote;
+      } catch (err) {
+        if (this.now() + wait > deadline) {
+          this.log.warn({ err, schedule: id }, 'could not record the send; the lease will run out and the occurrence be resent (same task)');
+          return false;
+        }
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+
+  /** Sends finished results back to `replyTo`, then forgets them (each with its own derived id). */
+  private async sendResults(id: string): Promise<void> {
+    const cur = this.cache.get(id);
+    if (!cur || !cur.schedule.replyTo || !this.d.readTask) return;
+    const s = cur.schedule;
+    const done: string[] = [];
+    for (const a of s.awaiting) {
+      const agent = parseAgent(a.recipient)!;
+      const task = await this.d.readTask(agent.machine!, agent.session, occurrenceMessageId(s.id, a.occurrence));
+      if (task && !task.finished) continue;
+      if (task) {
+        const msg = resultMessage(s, a.occurrence, a.recipient, a.taskId, task.state, task.text);
+        const url = await this.d.resolveGateway(msg.machine, msg.session);
+        if (!url) continue;
+        const r = await this.d.send(url, msg);
+        if (r.outcome === 'retry') continue;
+        if (r.outcome === 'refused') this.log.warn({ schedule: id, replyTo: s.replyTo, error: r.error }, 'result refused by the reply-to session');
+      }
+      done.push(`${a.recipient}|${a.occurrence}`);
+    }
+    if (done.length === 0) return;
+    const stored = await this.d.store.update(id, (c) => {
+      const awaiting = c.awaiting.filter((a) => !done.includes(`${a.recipient}|${a.occurrence}`));
+      return awaiting.length === c.awaiting.length ? null : { ...c, awaiting, updatedAt: iso(this.now()) };
+    });
+    this.remember(id, stored);
+  }
+}
+

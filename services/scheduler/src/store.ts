@@ -1,0 +1,130 @@
+/**
+ * Schedules, durable in the JetStream KV bucket `shrooms_schedules` (file storage; replicas from
+ * config): one value per schedule, the schedule as it stands. Every change is a compare-and-set on
+ * the key's revision, so two replicas can never both move one schedule on, and a cancel is never
+ * overwritten by a replica that was firing at the same moment.
+ */
+import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { BUCKETS, ShroomsError, keys } from '@shrooms/protocol';
+import { ScheduleSchema, type Schedule } from './wire.js';
+
+export interface StoredSchedule {
+  schedule: Schedule;
+  revision: number;
+}
+
+/** What the engine and the service need from the store (tests supply an in-memory one). */
+export interface ScheduleStorePort {
+  get(id: string): Promise<StoredSchedule | null>;
+  create(s: Schedule): Promise<StoredSchedule | null>;
+  replace(s: Schedule, revision: number): Promise<StoredSchedule | null>;
+  update(id: string, change: (cur: Schedule) => Schedule | null, attempts?: number): Promise<StoredSchedule | null>;
+  all(): Promise<StoredSchedule[]>;
+  remove(id: string, revision: number): Promise<void>;
+  watch(onEntry: (key: string, s: StoredSchedule | null) => void, onEnd: () => void): Promise<() => void>;
+}
+
+const enc = new TextEncoder();
+
+export class ScheduleStore implements ScheduleStorePort {
+  private constructor(readonly kv: KV) {}
+
+  /** Creates the bucket if needed (idempotent) and binds to it. */
+  static async open(nc: NatsConnection, opts: { replicas?: number } = {}): Promise<ScheduleStore> {
+    const kv = await new Kvm(nc).create(BUCKETS.schedules, {
+      history: 5,
+      replicas: opts.replicas ?? 1,
+      storage: 'file',
+      maxValueSize: 512 * 1024,
+      description: 'shrooms schedules: one value per schedule, the schedule as it stands',
+    });
+    return new ScheduleStore(kv);
+  }
+
+  async get(id: string): Promise<StoredSchedule | null> {
+    return decode(await this.kv.get(keys.schedule(id)));
+  }
+
+  /** Writes a new schedule; null when the id is taken. */
+  async create(s: Schedule): Promise<StoredSchedule | null> {
+    try {
+      const revision = await this.kv.create(keys.schedule(s.id), enc.encode(JSON.stringify(s)));
+      return { schedule: s, revision };
+    } catch (err) {
+      if (isWrongSequence(err)) return null;
+      throw err;
+    }
+  }
+
+  /** Compare-and-set against `revision`; null when someone else changed the schedule first. */
+  async replace(s: Schedule, revision: number): Promise<StoredSchedule | null> {
+    try {
+      const rev = await this.kv.update(keys.schedule(s.id), enc.encode(JSON.stringify(s)), revision);
+      return { schedule: s, revision: rev };
+    } catch (err) {
+      if (isWrongSequence(err)) return null;
+      throw err;
+    }
+  }
+
+  /**
+   * Applies `change` to the current schedule with compare-and-set, retrying on a concurrent write.
+   * `change` returns the next schedule, or null to leave it as it is. Null when there is no such
+   * schedule.
+   */
+  async update(id: string, change: (cur: Schedule) => Schedule | null, attempts = 20): Promise<StoredSchedule | null> {
+    for (let i = 0; i < attempts; i++) {
+      const cur = await this.get(id);
+      if (!cur) return null;
+      const next = change(cur.schedule);
+      if (!next) return cur;
+      const done = await this.replace(next, cur.revision);
+      if (done) return done;
+    }
+    throw new ShroomsError('INTERNAL', `schedule ${id} changed too often to update; retry`);
+  }
+
+  /** Every schedule (a full read of the bucket). */
+  async all(): Promise<StoredSchedule[]> {
+    const ids: string[] = [];
+    for await (const k of await this.kv.keys()) ids.push(k);
+    const out = await Promise.all(ids.map((k) => this.kv.get(k).then(decode)));
+    return out.filter((s): s is StoredSchedule => s !== null);
+  }
+
+  async remove(id: string, revision: number): Promise<void> {
+    await this.kv.purge(keys.schedule(id), { previousSeq: revision });
+  }
+
+  /**
+   * Follows every change (the current value of each key first). Returns a stop function; `onEnd`
+   * runs if the watch ends by itself (the caller restarts it).
+   */
+  async watch(onEntry: (id: string, s: StoredSchedule | null) => void, onEnd: () => void): Promise<() => void> {
+    const iter = await this.kv.watch();
+    let stopped = false;
+    void (async function follow() {
+      try {
+        for await (const e of iter) onEntry(e.key, decode(e));
+      } catch {
+        // ended with an error: the caller restarts the watch
+      }
+      if (!stopped) onEnd();
+    })();
+    return () => {
+      stopped = true;
+      iter.stop();
+    };
+  }
+}
+
+function decode(e: KvEntry | null): StoredSchedule | null {
+  if (!e || e.operation !== 'PUT' || e.value.length === 0) return null;
+  const parsed = ScheduleSchema.safeParse(e.json<unknown>());
+  return parsed.success ? { schedule: parsed.data, revision: e.revision } : null;
+}
+
+function isWrongSequence(err: unknown): boolean {
+  return err instanceof Error && /wrong last sequence|key exists/i.test(err.message);
+}
