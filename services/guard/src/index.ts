@@ -1,0 +1,9 @@
+/** @shrooms/guard — admission for new tasks: loop guard, chain rules, allow-lists, budgets. */
+export { buildGuard, GUARD_VERSION, type BuildGuardOptions, type Guard } from './guard.js';
+export { GuardConfigSchema, loadGuardConfig, type GuardConfig } from './config.js';
+export { askGuard, guardRefusal, type AskGuardOptions, type GuardAdmitInput } from './client.js';
+export { checkChain } from './chain/chain.js';
+export { GuardControlRequestSchema, type GuardControlRequest } from './control/control.js';
+export { PolicyFileSchema, RuleSchema, type PolicyFile, type Rule, type EffectiveRule } from './policy/schema.js';
+export { parsePolicy } from './policy/file.js';
+export { RefusalEventSchema, type RefusalEvent } from './refusals.js';

@@ -1,0 +1,87 @@
+import { Kvm, type KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connectNats, createLogger } from '@shrooms/runtime';
+import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WindowStore } from './store.js';
+
+const log = createLogger('guard-test', 'silent');
+const spec = { max: 30, windowMs: 60 * 60 * 1000 };
+const later = () => Date.now() + 30_000;
+
+describe('WindowStore (JetStream KV, compare-and-set)', () => {
+  let server: NatsServerHandle;
+  let conns: NatsConnection[];
+  let kvs: KV[];
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    conns = await Promise.all([connectNats({ NATS_URL: server.url }, log, 'guard-test'), connectNats({ NATS_URL: server.url }, log, 'guard-test')]);
+    kvs = await Promise.all(conns.map((nc) => new Kvm(nc).create('guard_test', { history: 1 })));
+  });
+  afterAll(async () => {
+    await Promise.all(conns.map((nc) => nc.close()));
+    await server.stop();
+  });
+
+  it('admits exactly the maximum from 100 concurrent reserves through two stores', async () => {
+    const stores = kvs.map((kv) => new WindowStore(kv, { log }));
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => stores[i % 2]!.reserve('exact', `t${i}`, spec, later())));
+    expect(results.filter((r) => r.ok && r.counted)).toHaveLength(30);
+    const state = await stores[0]!.inspect('exact', spec);
+    expect(state.count).toBe(30);
+    expect(new Set(state.ids).size).toBe(30);
+    const refused = results.find((r) => !r.ok);
+    expect(refused && !refused.ok && refused.retryAfterMs).toBeGreaterThan(0);
+  });
+
+  it('counts a task id once however often and wherever it is reserved', async () => {
+    const stores = kvs.map((kv) => new WindowStore(kv, { log }));
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => stores[i % 2]!.reserve('same', 'one-task', spec, later())));
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(results.filter((r) => r.ok && r.counted)).toHaveLength(1);
+    expect((await stores[0]!.inspect('same', spec)).count).toBe(1);
+  });
+
+  it('admits again once the oldest entry has left the window', async () => {
+    let now = 1_000_000;
+    const store = new WindowStore(kvs[0]!, { log, now: () => now });
+    const small = { max: 2, windowMs: 1000 };
+    expect((await store.reserve('slide', 'a', small, later())).ok).toBe(true);
+    now += 400;
+    expect((await store.reserve('slide', 'b', small, later())).ok).toBe(true);
+    const refused = await store.reserve('slide', 'c', small, later());
+    expect(refused).toEqual({ ok: false, count: 2, retryAfterMs: 600 });
+    now += 600;
+    expect(await store.reserve('slide', 'c', small, later())).toEqual({ ok: true, counted: true, count: 2 });
+  });
+
+  it('gives a place back', async () => {
+    const store = new WindowStore(kvs[0]!, { log });
+    await store.reserve('give', 'a', spec, later());
+    await store.reserve('give', 'b', spec, later());
+    await store.release('give', 'a', later());
+    expect((await store.inspect('give', spec)).ids).toEqual(['b']);
+  });
+
+  it('starts a window again after a reset', async () => {
+    const store = new WindowStore(kvs[0]!, { log });
+    const one = { max: 1, windowMs: 60_000 };
+    await store.reserve('reset', 'a', one, later());
+    expect((await store.reserve('reset', 'b', one, later())).ok).toBe(false);
+    await store.reset('reset');
+    expect((await store.reserve('reset', 'b', one, later())).ok).toBe(true);
+  });
+
+  it('writes nothing and fails closed once the deadline has passed', async () => {
+    const store = new WindowStore(kvs[0]!, { log });
+    await expect(store.reserve('late', 'a', spec, Date.now() - 1)).rejects.toMatchObject({ key: 'GUARD_UNAVAILABLE' });
+    expect((await store.inspect('late', spec)).count).toBe(0);
+  });
+
+  it('refuses to guess when a stored value is not a window', async () => {
+    await kvs[0]!.put('garbage', 'not a window');
+    const store = new WindowStore(kvs[0]!, { log });
+    await expect(store.reserve('garbage', 'a', spec, later())).rejects.toMatchObject({ key: 'INTERNAL' });
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * Sliding windows kept in a JetStream KV bucket and changed only by compare-and-set: every write
+ * names the revision it read, so two guard replicas (or two admits in one) can never both take the
+ * last place in a window. A lost race re-reads and decides again until the request's deadline.
+ */
+import type { KV } from '@nats-io/kv';
+import { ShroomsError } from '@shrooms/protocol';
+import type { Logger } from '@shrooms/runtime';
+import { keyedLock } from './keyed-lock.js';
+import { decide, decodeWindow, encodeWindow, live, retryAfterMs, type WindowEntry, type WindowSpec } from './window.js';
+
+export type Reservation =
+  | { ok: true; counted: boolean; count: number }
+  | { ok: false; count: number; retryAfterMs: number };
+
+export interface WindowState {
+  count: number;
+  ids: string[];
+  oldestAt?: number;
+  retryAfterMs: number;
+}
+
+export interface WindowStoreOptions {
+  /** Clock for window times, ms since the epoch. Default Date.now. */
+  now?: () => number;
+  log: Logger;
+}
+
+export class WindowStore {
+  private readonly withKey = keyedLock();
+  private readonly now: () => number;
+
+  constructor(
+    readonly kv: KV,
+    private readonly opts: WindowStoreOptions,
+  ) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /**
+   * Records `id` in the window under `key` if there is room. Idempotent: an id already in the window
+   * is admitted again without counting. `deadline` (Date.now() ms) bounds the retries after lost
+   * races; past it nothing is written and GUARD_UNAVAILABLE is thrown.
+   */
+  reserve(key: string, id: string, spec: WindowSpec, deadline: number): Promise<Reservation> {
+    return this.withKey(key, async () => {
+      for (let attempt = 0; ; attempt++) {
+        const { entries, revision } = await this.read(key);
+        const d = decide(entries, id, spec, this.now());
+        if (d.kind === 'present') return { ok: true, counted: false, count: d.count };
+        if (d.kind === 'full') return { ok: false, count: d.count, retryAfterMs: d.retryAfterMs };
+        if (Date.now() > deadline) throw overDeadline(key);
+        if (await this.write(key, d.next, revision)) return { ok: true, counted: true, count: d.count };
+        await backoff(attempt);
+      }
+    });
+  }
+
+  /** Takes `id` out of the window again (an admit refused by a later check). */
+  release(key: string, id: string, deadline: number): Promise<void> {
+    return this.withKey(key, async () => {
+      for (let attempt = 0; ; attempt++) {
+        const { entries, revision } = await this.read(key);
+        if (!entries.some((e) => e.id === id)) return;
+        if (Date.now() > deadline) throw overDeadline(key);
+        if (await this.write(key, entries.filter((e) => e.id !== id), revision)) return;
+        await backoff(attempt);
+      }
+    });
+  }
+
+  async inspect(key: string, spec: WindowSpec): Promise<WindowState> {
+    const now = this.now();
+    const entries = live((await this.read(key)).entries, now, spec.windowMs);
+    return {
+      count: entries.length,
+      ids: entries.map((e) => e.id),
+      ...(entries[0] ? { oldestAt: entries[0].at } : {}),
+      retryAfterMs: entries.length >= spec.max ? retryAfterMs(entries, now, spec.windowMs) : 0,
+    };
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.kv.delete(key);
+  }
+
+  private async read(key: string): Promise<{ entries: WindowEntry[]; revision: number }> {
+    const e = await this.kv.get(key);
+    if (!e) return { entries: [], revision: 0 };
+    if (e.operation !== 'PUT' || e.value.length === 0) return { entries: [], revision: e.revision };
+    try {
+      return { entries: decodeWindow(e.string()), revision: e.revision };
+    } catch (err) {
+      this.opts.log.error({ err, key }, 'window value is not a window; refusing until it is reset');
+      throw new ShroomsError('INTERNAL', `the guard's window ${key} is unreadable; reset it through the control endpoint`);
+    }
+  }
+
+  /** One compare-and-set; false when another writer got there first. */
+  private async write(key: string, entries: WindowEntry[], revision: number): Promise<boolean> {
+    try {
+      if (revision === 0) await this.kv.create(key, encodeWindow(entries));
+      else await this.kv.update(key, encodeWindow(entries), revision);
+      return true;
+    } catch (err) {
+      if (isCasConflict(err)) return false;
+      throw err;
+    }
+  }
+}
+
+export function isCasConflict(err: unknown): boolean {
+  return err instanceof Error && /wrong last sequence|key exists/i.test(err.message);
+}
+
+function overDeadline(key: string): ShroomsError {
+  return new ShroomsError('GUARD_UNAVAILABLE', `the guard could not settle window ${key} in time; nothing was admitted`);
+}
+
+/** Jittered, growing pause after a lost race (1–2 ms, up to 20–40 ms). */
+function backoff(attempt: number): Promise<void> {
+  const base = Math.min(20, 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, base + Math.random() * base));
+}
