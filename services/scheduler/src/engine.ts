@@ -204,6 +204,8 @@ export class Engine {
       if (stored) {
         this.remember(id, stored);
         this.log.warn({ schedule: id, skipped: plan.skipped, from: s.next!.at, resume: plan.next?.at ?? null }, 'missed occurrences skipped (SCHEDULER_MISSED=skip)');
+        // The occurrence it resumes with is within the window and may be due now: fire it in this pass.
+        if (stored.schedule.next) await this.fire(id);
       }
       return;
     }

@@ -1,0 +1,217 @@
+import { createLogger } from '@shrooms/runtime';
+import { describe, expect, it } from 'vitest';
+import { SchedulerConfigSchema } from './config.js';
+import type { TaskOutcome } from './deliver/results.js';
+import { Engine, type EngineDeps } from './engine.js';
+import { schedulerOps } from './service.js';
+import { FakeGateways } from './testing/fake-gateway.js';
+import { MemoryStore } from './testing/memory-store.js';
+import type { CreateScheduleRequest } from './wire.js';
+
+const log = createLogger('test', 'silent');
+const T0 = Date.parse('2026-05-01T08:00:00Z');
+const SEC = 1000;
+
+function world(env: Record<string, string> = {}) {
+  const config = SchedulerConfigSchema.parse({ SHROOMS_MACHINE: 'home', SCHEDULER_MIN_INTERVAL_MS: '1000', SCHEDULER_LEASE_MS: '5000', ...env });
+  const store = new MemoryStore();
+  const gw = new FakeGateways();
+  const clock = { now: T0 };
+  const finished = new Map<string, TaskOutcome>();
+  const replica = (name: string, extra: Partial<EngineDeps> = {}) =>
+    new Engine({
+      store,
+      send: gw.send,
+      resolveGateway: async () => 'http://gateway.test',
+      readTask: async (_m, _s, messageId) => finished.get(messageId) ?? { state: 'TASK_STATE_WORKING', finished: false, text: '' },
+      log,
+      config: { ...config, SCHEDULER_REPLICA_ID: name },
+      now: () => clock.now,
+      ...extra,
+    });
+  const a = replica('a');
+  const ops = schedulerOps(store, a, config, log, () => clock.now);
+  const create = (req: Partial<CreateScheduleRequest> = {}) =>
+    ops.create({ recipients: ['home/review'], prompt: 'check the roadmap', at: '2026-05-01T08:00:10Z', origin: { device: 'laptop', from: 'laptop/webapp' }, ...req });
+  /** One tick of each replica at the given time, waiting for what it started. */
+  const tickAll = async (at: number, ...engines: Engine[]) => {
+    clock.now = at;
+    await Promise.all(engines.map((e) => e.tick()));
+    await Promise.all(engines.map((e) => Promise.race([e.idle(), new Promise((r) => setTimeout(r, 50))])));
+  };
+  return { config, store, gw, clock, finished, replica, a, ops, create, tickAll };
+}
+
+describe('firing', () => {
+  it('turns a one-shot schedule into one task when it is due, then marks it done', async () => {
+    const w = world();
+    const { schedule } = await w.create();
+    await w.a.rescan();
+    await w.tickAll(T0 + 5 * SEC, w.a);
+    expect(w.gw.sends).toHaveLength(0);
+    await w.tickAll(T0 + 10 * SEC, w.a);
+    expect(w.gw.tasksOf(schedule.id)).toHaveLength(1);
+    const msg = w.gw.sends[0]!;
+    expect(msg.messageId).toBe(`sched-${schedule.id}-20260501T080010Z`);
+    expect(msg.metadata).toMatchObject({
+      'shrooms/schedule': schedule.id,
+      'shrooms/occurrence': '2026-05-01T08:00:10.000Z',
+      'shrooms/scheduled_by': 'scheduled by laptop (laptop/webapp) for Fri 1 May 2026 08:00:10 (UTC)',
+      'shrooms/from': 'laptop/webapp',
+    });
+    const after = (await w.store.get(schedule.id))!.schedule;
+    expect(after).toMatchObject({ state: 'done', next: null, fired: 1, last: { deliveries: [{ recipient: 'home/review', outcome: 'sent' }] } });
+  });
+
+  it('sends one task per recipient for each occurrence', async () => {
+    const w = world();
+    const { schedule } = await w.create({ recipients: ['home/review', 'pi5/tests', 'home/review'], repeat: 'every 10s;count=2' });
+    await w.a.rescan();
+    await w.tickAll(T0 + 10 * SEC, w.a);
+    await w.tickAll(T0 + 20 * SEC, w.a);
+    expect(w.gw.tasksOf(schedule.id).map((m) => `${m.machine}/${m.session}`).sort()).toEqual(['home/review', 'home/review', 'pi5/tests', 'pi5/tests']);
+  });
+
+  it('gives each occurrence of two replicas ticking together exactly one task', async () => {
+    const w = world();
+    const b = w.replica('b');
+    const { schedule } = await w.create({ repeat: 'every 5s;count=20' });
+    await Promise.all([w.a.rescan(), b.rescan()]);
+    for (let t = 10; t <= 120; t += 1) await w.tickAll(T0 + t * SEC, w.a, b);
+    expect(w.gw.tasksOf(schedule.id)).toHaveLength(20);
+    expect(new Set(w.gw.sends.map((m) => m.messageId)).size).toBe(20);
+    expect((await w.store.get(schedule.id))!.schedule).toMatchObject({ state: 'done', fired: 20 });
+  });
+
+  it('resends the same message id after a replica dies between the gateway taking it and the advance', async () => {
+    const w = world();
+    const b = w.replica('b');
+    const { schedule } = await w.create();
+    await Promise.all([w.a.rescan(), b.rescan()]);
+    w.gw.hang = { recordFirst: true }; // a sends, the gateway records it, a never returns
+    await w.tickAll(T0 + 10 * SEC, w.a);
+    w.gw.hang = null;
+    await w.tickAll(T0 + 12 * SEC, b); // lease still held by a
+    expect(w.gw.sends).toHaveLength(1);
+    await w.tickAll(T0 + 16 * SEC, b); // lease (5 s) ran out: b takes over
+    expect(w.gw.sends).toHaveLength(2);
+    expect(w.gw.sends[1]!.messageId).toBe(w.gw.sends[0]!.messageId);
+    expect(w.gw.tasksOf(schedule.id)).toHaveLength(1);
+    expect((await w.store.get(schedule.id))!.schedule).toMatchObject({ state: 'done', fired: 1 });
+  });
+
+  it('loses nothing when a replica dies between its claim and its send', async () => {
+    const w = world();
+    const b = w.replica('b');
+    const { schedule } = await w.create();
+    await Promise.all([w.a.rescan(), b.rescan()]);
+    w.gw.hang = { recordFirst: false };
+    await w.tickAll(T0 + 10 * SEC, w.a);
+    w.gw.hang = null;
+    await w.tickAll(T0 + 16 * SEC, b);
+    expect(w.gw.tasksOf(schedule.id)).toHaveLength(1);
+  });
+
+  it('retries an occurrence the gateway could not take, with backoff, and sends it once', async () => {
+    const w = world();
+    const { schedule } = await w.create();
+    await w.a.rescan();
+    w.gw.failNext = [{ outcome: 'retry', error: { key: 'GUARD_UNAVAILABLE', message: 'guard away' } }];
+    await w.tickAll(T0 + 10 * SEC, w.a);
+    expect((await w.store.get(schedule.id))!.schedule.retry).toMatchObject({ attempts: 1, error: expect.stringContaining('guard away') });
+    await w.tickAll(T0 + 10.5 * SEC, w.a); // backoff 1 s not over
+    expect(w.gw.sends).toHaveLength(1);
+    await w.tickAll(T0 + 11 * SEC, w.a);
+    expect(w.gw.tasksOf(schedule.id)).toHaveLength(1);
+    expect((await w.store.get(schedule.id))!.schedule).toMatchObject({ state: 'done', fired: 1 });
+    expect((await w.store.get(schedule.id))!.schedule.retry).toBeUndefined();
+  });
+
+  it('records a refusal and moves on', async () => {
+    const w = world();
+    const { schedule } = await w.create({ repeat: 'every 10s;count=2' });
+    await w.a.rescan();
+    w.gw.failNext = [{ outcome: 'refused', error: { key: 'NOT_ALLOWED', message: 'not on the allow-list' } }];
+    await w.tickAll(T0 + 10 * SEC, w.a);
+    const s = (await w.store.get(schedule.id))!.schedule;
+    expect(s.last?.deliveries).toEqual([{ recipient: 'home/review', outcome: 'refused', error: { key: 'NOT_ALLOWED', message: 'not on the allow-list' } }]);
+    expect(s.next?.at).toBe('2026-05-01T08:00:20.000Z');
+  });
+
+  it('keeps the send recorded when the store is away for a moment after it', async () => {
+    const w = world();
+    const { schedule } = await w.create();
+    await w.a.rescan();
+    const hit = w.gw.send;
+    const e = w.replica('c', {
+      send: async (url, msg) => {
+        const r = await hit(url, msg);
+        w.store.down = true;
+        setTimeout(() => (w.store.down = false), 300);
+        return r;
+      },
+    });
+    await e.rescan();
+    w.clock.now = T0 + 10 * SEC;
+    await e.fire(schedule.id);
+    expect((await w.store.get(schedule.id))!.schedule).toMatchObject({ state: 'done', fired: 1 });
+  });
+});
+
+describe('missed occurrences', () => {
+  it('fires only the latest missed occurrence, once, late, under fire-once', async () => {
+    const w = world({ SCHEDULER_GRACE_MS: '30000' });
+    const { schedule } = await w.create({ repeat: 'every 10s' });
+    await w.a.rescan();
+    await w.tickAll(T0 + 300 * SEC, w.a); // down for five minutes
+    expect(w.gw.sends.map((m) => m.metadata['shrooms/occurrence'])).toEqual(['2026-05-01T08:04:20.000Z']);
+    expect(w.gw.sends[0]!.metadata['shrooms/scheduled_by']).toMatch(/sent late/);
+    const s = (await w.store.get(schedule.id))!.schedule;
+    expect(s.missed).toBe(25);
+    // then the ones within the grace window, on time
+    await w.tickAll(T0 + 301 * SEC, w.a);
+    await w.tickAll(T0 + 302 * SEC, w.a);
+    await w.tickAll(T0 + 303 * SEC, w.a);
+    expect(w.gw.sends.map((m) => m.metadata['shrooms/occurrence'])).toEqual(['2026-05-01T08:04:20.000Z', '2026-05-01T08:04:30.000Z', '2026-05-01T08:04:40.000Z', '2026-05-01T08:04:50.000Z']);
+  });
+
+  it('fires no missed occurrence and resumes within the window under skip', async () => {
+    const w = world({ SCHEDULER_GRACE_MS: '30000', SCHEDULER_MISSED: 'skip' });
+    const { schedule } = await w.create({ repeat: 'every 10s' });
+    await w.a.rescan();
+    await w.tickAll(T0 + 300 * SEC, w.a); // down for five minutes: 08:00:10…08:04:20 are missed
+    expect(w.gw.sends.map((m) => m.metadata['shrooms/occurrence'])).toEqual(['2026-05-01T08:04:30.000Z']);
+    expect((await w.store.get(schedule.id))!.schedule).toMatchObject({ missed: 26, fired: 1, next: { at: '2026-05-01T08:04:40.000Z' } });
+  });
+});
+
+describe('cancel and results', () => {
+  it('fires a canceled schedule no more', async () => {
+    const w = world();
+    const { schedule } = await w.create({ repeat: 'every 10s' });
+    await w.a.rescan();
+    await w.tickAll(T0 + 10 * SEC, w.a);
+    await w.ops.cancel({ id: schedule.id, origin: { device: 'laptop' } });
+    for (let t = 11; t < 60; t++) await w.tickAll(T0 + t * SEC, w.a);
+    expect(w.gw.sends).toHaveLength(1);
+    expect((await w.store.get(schedule.id))!.schedule).toMatchObject({ state: 'canceled', canceledBy: 'laptop' });
+  });
+
+  it('sends a finished result back to replyTo once, with its own derived id', async () => {
+    const w = world();
+    const b = w.replica('b');
+    const { schedule } = await w.create({ replyTo: 'laptop/webapp' });
+    await Promise.all([w.a.rescan(), b.rescan()]);
+    await w.tickAll(T0 + 10 * SEC, w.a, b);
+    await w.tickAll(T0 + 11 * SEC, w.a, b);
+    expect(w.gw.sends).toHaveLength(1); // the worker has not finished
+    w.finished.set(`sched-${schedule.id}-20260501T080010Z`, { state: 'TASK_STATE_COMPLETED', finished: true, text: 'roadmap is fine' });
+    await w.tickAll(T0 + 12 * SEC, w.a, b);
+    await w.tickAll(T0 + 13 * SEC, w.a, b);
+    const results = [...w.gw.tasks.values()].filter((m) => m.session === 'webapp');
+    expect(results).toHaveLength(1);
+    expect(results[0]!.text).toMatch(/completed\.\n\nroadmap is fine$/);
+    expect(results[0]!.messageId).toMatch(new RegExp(`^sched-${schedule.id}-20260501T080010Z-re-[0-9a-f]{10}$`));
+    expect((await w.store.get(schedule.id))!.schedule.awaiting).toEqual([]);
+  });
+});
