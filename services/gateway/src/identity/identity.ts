@@ -1,0 +1,94 @@
+/**
+ * Device identity for the gateway: the peers map, loaded from a plain map file or from a WireGuard
+ * dump plus a names file, and loaded again whenever one of those files changes (no restart). A
+ * change that does not parse is logged and ignored: the last good map stays in force. A file that
+ * does not parse at start stops the gateway.
+ *
+ * Only the source address of the connection counts. Nothing here reads headers: a forwarded-for
+ * header can never name a device.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Logger } from '@shrooms/runtime';
+import { parsePeersMapFile, type PeersSource } from './map-file.js';
+import { PeersMap, type Identity } from './peers.js';
+import { watchFile } from './watch-file.js';
+import { peersFromWg } from './wg.js';
+
+export interface IdentityOptions {
+  /** This machine's name (SHROOMS_MACHINE): what requests from the machine itself are called. */
+  machine: string;
+  /** This machine's own mesh addresses (also the addresses the gateway may bind). */
+  meshAddresses: string[];
+  /** A plain peers map (YAML/JSON). */
+  peersFile?: string;
+  /** A file holding the output of `wg show <iface> dump`, with `wgNamesFile`. */
+  wgDumpFile?: string;
+  wgNamesFile?: string;
+  /** Quiet time after a file change before reading it again, ms. Default 200. */
+  debounceMs?: number;
+  log: Logger;
+}
+
+export interface DeviceIdentity {
+  /** The device of a connection's source address, or undefined: refuse the request (UNKNOWN_DEVICE). */
+  identify(sourceAddress: string): Identity | undefined;
+  /** The map in force. */
+  current(): PeersMap;
+  /** Reads the files again now (also done on every change). Resolves false when they did not parse. */
+  reload(): Promise<boolean>;
+  close(): void;
+}
+
+export async function loadIdentity(opts: IdentityOptions): Promise<DeviceIdentity> {
+  const log = opts.log.child({ component: 'identity' });
+  const files = sourceFiles(opts);
+
+  async function build(): Promise<PeersMap> {
+    const source = await readSource(opts, log);
+    return new PeersMap(source.entries, { machine: opts.machine, mesh: source.mesh, addresses: [...opts.meshAddresses, ...source.self] });
+  }
+
+  let map = await build();
+  log.info({ devices: map.size, files }, 'peers map loaded');
+
+  async function reload(): Promise<boolean> {
+    try {
+      map = await build();
+      log.info({ devices: map.size }, 'peers map reloaded');
+      return true;
+    } catch (err) {
+      log.error({ err: (err as Error).message }, 'peers map not reloaded; keeping the last good map');
+      return false;
+    }
+  }
+
+  const stops = files.map((f) => watchFile(f, opts.debounceMs ?? 200, () => void reload()));
+  return {
+    identify: (sourceAddress) => map.identify(sourceAddress),
+    current: () => map,
+    reload,
+    close: () => stops.forEach((stop) => stop()),
+  };
+}
+
+function sourceFiles(opts: IdentityOptions): string[] {
+  if (opts.peersFile && (opts.wgDumpFile || opts.wgNamesFile)) throw new Error('give either a peers map file or a WireGuard dump with a names file, not both');
+  if (opts.peersFile) return [opts.peersFile];
+  if (opts.wgDumpFile || opts.wgNamesFile) {
+    if (!opts.wgDumpFile || !opts.wgNamesFile) throw new Error('a WireGuard dump needs a names file too (and the other way round)');
+    return [opts.wgDumpFile, opts.wgNamesFile];
+  }
+  return [];
+}
+
+async function readSource(opts: IdentityOptions, log: Logger): Promise<PeersSource> {
+  if (opts.peersFile) return parsePeersMapFile(await readFile(opts.peersFile, 'utf8'), opts.peersFile);
+  if (opts.wgDumpFile && opts.wgNamesFile) {
+    const [dump, names] = await Promise.all([readFile(opts.wgDumpFile, 'utf8'), readFile(opts.wgNamesFile, 'utf8')]);
+    const source = peersFromWg(dump, names, { dump: opts.wgDumpFile, names: opts.wgNamesFile });
+    if (source.unnamed.length) log.warn({ publicKeys: source.unnamed }, 'WireGuard peers without a name are not devices of the mesh');
+    return source;
+  }
+  // No map: only the machine itself (loopback and its own mesh addresses) is known.
+  return { entries: [], mesh: 'local', self: [] };
+}
