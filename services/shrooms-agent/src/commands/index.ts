@@ -7,6 +7,7 @@ export const COMMANDS: Record<string, Command> = {
   up: upCommand,
   bridge: bridgeCommand,
   gateway: serviceCommand('gateway', 'run the A2A gateway of this machine', async () => (await import('@shrooms/gateway')).runGateway()),
+  scheduler: serviceCommand('scheduler', 'run the scheduler (tasks at a time, once or repeating)', async () => (await import('@shrooms/scheduler')).runScheduler()),
 };
 
 export function usage(): string {
