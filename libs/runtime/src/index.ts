@@ -2,3 +2,4 @@ export * from './config.js';
 export * from './log.js';
 export * from './nats.js';
 export * from './service.js';
+export * from './health.js';
