@@ -1,0 +1,96 @@
+/**
+ * A task as a model or a person reads it: one short paragraph, and a flat summary object for
+ * programs (MCP structured content, `--json`). The full A2A task stays available beside it.
+ */
+import { META, isInterrupted, isTerminal, textOf, type Task, type TaskState } from '@shrooms/protocol';
+import { z } from 'zod';
+import { parseTaskRef } from './refs.js';
+
+export const TaskSummarySchema = z.object({
+  /** Whole name, `MACHINE/SESSION:ID`. */
+  task: z.string(),
+  /** The worker, `MACHINE/SESSION`. */
+  agent: z.string(),
+  state: z.string(),
+  /** Short state: submitted, queued, working, input-required, completed, failed, canceled, rejected. */
+  status: z.string(),
+  /** Terminal: nothing will change any more. */
+  finished: z.boolean(),
+  /** The worker (or a permission prompt) waits for an answer: `ask_agent` with `task`. */
+  needsInput: z.boolean(),
+  /** The worker's words: the summary, what it needs, or why it failed. */
+  reply: z.string().optional(),
+  /** What was asked (first message). */
+  request: z.string().optional(),
+  updatedAt: z.string().optional(),
+  acknowledged: z.boolean(),
+  stalled: z.boolean(),
+});
+export type TaskSummary = z.infer<typeof TaskSummarySchema>;
+
+const SHORT: Record<TaskState, string> = {
+  TASK_STATE_UNSPECIFIED: 'unknown',
+  TASK_STATE_SUBMITTED: 'submitted',
+  TASK_STATE_WORKING: 'working',
+  TASK_STATE_COMPLETED: 'completed',
+  TASK_STATE_FAILED: 'failed',
+  TASK_STATE_CANCELED: 'canceled',
+  TASK_STATE_INPUT_REQUIRED: 'input-required',
+  TASK_STATE_REJECTED: 'rejected',
+  TASK_STATE_AUTH_REQUIRED: 'auth-required',
+};
+
+export function shortState(task: Pick<Task, 'status' | 'metadata'>): string {
+  const s = task.status.state;
+  if (s === 'TASK_STATE_SUBMITTED' && task.metadata?.[META.queued] === true) return 'queued';
+  return SHORT[s] ?? s;
+}
+
+/** The worker's last words on the task: the status message, else the newest artifact's text. */
+export function replyOf(task: Task): string | undefined {
+  const fromStatus = textOf(task.status.message);
+  if (fromStatus) return fromStatus;
+  const art = task.artifacts?.[task.artifacts.length - 1];
+  const fromArtifact = art ? textOf(art) : '';
+  return fromArtifact || undefined;
+}
+
+export function summarize(task: Task, machine: string): TaskSummary {
+  const ref = parseTaskRef(task.id, String(task.metadata?.[META.machine] ?? machine));
+  const state = task.status.state;
+  const reply = state === 'TASK_STATE_SUBMITTED' || state === 'TASK_STATE_WORKING' ? undefined : replyOf(task);
+  const request = textOf(task.history?.[0]) || undefined;
+  return {
+    task: ref.task,
+    agent: ref.name,
+    state,
+    status: shortState(task),
+    finished: isTerminal(state),
+    needsInput: isInterrupted(state),
+    ...(reply !== undefined ? { reply } : {}),
+    ...(request !== undefined ? { request } : {}),
+    ...(task.status.timestamp ? { updatedAt: task.status.timestamp } : {}),
+    acknowledged: task.metadata?.[META.acknowledged] !== undefined && task.metadata?.[META.acknowledged] !== false,
+    stalled: task.metadata?.[META.stalled] !== undefined && task.metadata?.[META.stalled] !== false,
+  };
+}
+
+/** One paragraph a model reads first: who, what state, the reply, and what to do next. */
+export function describeTask(s: TaskSummary, opts: { waitedOut?: boolean } = {}): string {
+  const head = `Task ${s.task} (${s.agent}) is ${s.status}${s.stalled ? ' and stalled (no progress after every reminder)' : ''}.`;
+  switch (s.status) {
+    case 'completed':
+      return `${head}\nReply:\n${s.reply ?? '(no text)'}`;
+    case 'failed':
+    case 'rejected':
+    case 'canceled':
+      return `${head}${s.reply ? `\nReason: ${s.reply}` : ''}`;
+    case 'input-required':
+    case 'auth-required':
+      return `${head}\nThe worker needs: ${s.reply ?? '(no text)'}\nAnswer with ask_agent, task "${s.task}".`;
+    default: {
+      const waited = opts.waitedOut ? ' The wait ended before it finished;' : '';
+      return `${head}${waited} follow it with task_status, task "${s.task}".`;
+    }
+  }
+}
