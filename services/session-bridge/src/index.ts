@@ -3,3 +3,4 @@ export { BridgeConfigSchema, type BridgeConfig } from './config.js';
 export { runBridge } from './main.js';
 export { systemNote, deliveryText, answerText, taskHeader } from './prompt.js';
 export * from './harness/index.js';
+export * from './mcp/index.js';

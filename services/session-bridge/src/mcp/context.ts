@@ -1,0 +1,62 @@
+/**
+ * What the `shrooms` tools know about where they run, injectable so the bridge can host them for
+ * its harness (machine, session, gateway, the task the session works on now) and a person's
+ * `shrooms-agent mcp` can take it all from the environment.
+ *
+ *   SHROOMS_AGENT_SESSION      the session the tools serve (who asks; who may task_update)
+ *   SHROOMS_MACHINE            this machine (default: the local gateway's card)
+ *   SHROOMS_GATEWAY_URL / GATEWAY_URL   this machine's gateway
+ *   SHROOMS_TASK_ID            the task the session works on (parent of its asks)
+ *   TRACEPARENT                the trace of that work
+ *   SHROOMS_ASK_PROGRESS_MS    how often a waiting ask_agent sends progress (default 15000)
+ */
+import type { NatsConnection } from '@nats-io/nats-core';
+import { ShroomsClient, clientOptionsFromEnv, natsScheduler, type ClientOptions } from '@shrooms/client';
+
+export const DEFAULT_PROGRESS_MS = 15_000;
+export const MAX_WAIT_SECONDS = 600;
+
+export interface McpToolContext {
+  /** This machine. Default: SHROOMS_MACHINE, else asked from the gateway. */
+  machine?: string;
+  /** The session these tools serve (`SESSION`). Default: SHROOMS_AGENT_SESSION. */
+  session?: string;
+  /** This machine's gateway. Default: SHROOMS_GATEWAY_URL, GATEWAY_URL, http://127.0.0.1:7387. */
+  gatewayUrl?: string;
+  /** The task the session works on now (`SESSION:ID` or `MACHINE/SESSION:ID`), read at each call. */
+  currentTask?: () => string | undefined;
+  /** W3C traceparent of the current work, read at each call (OpenTelemetry's hook later). */
+  traceparent?: () => string | undefined;
+  /** A NATS connection to reach the scheduler with; default: connect to NATS_URL when needed. */
+  nc?: NatsConnection;
+  /** Environment the defaults come from (default: process.env). */
+  env?: Record<string, string | undefined>;
+  /** Interval of progress notifications while ask_agent waits, ms. Default SHROOMS_ASK_PROGRESS_MS or 15 s. */
+  progressIntervalMs?: number;
+  /** A ready client (tests); the fields above are then ignored except `session` and `currentTask`. */
+  client?: ShroomsClient;
+}
+
+export interface ResolvedContext {
+  client: ShroomsClient;
+  session?: string;
+  currentTask: () => string | undefined;
+  progressIntervalMs: number;
+}
+
+export function resolveContext(ctx: McpToolContext = {}): ResolvedContext {
+  const env = ctx.env ?? process.env;
+  const session = ctx.session ?? (env.SHROOMS_AGENT_SESSION || undefined);
+  const currentTask = ctx.currentTask ?? (() => env.SHROOMS_TASK_ID || undefined);
+  const overrides: ClientOptions = {
+    ...(ctx.machine ? { machine: ctx.machine } : {}),
+    ...(ctx.gatewayUrl ? { gatewayUrl: ctx.gatewayUrl } : {}),
+    ...(session ? { as: ctx.machine && !session.includes('/') ? `${ctx.machine}/${session}` : session } : {}),
+    currentTask,
+    ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
+  };
+  const client = ctx.client ?? new ShroomsClient(clientOptionsFromEnv(env, overrides), ctx.nc ? natsScheduler({ nc: ctx.nc }) : undefined);
+  const fromEnv = Number(env.SHROOMS_ASK_PROGRESS_MS);
+  const progressIntervalMs = ctx.progressIntervalMs ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_PROGRESS_MS);
+  return { client, session, currentTask, progressIntervalMs };
+}

@@ -1,0 +1,79 @@
+/** `schedule_task`, `list_schedules`, `cancel_schedule`: tasks at a time, through the scheduler. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ScheduleViewSchema, type ScheduleView } from '@shrooms/client';
+import { z } from 'zod';
+import type { ResolvedContext } from '../context.js';
+import { ok, tool } from '../result.js';
+
+export function scheduleLine(s: ScheduleView): string {
+  const next = s.state === 'active' ? (s.next ? `next ${s.next.at}` : 'no more occurrences') : s.state;
+  const repeat = s.rule.repeat ? ` repeating ${typeof s.rule.repeat === 'string' ? s.rule.repeat : JSON.stringify(s.rule.repeat)}` : '';
+  const prompt = s.prompt.length > 80 ? `${s.prompt.slice(0, 77)}…` : s.prompt;
+  return `${s.id} → ${s.recipients.join(', ')}: ${next} (${s.rule.zone})${repeat} — "${prompt}"`;
+}
+
+export function registerScheduleTools(server: McpServer, ctx: ResolvedContext): void {
+  server.registerTool(
+    'schedule_task',
+    {
+      title: 'Schedule a task',
+      description:
+        'Give one or more sessions a task at a time, once or repeating. Each occurrence becomes an ordinary task. ' +
+        'at: a local time with zone ("2026-10-12T08:00" + zone "Europe/Berlin", or "2026-10-12T08:00[Europe/Berlin]") or an instant ("2026-10-12T06:00:00Z"). ' +
+        'repeat: "daily", "weekly:mon,fri", "monthly:31", "yearly", "every 15m", with ";until=…" or ";count=N".',
+      inputSchema: {
+        to: z.union([z.string(), z.array(z.string()).min(1)]).describe('MACHINE/SESSION (or several)'),
+        text: z.string().min(1).describe('The task each occurrence asks'),
+        at: z.string().min(1).describe('When (first occurrence)'),
+        zone: z.string().optional().describe('IANA time zone for a local `at`'),
+        repeat: z.string().optional().describe('Repeat rule (short form); none = once'),
+        reply: z.boolean().default(false).describe('Send each result back to you as a task'),
+        id: z.string().optional().describe('Your own schedule id (creating it again returns the same schedule)'),
+      },
+      outputSchema: { schedule: ScheduleViewSchema, created: z.boolean() },
+      annotations: { openWorldHint: true },
+    },
+    ({ to, text, at, zone, repeat, reply, id }) =>
+      tool(async () => {
+        const r = await ctx.client.createSchedule({ to: Array.isArray(to) ? to : [to], text, at, zone, repeat, replyTo: reply, id });
+        return ok(`${r.created ? 'Scheduled' : 'Already scheduled'}: ${scheduleLine(r.schedule)}`, { schedule: r.schedule, created: r.created });
+      }),
+  );
+
+  server.registerTool(
+    'list_schedules',
+    {
+      title: 'List schedules',
+      description: 'Scheduled tasks (active ones unless all=true), soonest first.',
+      inputSchema: {
+        all: z.boolean().default(false).describe('Also canceled and finished ones'),
+        mine: z.boolean().default(false).describe('Only the ones you scheduled'),
+        to: z.string().optional().describe('Only the ones for this MACHINE/SESSION'),
+      },
+      outputSchema: { schedules: z.array(ScheduleViewSchema), total: z.number().int() },
+      annotations: { readOnlyHint: true },
+    },
+    ({ all, mine, to }) =>
+      tool(async () => {
+        const r = await ctx.client.listSchedules({ all, mine, ...(to ? { recipient: to } : {}) });
+        const head = `${r.total} schedule${r.total === 1 ? '' : 's'}${r.schedules.length < r.total ? ` (showing ${r.schedules.length})` : ''}.`;
+        return ok([head, ...r.schedules.map(scheduleLine)].join('\n'), { schedules: r.schedules, total: r.total });
+      }),
+  );
+
+  server.registerTool(
+    'cancel_schedule',
+    {
+      title: 'Cancel a schedule',
+      description: 'Cancel a schedule: it fires no more. Tasks it already started are not touched.',
+      inputSchema: { id: z.string().min(1).describe('The schedule id') },
+      outputSchema: { schedule: ScheduleViewSchema },
+      annotations: { destructiveHint: true, idempotentHint: true },
+    },
+    ({ id }) =>
+      tool(async () => {
+        const schedule = await ctx.client.cancelSchedule(id);
+        return ok(`Canceled: ${scheduleLine(schedule)}`, { schedule });
+      }),
+  );
+}

@@ -1,0 +1,83 @@
+/** `ask_agent` and `task_status`: the asker's side of a task. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { TaskSummarySchema, describeTask, summarize, type TaskRef } from '@shrooms/client';
+import type { Task } from '@shrooms/protocol';
+import { z } from 'zod';
+import { MAX_WAIT_SECONDS, type ResolvedContext } from '../context.js';
+import { progressReporter, type ToolExtra } from '../progress.js';
+import { ok, tool } from '../result.js';
+
+export const TaskResultSchema = TaskSummarySchema.extend({
+  waitedOut: z.boolean().describe('True when the wait ended before the task finished or needed input; follow it with task_status'),
+});
+
+const waitSeconds = z.number().int().min(0).max(MAX_WAIT_SECONDS);
+
+/** Follows a task with progress notifications, then answers with its summary. */
+async function follow(ctx: ResolvedContext, ref: TaskRef, first: Task, seconds: number, extra: ToolExtra) {
+  let task = first;
+  let settled = false;
+  if (seconds > 0) {
+    const progress = progressReporter(extra, { intervalMs: ctx.progressIntervalMs, totalSeconds: seconds, machine: ref.machine });
+    try {
+      const r = await ctx.client.wait(ref.task, { timeoutMs: seconds * 1000, signal: extra.signal, onUpdate: (t) => progress.update(t) }, first);
+      task = r.task;
+      settled = r.settled;
+    } finally {
+      progress.stop();
+    }
+  }
+  const s = summarize(task, ref.machine);
+  const waitedOut = seconds > 0 && !settled;
+  return ok(describeTask(s, { waitedOut }), { ...s, waitedOut });
+}
+
+export function registerTaskTools(server: McpServer, ctx: ResolvedContext): void {
+  server.registerTool(
+    'ask_agent',
+    {
+      title: 'Ask another agent',
+      description:
+        'Give another session on the mesh a task and (by default) wait for its answer, up to 10 minutes. ' +
+        'The task stays open until that worker finishes it; if the wait ends first you get the task as it stands — follow it with task_status. ' +
+        'To answer a task that needs input (input-required), pass its name as `task` with your answer as `text`. ' +
+        'Say who you are and what you need; one question, one reply.',
+      inputSchema: {
+        to: z.string().optional().describe('MACHINE/SESSION, or a SESSION name as list_agents shows it. Optional with `task`.'),
+        text: z.string().min(1).describe('The request (or the answer, with `task`)'),
+        wait: z.boolean().default(true).describe('Wait for the answer (default true)'),
+        wait_seconds: waitSeconds.optional().describe('How long to wait, at most 600 (default 600)'),
+        task: z.string().optional().describe('Answer this blocked task (MACHINE/SESSION:ID) instead of asking a new one'),
+      },
+      outputSchema: TaskResultSchema.shape,
+      annotations: { openWorldHint: true },
+    },
+    ({ to, text, wait, wait_seconds, task }, extra) =>
+      tool(async () => {
+        const sent = await ctx.client.send({ to, text, task, idPrefix: 'mcp' });
+        return follow(ctx, sent.ref, sent.task, wait ? (wait_seconds ?? MAX_WAIT_SECONDS) : 0, extra);
+      }),
+  );
+
+  server.registerTool(
+    'task_status',
+    {
+      title: 'Task status',
+      description:
+        'The state of a task you asked (or were given): submitted/queued, working, input-required (answer it with ask_agent `task`), completed (with the reply), failed, canceled. ' +
+        'With wait_seconds it follows the task until it finishes or needs input.',
+      inputSchema: {
+        task: z.string().describe('MACHINE/SESSION:ID (or SESSION:ID on this machine)'),
+        wait_seconds: waitSeconds.default(0).describe('Follow the task this long, at most 600 (default 0: just look)'),
+      },
+      outputSchema: TaskResultSchema.shape,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    ({ task, wait_seconds }, extra) =>
+      tool(async () => {
+        const ref = await ctx.client.taskRef(task);
+        const first = await ctx.client.get(ref.task);
+        return follow(ctx, ref, first, wait_seconds, extra);
+      }),
+  );
+}

@@ -1,0 +1,56 @@
+/** `task_update` (the worker finishes a task) and `task_ack` (the asker has read the answer). */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { TaskSummarySchema, summarize } from '@shrooms/client';
+import { ShroomsError, UpdateStatusSchema } from '@shrooms/protocol';
+import { z } from 'zod';
+import type { ResolvedContext } from '../context.js';
+import { ok, tool } from '../result.js';
+
+const WORDS = { done: 'done', blocked: 'blocked (the asker sees what you need)', failed: 'failed' } as const;
+
+export function registerWorkerTools(server: McpServer, ctx: ResolvedContext): void {
+  server.registerTool(
+    'task_update',
+    {
+      title: 'Finish a task you were given',
+      description:
+        'Say how a task you were given ended — the end of your turn does not finish it. ' +
+        'status "done" with a short summary of the result; "blocked" saying what you need from the asker (they answer, and the task comes back to you); "failed" saying why. ' +
+        'Only for tasks of your own session. Without `task`, the task you are working on now.',
+      inputSchema: {
+        task: z.string().optional().describe('The task (SESSION:ID as in its header line); default: the one you work on now'),
+        status: UpdateStatusSchema.describe('done | blocked | failed'),
+        text: z.string().min(1).describe('The summary, what you need, or why it failed'),
+      },
+      outputSchema: TaskSummarySchema.shape,
+      annotations: { destructiveHint: false, idempotentHint: false },
+    },
+    ({ task, status, text }) =>
+      tool(async () => {
+        const name = task ?? ctx.currentTask();
+        if (!name) throw new ShroomsError('INVALID_PARAMS', 'you are not working on a task now; name the task (its id is in the "[shrooms task …]" line)');
+        const t = await ctx.client.update(name, status, text);
+        const ref = await ctx.client.taskRef(name);
+        const s = summarize(t, ref.machine);
+        return ok(`Task ${s.task} is now ${s.status}: marked ${WORDS[status]}.`, s);
+      }),
+  );
+
+  server.registerTool(
+    'task_ack',
+    {
+      title: 'Acknowledge an answer',
+      description: "Note that you have read a task's answer (the asker's bookkeeping). It never closes or reopens the task.",
+      inputSchema: { task: z.string().describe('MACHINE/SESSION:ID of a task you asked') },
+      outputSchema: TaskSummarySchema.shape,
+      annotations: { idempotentHint: true },
+    },
+    ({ task }) =>
+      tool(async () => {
+        const t = await ctx.client.ack(task);
+        const ref = await ctx.client.taskRef(task);
+        const s = summarize(t, ref.machine);
+        return ok(`Acknowledged ${s.task} (${s.status}).`, s);
+      }),
+  );
+}
