@@ -1,5 +1,8 @@
 import type { Command } from './types.js';
+import { a2aCommand } from './a2a/index.js';
 import { bridgeCommand } from './bridge.js';
+import { configCommand } from './config.js';
+import { mcpCommand } from './mcp.js';
 import { serviceCommand } from './service.js';
 import { upCommand } from './up.js';
 
@@ -7,6 +10,9 @@ export const COMMANDS: Record<string, Command> = {
   up: upCommand,
   bridge: bridgeCommand,
   gateway: serviceCommand('gateway', 'run the A2A gateway of this machine', async () => (await import('@shrooms/gateway')).runGateway()),
+  a2a: a2aCommand,
+  mcp: mcpCommand,
+  config: configCommand,
   scheduler: serviceCommand('scheduler', 'run the scheduler (tasks at a time, once or repeating)', async () => (await import('@shrooms/scheduler')).runScheduler()),
 };
 

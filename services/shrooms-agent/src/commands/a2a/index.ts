@@ -1,0 +1,51 @@
+/** `shrooms-agent a2a …`: the client of the mesh on the command line (spec §8). */
+import type { Command } from '../types.js';
+import { listCommand, tasksCommand } from './list.js';
+import { scheduleCommand } from './schedule.js';
+import { sendCommand } from './send.js';
+import { ackCommand, cancelCommand, getCommand, updateCommand } from './tasks.js';
+
+const SUBCOMMANDS: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
+  list: { summary: 'the sessions on the mesh now', run: listCommand },
+  send: { summary: 'give a session a task (--wait for the answer)', run: sendCommand },
+  get: { summary: 'show a task (--wait to follow it)', run: getCommand },
+  cancel: { summary: 'cancel an open task', run: cancelCommand },
+  ack: { summary: "note that you read a task's answer", run: ackCommand },
+  update: { summary: 'finish a task you were given: done | blocked | failed', run: updateCommand },
+  tasks: { summary: 'the tasks of a session, newest first', run: tasksCommand },
+  schedule: { summary: 'tasks at a time: create | list | cancel', run: scheduleCommand },
+};
+
+export const A2A_HELP = `usage: shrooms-agent a2a <command> [options]   (each command has --help)
+
+The same client the MCP tools use, for people and for agents that prefer a shell.
+
+commands:
+${Object.entries(SUBCOMMANDS)
+  .map(([n, c]) => `  ${n.padEnd(9)} ${c.summary}`)
+  .join('\n')}
+
+Names: agents are MACHINE/SESSION (or SESSION of this machine); tasks MACHINE/SESSION:ID (or
+SESSION:ID). Every command takes --json (for scripts) and --gateway URL.
+Environment: SHROOMS_GATEWAY_URL (this machine's gateway, default http://127.0.0.1:7387),
+SHROOMS_AGENT_SESSION (who asks), SHROOMS_TASK_ID and TRACEPARENT (inside a task), SHROOMS_GATEWAYS
+(MACHINE=URL,… for other machines), NATS_URL (the scheduler).
+Exit codes: 0 ok, 1 usage or connection error, 2 failed/rejected/canceled task or a refusal.
+`;
+
+export const a2aCommand: Command = {
+  summary: 'talk to sessions on the mesh: list | send | get | cancel | ack | update | tasks | schedule',
+  async run(args) {
+    const [sub, ...rest] = args;
+    if (!sub || sub === '--help' || sub === '-h' || sub === 'help') {
+      process.stdout.write(A2A_HELP);
+      return sub ? 0 : 1;
+    }
+    const cmd = SUBCOMMANDS[sub];
+    if (!cmd) {
+      process.stderr.write(`shrooms-agent a2a: unknown command ${JSON.stringify(sub)}; one of ${Object.keys(SUBCOMMANDS).join(', ')} (see --help)\n`);
+      return 1;
+    }
+    return cmd.run(rest);
+  },
+};

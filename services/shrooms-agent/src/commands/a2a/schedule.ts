@@ -1,0 +1,87 @@
+/** `schedule create | list | cancel`: tasks at a time, through the scheduler. */
+import type { ScheduleView } from '@shrooms/client';
+import { makeClient, output, parse, run, UsageError } from './io.js';
+
+export const SCHEDULE_HELP = `usage: shrooms-agent a2a schedule create --to AGENT[,AGENT…] --at TIME [--zone ZONE] [--repeat RULE] [--reply] [--id ID] TEXT...
+       shrooms-agent a2a schedule list [--all] [--mine] [--to AGENT] [--json]
+       shrooms-agent a2a schedule cancel ID [--json]
+
+Tasks at a time, once or repeating; each occurrence becomes an ordinary task.
+  --at      2026-10-12T08:00 with --zone Europe/Berlin, 2026-10-12T08:00[Europe/Berlin], or 2026-10-12T06:00:00Z
+  --repeat  daily | weekly:mon,fri | monthly:31 | yearly | every 15m … with ;until=… or ;count=N
+  --reply   send each result back to you (SHROOMS_AGENT_SESSION)
+The scheduler is asked over NATS (NATS_URL, default nats://127.0.0.1:4222); when none runs the
+answer is "the scheduler is not running" (exit 1).
+`;
+
+export function scheduleLine(s: ScheduleView): string {
+  const next = s.state === 'active' ? (s.next ? `next ${s.next.at}` : 'no more occurrences') : s.state;
+  const repeat = s.rule.repeat ? `, repeat ${typeof s.rule.repeat === 'string' ? s.rule.repeat : JSON.stringify(s.rule.repeat)}` : '';
+  return `${s.id}  → ${s.recipients.join(', ')}  ${next} (${s.rule.zone}${repeat})  "${s.prompt.length > 60 ? `${s.prompt.slice(0, 57)}…` : s.prompt}"`;
+}
+
+export function scheduleCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === 'create') return run('schedule create', SCHEDULE_HELP, rest, () => create(rest));
+  if (sub === 'list') return run('schedule list', SCHEDULE_HELP, rest, () => list(rest));
+  if (sub === 'cancel') return run('schedule cancel', SCHEDULE_HELP, rest, () => cancel(rest));
+  return run('schedule', SCHEDULE_HELP, args, async () => {
+    throw new UsageError(sub ? `unknown schedule command ${JSON.stringify(sub)}; use create, list or cancel` : 'say create, list or cancel');
+  });
+}
+
+async function create(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, {
+    to: { type: 'string', multiple: true },
+    at: { type: 'string' },
+    zone: { type: 'string' },
+    repeat: { type: 'string' },
+    reply: { type: 'boolean' },
+    id: { type: 'string' },
+  });
+  const to = (values.to ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+  if (to.length === 0) throw new UsageError('say who gets the task: --to MACHINE/SESSION');
+  if (!values.at) throw new UsageError('say when: --at TIME');
+  const text = positionals.join(' ');
+  if (!text) throw new UsageError('the task needs text');
+  const out = output(values.json === true);
+  const client = makeClient(values.gateway);
+  try {
+    const r = await client.createSchedule({ to, text, at: values.at, zone: values.zone, repeat: values.repeat, replyTo: values.reply === true, id: values.id });
+    out.data(r);
+    out.say(`${r.created ? 'scheduled' : 'already scheduled'}: ${scheduleLine(r.schedule)}`);
+    return 0;
+  } finally {
+    await client.close();
+  }
+}
+
+async function list(args: string[]): Promise<number> {
+  const { values } = parse(args, { all: { type: 'boolean' }, mine: { type: 'boolean' }, to: { type: 'string' } });
+  const out = output(values.json === true);
+  const client = makeClient(values.gateway);
+  try {
+    const r = await client.listSchedules({ all: values.all, mine: values.mine, ...(values.to ? { recipient: values.to } : {}) });
+    out.data(r);
+    out.say(r.schedules.length ? r.schedules.map(scheduleLine).join('\n') : 'no schedules');
+    return 0;
+  } finally {
+    await client.close();
+  }
+}
+
+async function cancel(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, {});
+  const id = positionals[0];
+  if (!id) throw new UsageError('say which schedule: cancel ID');
+  const out = output(values.json === true);
+  const client = makeClient(values.gateway);
+  try {
+    const schedule = await client.cancelSchedule(id);
+    out.data({ schedule });
+    out.say(`canceled: ${scheduleLine(schedule)}`);
+    return 0;
+  } finally {
+    await client.close();
+  }
+}

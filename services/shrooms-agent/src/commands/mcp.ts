@@ -1,0 +1,59 @@
+/** `shrooms-agent mcp`: the MCP server `shrooms` over stdio, or over HTTP on loopback with --http. */
+import { parseArgs } from 'node:util';
+import type { Command } from './types.js';
+
+const HELP = `usage: shrooms-agent mcp [--http PORT [--host 127.0.0.1]]
+
+Runs the MCP server "shrooms" (list_agents, ask_agent, task_status, task_update, task_ack,
+schedule_task, list_schedules, cancel_schedule) over stdio — what Claude Code's --mcp-config
+starts — or, with --http, over streamable HTTP at http://127.0.0.1:PORT/mcp (PORT 0 = any free
+port; loopback only), for pi's extension. \`shrooms-agent config\` prints both setups.
+
+Environment: SHROOMS_AGENT_SESSION (the session the tools serve), SHROOMS_MACHINE,
+SHROOMS_GATEWAY_URL, SHROOMS_TASK_ID and TRACEPARENT (inside a task), SHROOMS_ASK_PROGRESS_MS
+(progress interval while ask_agent waits, default 15000), NATS_URL (the scheduler).
+`;
+
+export const mcpCommand: Command = {
+  summary: 'run the MCP server "shrooms" (stdio, or --http PORT on loopback)',
+  async run(args) {
+    let values;
+    try {
+      ({ values } = parseArgs({ args, options: { http: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+    } catch (err) {
+      process.stderr.write(`shrooms-agent mcp: ${(err as Error).message.split('\n')[0]} (see --help)\n`);
+      return 1;
+    }
+    if (values.help) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    const { createMcpStdioServer, startMcpHttpServer } = await import('@shrooms/session-bridge');
+    if (values.http === undefined) {
+      // stdout is the protocol from here on: nothing else may be written to it.
+      const srv = await createMcpStdioServer();
+      await srv.closed;
+      await srv.close();
+      return 0;
+    }
+    const port = Number(values.http);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      process.stderr.write('shrooms-agent mcp: --http takes a port number (0 = any free port)\n');
+      return 1;
+    }
+    let srv;
+    try {
+      srv = await startMcpHttpServer({ port, host: values.host ?? '127.0.0.1' });
+    } catch (err) {
+      process.stderr.write(`shrooms-agent mcp: ${(err as Error).message}\n`);
+      return 1;
+    }
+    process.stdout.write(`shrooms MCP server listening on ${srv.url}\n`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await srv.close();
+    return 0;
+  },
+};
