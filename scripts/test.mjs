@@ -15,7 +15,13 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 let broken = false;
-for (const project of projects) {
+if (!wanted.length || wanted.includes('typecheck')) {
+  console.log('\n=== typecheck ===');
+  const tc = spawnSync('pnpm', ['exec', 'tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
+  if (tc.status === 0) passed++;
+  else failed++;
+}
+for (const project of projects.filter((p) => p !== 'typecheck')) {
   const report = join(outDir, `vitest-${project}.json`);
   rmSync(report, { force: true });
   console.log(`\n=== ${project} ===`);

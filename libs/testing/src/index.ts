@@ -1,3 +1,4 @@
 export * from './nats-server.js';
 export * from './processes.js';
 export * from './fake-model/index.js';
+export * from './mesh.js';

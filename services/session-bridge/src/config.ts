@@ -15,6 +15,8 @@ export const BridgeConfigSchema = BaseConfigSchema.extend({
   /** The gateway that serves this machine, announced in the signal field. */
   GATEWAY_URL: z.string().default('http://127.0.0.1:7387'),
   BRIDGE_MODEL: z.string().optional(),
+  /** Echo harness only: wait this long before finishing each task (a slow worker for demos and tests). */
+  ECHO_DELAY_MS: z.coerce.number().int().min(0).default(0),
   /** Port of the session's MCP server on loopback (0 = any free port). */
   BRIDGE_MCP_PORT: z.coerce.number().int().min(0).default(0),
   BRIDGE_SIGNAL_TTL_MS: ms(30_000),

@@ -34,7 +34,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
       systemNote: systemNote(config.SHROOMS_MACHINE, config.BRIDGE_SESSION),
       mcpUrl: '',
       autoApprove: config.BRIDGE_AUTO_APPROVE,
-      env: {},
+      env: { ECHO_DELAY_MS: String(config.ECHO_DELAY_MS) },
       model: config.BRIDGE_MODEL,
     },
   });

@@ -78,10 +78,13 @@ export const upCommand: Command = {
         throw new Error(`${name} did not start (log: ${join(logDir, `${name}.log`)}): ${err.message.split('\n')[0]}`);
       });
     };
+    const { COMMANDS } = await import('./index.js');
+    const has = (name: string) => name in COMMANDS;
+    if (!has('guard')) env.GATEWAY_GUARD = 'off';
     try {
       const services = [start('gateway', ['gateway'], /gateway listening/)];
-      if (!values['no-guard']) services.push(start('guard', ['guard'], /guard ready/));
-      if (!values['no-scheduler']) services.push(start('scheduler', ['scheduler'], /scheduler ready/));
+      if (!values['no-guard'] && has('guard')) services.push(start('guard', ['guard'], /guard ready/));
+      if (!values['no-scheduler'] && has('scheduler')) services.push(start('scheduler', ['scheduler'], /scheduler ready/));
       services.push(start(`bridge-${values.session}`, ['bridge', '--harness', 'echo', '--session', values.session!, '--cwd', stateDir], /bridge ready/));
       await Promise.all(services);
     } catch (err) {

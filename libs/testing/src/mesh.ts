@@ -1,0 +1,114 @@
+/**
+ * A whole mesh for cross-process tests: a real nats-server, the gateway, optionally guard and
+ * scheduler, and bridges — each its own process started through the `shrooms-agent` CLI, exactly as
+ * a person runs them. One shared setup/cleanup for the root test/ suites.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startNatsServer, type NatsServerHandle } from './nats-server.js';
+import { freePort, runTs, type ServiceProcess } from './processes.js';
+
+export const CLI = 'services/shrooms-agent/src/main.ts';
+
+export interface MeshOptions {
+  machine?: string;
+  sessions?: { name: string; harness?: 'echo' | 'claude' | 'pi'; env?: Record<string, string> }[];
+  guard?: boolean;
+  scheduler?: boolean;
+  env?: Record<string, string>;
+  nats?: NatsServerHandle;
+}
+
+export interface Mesh {
+  nats: NatsServerHandle;
+  machine: string;
+  gatewayUrl: string;
+  gatewayPort: number;
+  env: Record<string, string>;
+  tmp: string;
+  gateway: ServiceProcess;
+  bridges: Map<string, ServiceProcess>;
+  services: ServiceProcess[];
+  startGateway(): Promise<ServiceProcess>;
+  startBridge(name: string, harness?: string, env?: Record<string, string>): Promise<ServiceProcess>;
+  stop(): Promise<void>;
+}
+
+export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
+  const nats = opts.nats ?? (await startNatsServer());
+  const tmp = await mkdtemp(join(tmpdir(), 'shrooms-mesh-'));
+  const machine = opts.machine ?? 'testbox';
+  const gatewayPort = await freePort();
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const env: Record<string, string> = {
+    NATS_URL: nats.url,
+    SHROOMS_MACHINE: machine,
+    GATEWAY_PORT: String(gatewayPort),
+    GATEWAY_URL: gatewayUrl,
+    GATEWAY_GUARD: opts.guard ? 'required' : 'off',
+    LOG_LEVEL: 'info',
+    ...opts.env,
+  };
+  const services: ServiceProcess[] = [];
+  const bridges = new Map<string, ServiceProcess>();
+  const mesh: Mesh = {
+    nats,
+    machine,
+    gatewayUrl,
+    gatewayPort,
+    env,
+    tmp,
+    gateway: undefined as unknown as ServiceProcess,
+    bridges,
+    services,
+    async startGateway() {
+      const p = runTs(CLI, ['gateway'], env);
+      services.push(p);
+      await p.waitFor(/gateway listening/, 60_000);
+      mesh.gateway = p;
+      return p;
+    },
+    async startBridge(name, harness = 'echo', extra = {}) {
+      const p = runTs(CLI, ['bridge', '--harness', harness, '--session', name, '--cwd', join(tmp, name)], { ...env, BRIDGE_STATE_DIR: join(tmp, 'state', name), ...extra });
+      services.push(p);
+      await p.waitFor(/bridge ready/, 120_000);
+      bridges.set(name, p);
+      return p;
+    },
+    async stop() {
+      await Promise.all(services.map((s) => s.stop()));
+      if (!opts.nats) await nats.stop();
+      await rm(tmp, { recursive: true, force: true });
+    },
+  };
+  const starts: Promise<unknown>[] = [mesh.startGateway()];
+  if (opts.guard) {
+    const g = runTs(CLI, ['guard'], env);
+    services.push(g);
+    starts.push(g.waitFor(/guard ready/, 60_000));
+  }
+  if (opts.scheduler) {
+    const s = runTs(CLI, ['scheduler'], env);
+    services.push(s);
+    starts.push(s.waitFor(/scheduler ready/, 60_000));
+  }
+  for (const s of opts.sessions ?? []) starts.push(mesh.startBridge(s.name, s.harness, s.env));
+  try {
+    await Promise.all(starts);
+  } catch (err) {
+    await mesh.stop();
+    throw err;
+  }
+  return mesh;
+}
+
+/** One JSON-RPC call to a gateway (plain fetch, as curl would). */
+export async function rpc(url: string, method: string, params: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return res.json();
+}
