@@ -6,7 +6,7 @@ import { ERRORS, ShroomsError, fromWireError, toJsonRpcError, toRestError, toWir
 /** The README's table of our codes, made from the one table. */
 export function errorsMarkdown(): string {
   const rows = Object.values(ERRORS)
-    .filter((e) => e.code <= -32050)
+    .filter((e) => e.code <= -32050 && e.code >= -32099)
     .map((e) => `| ${e.code} | ${e.reason} | ${e.http} | ${e.retryable ? 'yes' : 'no'} | ${e.doc} |`);
   return ['| code | reason | HTTP | retry | meaning |', '|---|---|---|---|---|', ...rows].join('\n');
 }
