@@ -1,0 +1,105 @@
+/**
+ * Kill -9 of the gateway and the bridge while tasks are queued, working and finished: after a
+ * restart every task is still there, unchanged, and the queue resumes in order (spec §5).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
+
+let mesh: Mesh;
+beforeAll(async () => {
+  mesh = await startMesh({ sessions: [{ name: 'demo' }, { name: 'work', env: { ECHO_DELAY_MS: '600000' } }] });
+});
+afterAll(async () => {
+  await mesh?.stop();
+});
+
+const msg = (id: string, text: string, taskId?: string) => ({ message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...(taskId ? { taskId } : {}) } });
+
+it('keeps every task and resumes the queue in order after kill -9 of gateway and bridge', async () => {
+  const demo = `${mesh.gatewayUrl}/a2a/demo`;
+  const work = `${mesh.gatewayUrl}/a2a/work`;
+  const finished = (await rpc(demo, 'SendMessage', msg('fin', 'finished before the crash'))).result.task;
+  expect(finished.status.state).toBe('TASK_STATE_COMPLETED');
+  const ids: string[] = [];
+  for (const n of [1, 2, 3]) {
+    const r = await rpc(work, 'SendMessage', { ...msg(`q${n}`, `job ${n}`), configuration: { returnImmediately: true } });
+    ids.push(r.result.task.id);
+  }
+  await eventually(async () => (await rpc(work, 'GetTask', { id: ids[0] })).result.status.state === 'TASK_STATE_WORKING');
+  const before = await rpc(work, 'ListTasks', { pageSize: 10, includeArtifacts: true });
+  expect(before.result.tasks.map((t: any) => t.status.state)).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
+  expect(before.result.tasks[0].metadata['shrooms/queued']).toBe(true);
+
+  await mesh.gateway.kill();
+  await mesh.bridges.get('work')!.kill();
+  await mesh.startGateway();
+
+  // While the bridge is down, the gateway still answers from the ledger, unchanged.
+  expect((await rpc(demo, 'GetTask', { id: finished.id })).result).toEqual(finished);
+  const during = await rpc(work, 'ListTasks', { pageSize: 10, includeArtifacts: true });
+  expect(during.result.tasks).toEqual(before.result.tasks);
+  // A task sent while the bridge is down waits in the ledger.
+  const late = (await rpc(work, 'SendMessage', { ...msg('q4', 'job 4'), configuration: { returnImmediately: true } })).result.task;
+  expect(late.status.state).toBe('TASK_STATE_SUBMITTED');
+  ids.push(late.id);
+
+  // The bridge comes back (now a quick worker): the working task is delivered again, then the queue in order.
+  await mesh.startBridge('work', 'echo', { ECHO_DELAY_MS: '50' });
+  const done = await eventually(async () => {
+    const all = await Promise.all(ids.map(async (id) => (await rpc(work, 'GetTask', { id })).result));
+    return all.every((t) => t.status.state === 'TASK_STATE_COMPLETED') ? all : undefined;
+  }, 60_000);
+  const at = done.map((t) => Date.parse(t.status.timestamp));
+  expect([...at].sort((a, b) => a - b)).toEqual(at);
+  expect(done[0].metadata['shrooms/redeliveries']).toBe(1);
+  expect(done.map((t) => t.artifacts[0].parts[0].text)).toEqual(['job 1', 'job 2', 'job 3', 'job 4']);
+});
+
+it('shows every state exactly once across a cut stream and SubscribeToTask', async () => {
+  const slowUrl = `${mesh.gatewayUrl}/a2a/work`;
+  // Occupy the worker so the next task waits in the queue, then stream it.
+  await mesh.bridges.get('work')!.stop();
+  await mesh.startBridge('work', 'echo', { ECHO_DELAY_MS: '1500' });
+  const seen: string[] = [];
+  const ctrl = new AbortController();
+  const res = await fetch(slowUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: msg('s1', 'stream then cut') }),
+    signal: ctrl.signal,
+  });
+  const reader = res.body!.getReader();
+  let buf = '';
+  let taskId = '';
+  while (!seen.includes('TASK_STATE_WORKING')) {
+    const { value } = await reader.read();
+    buf += new TextDecoder().decode(value);
+    for (const frame of buf.split('\n\n').slice(0, -1)) {
+      const data = frame.split('\n').find((l) => l.startsWith('data: '));
+      if (!data) continue;
+      const r = JSON.parse(data.slice(6)).result;
+      const st = r.task?.status ?? r.statusUpdate?.status;
+      taskId = r.task?.id ?? r.statusUpdate?.taskId ?? taskId;
+      if (st && st.state !== seen[seen.length - 1]) seen.push(st.state);
+    }
+    buf = buf.slice(buf.lastIndexOf('\n\n') + 2);
+  }
+  ctrl.abort();
+  const again = await fetch(slowUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SubscribeToTask', params: { id: taskId } }),
+  });
+  const text = await again.text();
+  const states = text
+    .split('\n\n')
+    .map((f) => f.split('\n').find((l) => l.startsWith('data: ')))
+    .filter((d): d is string => !!d)
+    .map((d) => JSON.parse(d.slice(6)).result)
+    .map((r) => (r.task?.status ?? r.statusUpdate?.status)?.state as string | undefined)
+    .filter((s): s is string => s !== undefined);
+  // The resumed stream starts with the task as it stands (the state already seen), then what follows.
+  expect(states[0]).toBe(seen[seen.length - 1]);
+  const all = [...seen, ...states.slice(1)];
+  expect(all).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+});
