@@ -16,7 +16,7 @@ const errorInfo = (reason: string) => expect.arrayContaining([expect.objectConta
 
 async function raw(path: string, init: RequestInit & { headers?: Record<string, string> } = {}) {
   const res = await fetch(`${mesh.gatewayUrl}${path}`, { ...init, headers: { 'content-type': 'application/json', ...init.headers } });
-  return { status: res.status, body: await res.json().catch(() => null) };
+  return { status: res.status, body: (await res.json().catch(() => null)) as any };
 }
 
 describe('JSON-RPC errors', () => {
@@ -48,7 +48,7 @@ describe('JSON-RPC errors', () => {
     const r = await rpc(url, 'GetTask', { id: 'demo:nope' }, { 'A2A-Version': '0.3' });
     expect(r.error).toMatchObject({ code: -32009, data: errorInfo('VERSION_NOT_SUPPORTED') });
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'GetTask', params: { id: 'demo:nope' } }) });
-    expect((await res.json()).error.code).toBe(-32001);
+    expect(((await res.json()) as any).error.code).toBe(-32001);
   });
 
   it('answers broken JSON with -32700 and a non-request with -32600', async () => {
@@ -122,7 +122,7 @@ describe('HTTP+JSON errors', () => {
 describe('cards', () => {
   it('serves spec JSON with ETag and Cache-Control, and 304 on a match', async () => {
     const res = await fetch(`${mesh.gatewayUrl}/a2a/demo/.well-known/agent-card.json`);
-    const card = await res.json();
+    const card = (await res.json()) as any;
     expect(card.supportedInterfaces[0]).toMatchObject({ protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
     expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: false });
     expect(card.capabilities.extensions[0].required).toBe(false);
@@ -134,7 +134,7 @@ describe('cards', () => {
   });
 
   it('lists the machine\'s sessions as skills on the machine card', async () => {
-    const card = await (await fetch(`${mesh.gatewayUrl}/.well-known/agent-card.json`)).json();
+    const card = (await (await fetch(`${mesh.gatewayUrl}/.well-known/agent-card.json`)).json()) as any;
     expect(card.skills.map((s: { id: string }) => s.id)).toContain('demo');
   });
 

@@ -11,7 +11,7 @@
  *   shrooms.guard.control         request  owner → guard: allow-lists, counters
  *   shrooms.sched.create|list|cancel  request  → scheduler (queue group)
  *   shrooms.signal.M.S            publish  bridge: live activity pulses (core NATS, never stored)
- *   shrooms.notify.M.S.KIND       publish  bridge: owner notifications (KIND = stalled | held | expired)
+ *   shrooms.notify.M.S.KIND       publish  bridge: owner notifications (KIND = stalled | held | expired | reminder)
  *   shrooms.refusal.M.S           publish  gateway: a guard refusal, for the dashboard
  *
  * Stores (JetStream):
@@ -50,7 +50,7 @@ export const QUEUE_GROUPS = {
 } as const;
 
 export type BridgeOp = 'deliver' | 'cancel' | 'update' | 'control';
-export type NotifyKind = 'stalled' | 'held' | 'expired';
+export type NotifyKind = 'stalled' | 'held' | 'expired' | 'reminder';
 
 const t = encodeToken;
 

@@ -52,6 +52,10 @@ export class Bridge {
   harness!: Harness;
   remindersStopped = false;
   lastSpokeAt?: string;
+  /** When the harness last did anything (ms); the watchdog measures quiet from here. */
+  lastActivityAt = Date.now();
+  /** Background commands the session started that still run (the watchdog waits for them). */
+  backgroundJobs = 0;
   private lastLine = '';
   private serial = new Serial();
   private stopWatch?: () => void;
@@ -82,10 +86,18 @@ export class Bridge {
       ...this.d.harnessOptions,
       log: this.log.child({ harness: this.d.config.BRIDGE_HARNESS }),
       events: {
-        state: () => this.changed(),
+        state: () => {
+          this.lastActivityAt = Date.now();
+          this.changed();
+        },
         text: (line) => {
           this.lastLine = line.slice(-500);
           this.lastSpokeAt = new Date().toISOString();
+          this.lastActivityAt = Date.now();
+        },
+        backgroundJobs: (n) => {
+          this.backgroundJobs = n;
+          this.lastActivityAt = Date.now();
         },
         exit: (code) => void this.onHarnessExit(code),
       },
@@ -276,6 +288,27 @@ export class Bridge {
       this.changed();
       void this.pump();
     }
+  }
+
+  /** A reminder turn (no task of its own); the watchdog calls it only when the harness is idle. */
+  async remind(text: string): Promise<void> {
+    try {
+      const r = await this.harness.send(`reminder-${Date.now()}`, text);
+      if (r.text) this.lastLine = r.text.slice(-500);
+    } finally {
+      this.lastActivityAt = Date.now();
+      this.changed();
+      void this.pump();
+    }
+  }
+
+  /** Frees the session from a stalled task (it stays open) so the queue moves on. */
+  async release(key: string): Promise<void> {
+    await this.serial.run(async () => {
+      if (this.current?.key === key) this.current = undefined;
+    });
+    this.changed();
+    void this.pump();
   }
 
   // ---- recovery ---------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ import { registerBridgeService } from './endpoints.js';
 import { harnessFactory } from './harness/index.js';
 import { startPresence } from './presence.js';
 import { systemNote } from './prompt.js';
+import { parseLadder } from './watchdog/ladder.js';
+import { Watchdog } from './watchdog/watchdog.js';
 
 export async function runBridge(env: Record<string, string | undefined> = process.env): Promise<Bridge> {
   const config = loadConfig(BridgeConfigSchema, env);
@@ -39,10 +41,22 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     },
   });
   await bridge.start();
+  const watchdog = new Watchdog(
+    bridge,
+    {
+      firstMs: config.WATCHDOG_FIRST_MS ?? (config.BRIDGE_HARNESS === 'pi' ? 120_000 : 300_000),
+      ladderMs: parseLadder(config.WATCHDOG_LADDER_MS),
+      maxPerHour: config.WATCHDOG_MAX_PER_HOUR,
+      hourMs: config.WATCHDOG_HOUR_MS,
+    },
+    config.WATCHDOG_TICK_MS,
+  );
+  watchdog.start();
   const svc = await registerBridgeService(bridge);
   const stopPresence = startPresence(bridge);
   log.info({ session: `${bridge.machine}/${bridge.session}`, harness: config.BRIDGE_HARNESS }, `bridge ready for ${bridge.machine}/${bridge.session}`);
   onShutdown(log, async () => {
+    watchdog.stop();
     await stopPresence();
     await svc.stop();
     await bridge.stop();

@@ -3,7 +3,8 @@
  * `task_update` path a real worker uses. For the quick start, demos, tests and load tests; it says
  * what it is. Two knobs for demos and tests, both documented: `ECHO_DELAY_MS` (in `env`) makes it a
  * slow worker that can be cancelled; a task text starting `blocked:` or `fail:` ends the task
- * blocked (asking for the rest of the line) or failed, so those paths can be shown without a model.
+ * blocked (asking for the rest of the line) or failed, and `quiet:` ends the turn without finishing
+ * the task (a worker that stopped half done, for the watchdog) — so those paths show without a model.
  */
 import type { Harness, HarnessOptions, HarnessState, TurnResult } from './types.js';
 
@@ -36,7 +37,8 @@ export class EchoHarness implements Harness {
       }
       this.opts.events.text?.(body);
       if (taskId) {
-        const m = body.match(/^(blocked|fail):\s*([\s\S]*)$/);
+        const m = body.match(/^(blocked|fail|quiet):\s*([\s\S]*)$/);
+        if (m?.[1] === 'quiet') return { status: 'completed', text: m[2] ?? '' };
         if (m) await this.opts.tools.taskUpdate(taskId, m[1] === 'fail' ? 'failed' : 'blocked', m[2] || m[1]!);
         else await this.opts.tools.taskUpdate(taskId, 'done', body);
       }

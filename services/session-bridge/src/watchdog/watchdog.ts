@@ -1,0 +1,81 @@
+/**
+ * The watchdog (spec §5): a session that is idle — no turn running, no prompt waiting, no
+ * background command of its own still running — with a started task open is reminded along the
+ * ladder; after the ladder the task is stalled, the owner notified, and the session freed for the
+ * next task (the stalled one stays open). A session with no open task is never woken. Reminder
+ * counts live in the task's metadata, so they survive a bridge restart.
+ */
+import { META, subjects, textOf } from '@shrooms/protocol';
+import { transitions } from '@shrooms/ledger';
+import type { Bridge } from '../bridge.js';
+import { origin } from '../prompt.js';
+import { humanDuration, underCap, verdict, type LadderConfig } from './ladder.js';
+
+const NUDGE_LOG = 'shrooms/nudge_log';
+
+export class Watchdog {
+  private timer?: NodeJS.Timeout;
+  private reminding = false;
+
+  constructor(
+    readonly bridge: Bridge,
+    readonly cfg: LadderConfig,
+    readonly tickMs: number,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.tick().catch((err) => this.bridge.log.warn({ err }, 'watchdog tick failed')), this.tickMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  async tick(now = Date.now()): Promise<void> {
+    const b = this.bridge;
+    if (this.reminding || b.remindersStopped || b.harnessState !== 'idle' || b.backgroundJobs > 0) return;
+    const cur = b.current;
+    if (!cur) return;
+    const stored = await b.d.ledger.get(cur.key);
+    if (!stored || stored.entry.task.status.state !== 'TASK_STATE_WORKING') return;
+    const md = stored.entry.task.metadata ?? {};
+    const log = Array.isArray(md[NUDGE_LOG]) ? (md[NUDGE_LOG] as number[]) : [];
+    const state = { nudges: Number(md[META.nudges] ?? 0), lastNudge: md[META.lastNudge] ? Date.parse(String(md[META.lastNudge])) : undefined, stalled: !!md[META.stalled] };
+    const v = verdict(this.cfg, state, b.lastActivityAt, now);
+    if (v.kind === 'stall') return this.stall(cur.key, now);
+    if (v.kind !== 'remind' || !underCap(this.cfg, log, now)) return;
+
+    const task = stored.entry.task;
+    const quiet = now - Math.max(b.lastActivityAt, state.lastNudge ?? 0);
+    const asked = Date.parse(String(md[META.createdAt] ?? '')) || now;
+    const lastWords = b.lastWorkerLine() || String(md[META.lastWorkerLine] ?? '');
+    const text = [
+      `[shrooms reminder] You have been quiet for ${humanDuration(quiet)} with a task open (reminder ${state.nudges + 1} of ${this.cfg.ladderMs.length + 1}).`,
+      `- task ${task.id} from ${origin(task)}, asked ${humanDuration(now - asked)} ago: "${textOf(task.history?.[0]).slice(0, 400)}"`,
+      `  your last words: "${lastWords.slice(0, 400) || '(nothing yet)'}"`,
+      'Finish it with task_update (done | blocked | failed), or keep working on it.',
+    ].join('\n');
+    const at = new Date(now).toISOString();
+    await b.d.ledger.transition(cur.key, (e) =>
+      transitions.annotate(e, { [META.nudges]: state.nudges + 1, [META.lastNudge]: at, [NUDGE_LOG]: [...log.filter((t) => now - t < this.cfg.hourMs), now] }),
+    );
+    b.d.nc.publish(subjects.notify(b.machine, b.session, 'reminder'), JSON.stringify({ taskId: task.id, nudge: state.nudges + 1, at, text }));
+    b.log.info({ taskId: task.id, nudge: state.nudges + 1 }, 'reminding the session');
+    this.reminding = true;
+    try {
+      await b.remind(text);
+    } finally {
+      this.reminding = false;
+    }
+  }
+
+  private async stall(key: string, now: number): Promise<void> {
+    const b = this.bridge;
+    const at = new Date(now).toISOString();
+    const s = await b.d.ledger.transition(key, (e) => transitions.annotate(e, { [META.stalled]: at }));
+    b.d.nc.publish(subjects.notify(b.machine, b.session, 'stalled'), JSON.stringify({ taskId: s.entry.task.id, at, nudges: s.entry.task.metadata?.[META.nudges] }));
+    b.log.warn({ taskId: s.entry.task.id }, 'task stalled; the owner is notified and the session takes the next task');
+    await b.release(key);
+  }
+}
