@@ -48,7 +48,7 @@ it('reminds along the ladder, stalls the task, notifies the owner and frees the 
   expect(reminders.map((r) => r.data.nudge)).toEqual([1, 2, 3, 4, 5, 6]);
   expect(reminders[0].data.text).toContain('I stopped halfway');
   expect(reminders[0].data.text).toContain(t.id);
-  expect(notes.some((n) => n.kind === `${mesh.machine}.dozy.stalled` && n.data.taskId === t.id)).toBe(true);
+  await eventually(() => notes.some((n) => n.kind === `${mesh.machine}.dozy.stalled` && n.data.taskId === t.id));
   // The session takes the next task; the stalled one stays open.
   await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/dozy`, 'GetTask', { id: next.id })).result.status.state === 'TASK_STATE_COMPLETED', 30_000);
 });
