@@ -116,6 +116,8 @@ async function validateStrict(o) {
     proxies.set(v, p);
     return p;
   };
+  // The API server decodes Secret data with Go's base64, which skips line breaks (kustomize wraps).
+  if (o.kind === 'Secret' && o.data) o = { ...o, data: Object.fromEntries(Object.entries(o.data).map(([k, v]) => [k, String(v).replace(/\s+/g, '')])) };
   const errors = [];
   try {
     cls.prototype.validate.call(wrap(o));

@@ -81,12 +81,16 @@ async function localize(spec, natsUrl, tmp, gatewayPorts) {
   return { env, command, healthUrl };
 }
 
-async function registered(monitorUrl, service) {
-  const connz = await fetch(`${monitorUrl}/connz?subs=true&limit=1024`).then(
-    (r) => r.json(),
-    () => ({ connections: [] }),
-  );
-  return (connz.connections ?? []).some((c) => (c.subscriptions_list ?? []).includes(`$SRV.PING.${service}`));
+/** Some client of any node subscribes `$SRV.PING.<service>`: the service is registered. */
+async function registered(nodes, service) {
+  for (const node of nodes) {
+    const connz = await fetch(`${node.monitorUrl}/connz?subs=true&limit=1024`).then(
+      (r) => r.json(),
+      () => ({ connections: [] }),
+    );
+    if ((connz.connections ?? []).some((c) => (c.subscriptions_list ?? []).includes(`$SRV.PING.${service}`))) return true;
+  }
+  return false;
 }
 
 function startOne({ cli, repoRoot, command, env, tmp }) {
@@ -126,7 +130,8 @@ async function wave({ origin, specs, natsEnv, configFile, cli, report, repoRoot,
   let nats;
   const procs = [];
   try {
-    nats = await startNatsFromConfig({ configFile, nodes: 1, env: natsEnv });
+    // Three nodes, as deployed: the services create the ledger and buckets with 3 replicas.
+    nats = await startNatsFromConfig({ configFile, nodes: 3, env: natsEnv });
     const gatewayPorts = new Map();
     for (const s of specs) if (s.command[0] === 'gateway') gatewayPorts.set(s.env.GATEWAY_PORT ?? '7387', await freePort());
     const runnable = specs.filter((s) => {
@@ -150,7 +155,10 @@ async function wave({ origin, specs, natsEnv, configFile, cli, report, repoRoot,
         let registeredAt;
         while (Date.now() < deadline) {
           if (proc.exited()) return report.fail(what, `exited (${proc.child.exitCode ?? proc.child.signalCode}): ${tail(proc.output())}`);
-          isRegistered ||= service ? await registered(nats.nodes[0].monitorUrl, service) : true;
+          // The CLI reports a failed start on one line; the process may linger on its NATS connection.
+          const fatal = /^shrooms-agent: .*$/m.exec(proc.output());
+          if (fatal) return report.fail(what, `failed to start: ${fatal[0]}`);
+          isRegistered ||= service ? await registered(nats.nodes, service) : true;
           if (isRegistered) registeredAt ??= Date.now();
           if (local.healthUrl) {
             health = await fetch(local.healthUrl).then(
