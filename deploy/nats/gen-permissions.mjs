@@ -1,0 +1,235 @@
+#!/usr/bin/env node
+// Writes permissions.conf: the NATS users of the mesh and their least-privilege permissions
+// (spec §6). Node 20+, no dependencies, so deploy scripts can run it anywhere.
+//
+//   node deploy/nats/gen-permissions.mjs --local laptop --machine pi5 --machine homeserver \
+//        --out deploy/nats/permissions.conf
+//
+//   --local M     the bridges of machine M log in as user `bridge` ($NATS_BRIDGE_PASSWORD): the
+//                 machine the compose/k3s stack runs on
+//   --machine M   (repeatable) the bridges of machine M log in as `bridge-M` ($NATS_BRIDGE_<M>_PASSWORD)
+//   --no-admin    leave out the operators' `admin` user (full access, for the nats CLI)
+//   --out FILE    write FILE instead of standard output
+//
+// The subjects below mirror libs/protocol/src/subjects.ts (the only place subjects are built in
+// code); test/e2e/nats-permissions.test.ts checks that they agree and that the server enforces them.
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+// ---- names, as libs/protocol builds them -----------------------------------------------------
+
+/** encodeToken: letters, digits and `-` stay; every other UTF-8 byte becomes `_XX`. */
+export function encodeToken(raw) {
+  if (!raw) throw new Error('cannot encode an empty token');
+  let out = '';
+  for (const ch of raw) {
+    if (/^[A-Za-z0-9-]$/.test(ch)) out += ch;
+    else for (const b of Buffer.from(ch, 'utf8')) out += '_' + b.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const BUCKET = { tasks: 'shrooms_tasks', signals: 'shrooms_signals', guard: 'shrooms_guard', guardPolicy: 'shrooms_guard_policy', schedules: 'shrooms_schedules' };
+const SERVICE = { gateway: 'shrooms-gateway', bridge: 'shrooms-bridge', guard: 'shrooms-guard', scheduler: 'shrooms-scheduler' };
+
+export const bridgeInbox = (machine) => `_INBOX_bridge.${encodeToken(machine)}`;
+
+// ---- JetStream API subjects a KV client uses ---------------------------------------------------
+// What @nats-io/kv 3.x sends against nats-server 2.9+ (seen on the wire): $JS.API.INFO when it binds;
+// STREAM.INFO.<stream> from Kvm.create on an existing bucket (STREAM.CREATE only when it is missing);
+// DIRECT.GET.<stream>.<subject> for get (the key in the subject, so permissions can scope reads) or
+// STREAM.MSG.GET.<stream> when opened with Kvm.open; CONSUMER.CREATE.<stream>.<name>.<filter> for
+// watch/keys (the filter in the subject, so permissions can scope watches) and CONSUMER.INFO for
+// keys; flow-control replies on $JS.FC.<stream>.>; puts are publishes on $KV.<bucket>.<key>.
+
+const js = '$JS.API';
+const stream = (bucket) => `KV_${bucket}`;
+
+/** Everything a service needs on a bucket it owns: create it, read, write, watch. */
+function kvOwner(bucket) {
+  const s = stream(bucket);
+  return [
+    `$KV.${bucket}.>`,
+    `${js}.STREAM.INFO.${s}`,
+    `${js}.STREAM.CREATE.${s}`,
+    `${js}.DIRECT.GET.${s}`,
+    `${js}.DIRECT.GET.${s}.>`,
+    `${js}.STREAM.MSG.GET.${s}`,
+    `${js}.CONSUMER.CREATE.${s}`,
+    `${js}.CONSUMER.CREATE.${s}.>`,
+    `${js}.CONSUMER.INFO.${s}.*`,
+    `${js}.CONSUMER.DELETE.${s}.*`,
+    `$JS.FC.${s}.>`,
+  ];
+}
+
+/** Read and watch every key of a bucket (no writes, no creating it). */
+function kvReader(bucket) {
+  const s = stream(bucket);
+  return [
+    `${js}.STREAM.INFO.${s}`,
+    `${js}.DIRECT.GET.${s}`,
+    `${js}.DIRECT.GET.${s}.>`,
+    `${js}.STREAM.MSG.GET.${s}`,
+    `${js}.CONSUMER.CREATE.${s}.>`,
+    `${js}.CONSUMER.INFO.${s}.*`,
+    `${js}.CONSUMER.DELETE.${s}.*`,
+    `$JS.FC.${s}.>`,
+  ];
+}
+
+/** Read, watch and write only the keys under `prefix` (`M.>`): one machine's part of a bucket. */
+function kvScoped(bucket, prefix) {
+  const s = stream(bucket);
+  return [
+    `$KV.${bucket}.${prefix}`,
+    `${js}.STREAM.INFO.${s}`,
+    `${js}.DIRECT.GET.${s}.$KV.${bucket}.${prefix}`,
+    `${js}.CONSUMER.CREATE.${s}.*.$KV.${bucket}.${prefix}`,
+    `${js}.CONSUMER.INFO.${s}.*`,
+    `$JS.FC.${s}.>`,
+  ];
+}
+
+/** The services API ($SRV.PING|INFO|STATS[.name[.id]]) for one service name. */
+const srv = (name) => ['$SRV.*', `$SRV.*.${name}`, `$SRV.*.${name}.*`];
+
+// ---- users ---------------------------------------------------------------------------------------
+
+export function serviceUsers() {
+  return [
+    {
+      user: 'gateway',
+      password: 'NATS_GATEWAY_PASSWORD',
+      why: 'A2A edge: asks the guard, delivers to every session of its machine, writes and reads the ledger, reads signals',
+      publish: [
+        'shrooms.bridge.>',
+        'shrooms.guard.admit',
+        'shrooms.guard.control',
+        'shrooms.sched.>',
+        'shrooms.refusal.>',
+        `${js}.INFO`,
+        ...kvOwner(BUCKET.tasks),
+        ...kvOwner(BUCKET.signals).filter((s) => !s.startsWith('$KV.')),
+      ],
+      subscribe: ['_INBOX.>', ...srv(SERVICE.gateway), 'shrooms.signal.>', 'shrooms.notify.>', 'shrooms.refusal.>', `$KV.${BUCKET.tasks}.>`, `$KV.${BUCKET.signals}.>`],
+    },
+    {
+      user: 'guard',
+      password: 'NATS_GUARD_PASSWORD',
+      why: 'admission: answers shrooms.guard.*, owns its windows and rules, reads signals (autoApprove)',
+      publish: ['shrooms.refusal.>', `${js}.INFO`, ...kvOwner(BUCKET.guard), ...kvOwner(BUCKET.guardPolicy), ...kvReader(BUCKET.signals)],
+      subscribe: ['_INBOX.>', ...srv(SERVICE.guard), 'shrooms.guard.>'],
+    },
+    {
+      user: 'scheduler',
+      password: 'NATS_SCHEDULER_PASSWORD',
+      why: 'timed tasks: answers shrooms.sched.*, owns the schedules, reads the ledger and signals (delivery goes through a gateway over A2A)',
+      publish: [`${js}.INFO`, ...kvOwner(BUCKET.schedules), ...kvReader(BUCKET.tasks), ...kvReader(BUCKET.signals)],
+      subscribe: ['_INBOX.>', ...srv(SERVICE.scheduler), 'shrooms.sched.>'],
+    },
+  ];
+}
+
+/** The user of one machine's bridges: its own sessions' ledger entries, signals and deliveries only. */
+export function bridgeUser(machine, { local = false } = {}) {
+  if (!NAME_RE.test(machine) || machine.length > 64) throw new Error(`not a machine name: ${JSON.stringify(machine)}`);
+  const m = encodeToken(machine);
+  return {
+    user: local ? 'bridge' : `bridge-${machine}`,
+    password: local ? 'NATS_BRIDGE_PASSWORD' : `NATS_BRIDGE_${machine.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_PASSWORD`,
+    why: `the bridges of machine ${machine}; connect with inboxPrefix "${bridgeInbox(machine)}"`,
+    publish: [
+      ...kvScoped(BUCKET.tasks, `${m}.>`),
+      `$KV.${BUCKET.signals}.${m}.>`,
+      ...kvReader(BUCKET.signals),
+      `${js}.INFO`,
+      `shrooms.signal.${m}.>`,
+      `shrooms.notify.${m}.>`,
+      // The session's own tools (task_update) and its owner's CLI (release/reject) reach its bridge.
+      `shrooms.bridge.${m}.*.update`,
+      `shrooms.bridge.${m}.*.control`,
+    ],
+    subscribe: [`shrooms.bridge.${m}.>`, `${bridgeInbox(machine)}.>`, ...srv(SERVICE.bridge)],
+  };
+}
+
+export const adminUser = () => ({ user: 'admin', password: 'NATS_ADMIN_PASSWORD', why: 'operators (nats CLI): everything', publish: null, subscribe: null });
+
+// ---- the file ------------------------------------------------------------------------------------
+
+const q = (s) => JSON.stringify(s);
+
+function renderUser(u) {
+  const lines = [`    # ${u.why}`, `    {`, `      user: ${q(u.user)}`, `      password: $${u.password}`];
+  if (u.publish) {
+    lines.push('      permissions: {');
+    lines.push('        publish: { allow: [', ...u.publish.map((s) => `          ${q(s)}`), '        ] }');
+    lines.push('        subscribe: { allow: [', ...u.subscribe.map((s) => `          ${q(s)}`), '        ] }');
+    lines.push('        # Replies to requests this user received (service endpoints, $SRV pings).');
+    lines.push('        allow_responses: true');
+    lines.push('      }');
+  }
+  lines.push('    }');
+  return lines.join('\n');
+}
+
+export function renderPermissions({ local, machines = [], admin = true, command }) {
+  const bridges = [...(local ? [bridgeUser(local, { local: true })] : []), ...machines.map((m) => bridgeUser(m))];
+  const users = [...serviceUsers(), ...bridges, ...(admin ? [adminUser()] : [])];
+  const seen = new Map();
+  for (const u of users) {
+    for (const key of [u.user, u.password]) {
+      if (seen.has(key)) throw new Error(`two users would share ${key} (${seen.get(key)} and ${u.user}); rename a machine`);
+      seen.set(key, u.user);
+    }
+  }
+  const width = Math.max(...users.map((u) => u.user.length));
+  return [
+    '# NATS users and least-privilege permissions of the shrooms mesh (included by nats.conf).',
+    `# GENERATED by deploy/nats/gen-permissions.mjs — do not edit; regenerate with:`,
+    `#   node deploy/nats/gen-permissions.mjs ${command}`,
+    '#',
+    '# Each password comes from the NATS server\'s environment:',
+    ...users.map((u) => `#   ${u.user.padEnd(width)}  $${u.password}`),
+    '',
+    'authorization {',
+    '  users: [',
+    users.map(renderUser).join('\n'),
+    '  ]',
+    '}',
+    '',
+  ].join('\n');
+}
+
+// ---- command line --------------------------------------------------------------------------------
+
+function main() {
+  const { values } = parseArgs({
+    options: {
+      local: { type: 'string' },
+      machine: { type: 'string', multiple: true, default: [] },
+      'no-admin': { type: 'boolean', default: false },
+      out: { type: 'string' },
+    },
+  });
+  const command = [
+    ...(values.local ? [`--local ${values.local}`] : []),
+    ...values.machine.map((m) => `--machine ${m}`),
+    ...(values['no-admin'] ? ['--no-admin'] : []),
+    ...(values.out ? [`--out ${values.out}`] : []),
+  ].join(' ');
+  const text = renderPermissions({ local: values.local, machines: values.machine, admin: !values['no-admin'], command });
+  if (values.out) writeFileSync(values.out, text);
+  else process.stdout.write(text);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  try {
+    main();
+  } catch (err) {
+    process.stderr.write(`gen-permissions: ${err.message}\n`);
+    process.exit(2);
+  }
+}

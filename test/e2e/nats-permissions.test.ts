@@ -1,0 +1,192 @@
+/**
+ * The deploy permissions (deploy/nats/gen-permissions.mjs → permissions.conf) on a real nats-server:
+ * a machine's bridge credential reaches only its own machine's ledger entries, signals and
+ * deliveries; the server itself refuses the rest (spec §6).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kvm, type KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import { BUCKETS, keys, kvSubject, subjects } from '@shrooms/protocol';
+import { REPO_ROOT, startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const GENERATOR = join(REPO_ROOT, 'deploy/nats/gen-permissions.mjs');
+const PASSWORDS = {
+  NATS_GATEWAY_PASSWORD: 'gateway-secret',
+  NATS_GUARD_PASSWORD: 'guard-secret',
+  NATS_SCHEDULER_PASSWORD: 'scheduler-secret',
+  NATS_BRIDGE_PASSWORD: 'laptop-bridge-secret',
+  NATS_BRIDGE_PI5_PASSWORD: 'pi5-bridge-secret',
+  NATS_BRIDGE_MY_BOX_PASSWORD: 'my-box-bridge-secret',
+  NATS_ADMIN_PASSWORD: 'admin-secret',
+};
+const PERMISSION_VIOLATION = /Permissions Violation/;
+
+let dir: string;
+let server: NatsServerHandle;
+let conf: string;
+const open: NatsConnection[] = [];
+
+async function login(user: string, pass: string, opts: { inboxPrefix?: string } = {}): Promise<NatsConnection> {
+  const nc = await connect({ servers: server.url, user, pass, ...opts });
+  open.push(nc);
+  return nc;
+}
+const laptopBridge = () => login('bridge', PASSWORDS.NATS_BRIDGE_PASSWORD, { inboxPrefix: subjects.bridgeInbox('laptop') });
+const pi5Bridge = () => login('bridge-pi5', PASSWORDS.NATS_BRIDGE_PI5_PASSWORD, { inboxPrefix: subjects.bridgeInbox('pi5') });
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'shrooms-perms-'));
+  execFileSync(process.execPath, [GENERATOR, '--local', 'laptop', '--machine', 'pi5', '--machine', 'my.box', '--out', join(dir, 'permissions.conf')]);
+  conf = await readFile(join(dir, 'permissions.conf'), 'utf8');
+  await writeFile(join(dir, 'nats.conf'), 'include "permissions.conf"\n');
+  Object.assign(process.env, PASSWORDS);
+  // startNatsServer adds free ports and a JetStream folder on the command line, over the file's.
+  server = await startNatsServer({ args: ['-c', join(dir, 'nats.conf')] });
+  // The services create the buckets; bridges only bind to them.
+  const gateway = await login('gateway', PASSWORDS.NATS_GATEWAY_PASSWORD);
+  const tasks = await new Kvm(gateway).create(BUCKETS.tasks, { history: 1 });
+  await new Kvm(gateway).create(BUCKETS.signals, { history: 1, ttl: 60_000 });
+  await tasks.put(keys.task('pi5', 'jimmy', 'asked-earlier'), JSON.stringify({ v: 1 }));
+});
+
+afterAll(async () => {
+  for (const nc of open) await nc.close().catch(() => {});
+  await server?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('the generated permissions', () => {
+  it('scope each bridge user with the subjects libs/protocol builds', () => {
+    for (const machine of ['laptop', 'pi5', 'my.box']) {
+      expect(conf).toContain(JSON.stringify(subjects.bridgesOfMachine(machine)));
+      expect(conf).toContain(JSON.stringify(`${subjects.bridgeInbox(machine)}.>`));
+      expect(conf).toContain(JSON.stringify(kvSubject(BUCKETS.tasks, keys.tasksOfMachine(machine))));
+      expect(conf).toContain(JSON.stringify(kvSubject(BUCKETS.signals, keys.tasksOfMachine(machine))));
+    }
+    expect(conf).toContain('"shrooms.bridge.my_2Ebox.>"');
+  });
+
+  it('are what the committed permissions.conf was generated from', async () => {
+    const committed = await readFile(join(REPO_ROOT, 'deploy/nats/permissions.conf'), 'utf8');
+    const args = committed.match(/^# {3}node deploy\/nats\/gen-permissions\.mjs (.*)$/m)?.[1]?.split(' ').filter(Boolean) ?? [];
+    const fresh = execFileSync(process.execPath, [GENERATOR, ...args.filter((a, i) => a !== '--out' && args[i - 1] !== '--out')], { encoding: 'utf8' });
+    expect(committed.replace(/ --out \S+/, '')).toBe(fresh.replace(/ --out \S+/, ''));
+  });
+
+  it('let nobody in without a password', async () => {
+    await expect(connect({ servers: server.url, reconnect: false })).rejects.toThrow(/Authorization/i);
+    await expect(connect({ servers: server.url, user: 'bridge', pass: 'wrong', reconnect: false })).rejects.toThrow(/Authorization/i);
+  });
+});
+
+describe('a bridge credential of machine laptop', () => {
+  let nc: NatsConnection;
+  let tasks: KV;
+  beforeAll(async () => {
+    nc = await laptopBridge();
+    // Kvm.create on an existing bucket only asks for its info: what Ledger.open does.
+    tasks = await new Kvm(nc).create(BUCKETS.tasks, { history: 1 });
+  });
+
+  it('writes a task entry for its own machine\'s session', async () => {
+    const revision = await tasks.put(keys.task('laptop', 'webapp', 'm1'), JSON.stringify({ v: 1 }));
+    expect(revision).toBeGreaterThan(0);
+  });
+
+  it('cannot write a task entry for another machine\'s session: the server refuses', async () => {
+    await expect(tasks.put(keys.task('pi5', 'jimmy', 'forged'), JSON.stringify({ v: 1 }))).rejects.toThrow(PERMISSION_VIOLATION);
+    const admin = await login('admin', PASSWORDS.NATS_ADMIN_PASSWORD);
+    expect(await (await new Kvm(admin).open(BUCKETS.tasks)).get(keys.task('pi5', 'jimmy', 'forged'))).toBeNull();
+  });
+
+  it('reads and watches its own keys', async () => {
+    expect((await tasks.get(keys.task('laptop', 'webapp', 'm1')))?.json()).toEqual({ v: 1 });
+    const seen: string[] = [];
+    const watch = await tasks.watch({ key: keys.tasksOfMachine('laptop') });
+    const done = (async () => {
+      for await (const e of watch) {
+        seen.push(e.key);
+        if (e.key === keys.task('laptop', 'webapp', 'm2')) break;
+      }
+    })();
+    await tasks.put(keys.task('laptop', 'webapp', 'm2'), JSON.stringify({ v: 1 }));
+    await done;
+    expect(seen).toEqual([keys.task('laptop', 'webapp', 'm1'), keys.task('laptop', 'webapp', 'm2')]);
+    const listed: string[] = [];
+    for await (const k of await tasks.keys(keys.tasksOfSession('laptop', 'webapp'))) listed.push(k);
+    expect(listed.sort()).toEqual([keys.task('laptop', 'webapp', 'm1'), keys.task('laptop', 'webapp', 'm2')]);
+  });
+
+  it('cannot read or watch another machine\'s tasks', async () => {
+    await expect(tasks.get(keys.task('pi5', 'jimmy', 'asked-earlier'))).rejects.toThrow(PERMISSION_VIOLATION);
+    await expect(tasks.watch({ key: keys.tasksOfMachine('pi5') })).rejects.toThrow(PERMISSION_VIOLATION);
+    await expect(tasks.watch()).rejects.toThrow(PERMISSION_VIOLATION);
+  });
+
+  it('receives its own sessions\' deliveries and answers them', async () => {
+    const sub = nc.subscribe(subjects.bridgesOfMachine('laptop'), { callback: (_e, m) => void m.respond(`got ${m.subject}`) });
+    await nc.flush();
+    const gateway = await login('gateway', PASSWORDS.NATS_GATEWAY_PASSWORD);
+    const reply = await gateway.request(subjects.bridge('laptop', 'webapp', 'deliver'), 'task', { timeout: 5000 });
+    expect(reply.string()).toBe(`got ${subjects.bridge('laptop', 'webapp', 'deliver')}`);
+    sub.unsubscribe();
+  });
+
+  it('cannot subscribe to another machine\'s deliveries: the server refuses', async () => {
+    const sub = nc.subscribe(subjects.bridge('pi5', 'jimmy', 'deliver'));
+    const closed = await sub.closed;
+    expect(closed).toBeInstanceOf(Error);
+    expect((closed as Error).message).toMatch(PERMISSION_VIOLATION);
+    const every = nc.subscribe('shrooms.bridge.>');
+    expect(String(await every.closed)).toMatch(PERMISSION_VIOLATION);
+  });
+
+  it('cannot listen to other clients\' replies', async () => {
+    const sub = nc.subscribe('_INBOX.>');
+    expect(String(await sub.closed)).toMatch(PERMISSION_VIOLATION);
+  });
+
+  it('renews its own sessions\' signals and reads the field, but writes no one else\'s', async () => {
+    const field = await new Kvm(nc).create(BUCKETS.signals, { history: 1 });
+    await field.put(keys.signal('laptop', 'webapp'), JSON.stringify({ state: 'idle' }));
+    nc.publish(subjects.signal('laptop', 'webapp'), 'pulse');
+    await expect(field.put(keys.signal('pi5', 'jimmy'), '{}')).rejects.toThrow(PERMISSION_VIOLATION);
+    expect((await field.get(keys.signal('laptop', 'webapp')))?.json()).toEqual({ state: 'idle' });
+  });
+
+  it('cannot delete or reconfigure the ledger', async () => {
+    const jsm = await (await import('@nats-io/jetstream')).jetstreamManager(nc);
+    await expect(jsm.streams.delete(`KV_${BUCKETS.tasks}`)).rejects.toThrow(PERMISSION_VIOLATION);
+    await expect(jsm.streams.purge(`KV_${BUCKETS.tasks}`)).rejects.toThrow(PERMISSION_VIOLATION);
+  });
+});
+
+describe('a bridge credential of machine pi5', () => {
+  it('can do for pi5 what laptop\'s cannot', async () => {
+    const nc = await pi5Bridge();
+    const tasks = await new Kvm(nc).create(BUCKETS.tasks, { history: 1 });
+    await tasks.put(keys.task('pi5', 'jimmy', 'm1'), JSON.stringify({ v: 1 }));
+    expect((await tasks.get(keys.task('pi5', 'jimmy', 'asked-earlier')))?.json()).toEqual({ v: 1 });
+    await expect(tasks.put(keys.task('laptop', 'webapp', 'forged'), '{}')).rejects.toThrow(PERMISSION_VIOLATION);
+    const own = nc.subscribe(subjects.bridge('pi5', 'jimmy', 'deliver'), { max: 1 });
+    const other = nc.subscribe(subjects.bridge('laptop', 'webapp', 'deliver'));
+    expect(String(await other.closed)).toMatch(PERMISSION_VIOLATION);
+    const gateway = await login('gateway', PASSWORDS.NATS_GATEWAY_PASSWORD);
+    gateway.publish(subjects.bridge('pi5', 'jimmy', 'deliver'), 'task');
+    for await (const m of own) expect(m.string()).toBe('task');
+  });
+});
+
+describe('the service users', () => {
+  it('keep the guard out of the ledger', async () => {
+    const guard = await login('guard', PASSWORDS.NATS_GUARD_PASSWORD);
+    await expect(guard.request(kvSubject(BUCKETS.tasks, keys.task('laptop', 'webapp', 'x')), '{}', { timeout: 5000 })).rejects.toThrow(PERMISSION_VIOLATION);
+    const sub = guard.subscribe(subjects.bridgesOfMachine('laptop'));
+    expect(String(await sub.closed)).toMatch(PERMISSION_VIOLATION);
+  });
+});
