@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { startNatsServer, eventually, type NatsServerHandle } from '@shrooms/testing';
+import { SignalField } from './signals.js';
+
+let nats: NatsServerHandle;
+let nc: NatsConnection;
+beforeAll(async () => {
+  nats = await startNatsServer();
+  nc = await connect({ servers: nats.url });
+});
+afterAll(async () => {
+  await nc?.close();
+  await nats?.stop();
+});
+
+const signal = (session: string) => ({ machine: 'box', session, harness: 'echo', state: 'idle' as const, openTasks: 0, queuedTasks: 0, autoApprove: false, remindersStopped: false });
+
+it('lets a signal nobody renews fade by itself, while a renewed one stays', async () => {
+  const field = await SignalField.open(nc, { ttlMs: 1000 });
+  await field.renew(signal('fading'));
+  await field.renew(signal('kept'));
+  const first = await field.get('box', 'fading');
+  expect(first?.strength).toBeGreaterThan(0.5);
+  const timer = setInterval(() => void field.renew(signal('kept')), 200);
+  try {
+    await eventually(async () => (await field.get('box', 'fading')) === null, 10_000);
+    const live = await field.list('box');
+    expect(live.map((s) => s.session)).toEqual(['kept']);
+  } finally {
+    clearInterval(timer);
+  }
+});
+
+it('weakens a signal as it ages', async () => {
+  const field = await SignalField.open(nc, { ttlMs: 1000 });
+  await field.renew(signal('aging'));
+  const now = Date.now();
+  const fresh = await field.get('box', 'aging', now);
+  const later = await field.get('box', 'aging', now + 600);
+  expect(later!.strength).toBeLessThan(fresh!.strength);
+});

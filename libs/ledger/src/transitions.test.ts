@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { ShroomsError } from '@shrooms/protocol';
+import { annotate, answer, block, cancel, complete, expire, newTask, start, view } from './transitions.js';
+
+const now = new Date('2026-11-30T10:00:00Z');
+const fresh = () =>
+  newTask({ id: 's:m1', contextId: 'c', message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'do it' }] }, metadata: {}, queued: true, now });
+
+describe('task transitions', () => {
+  it('goes submitted → working → completed with the summary as status message and artifact', () => {
+    const done = complete(start(fresh(), now), 'all green', now);
+    expect(done.v).toBe(3);
+    expect(done.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(done.task.status.message?.parts[0]?.text).toBe('all green');
+    expect(done.task.artifacts?.[0]?.parts[0]?.text).toBe('all green');
+    expect(done.task.metadata?.['shrooms/queued']).toBeUndefined();
+    expect(done.events.map((e) => Object.keys(e)[0])).toEqual(['artifactUpdate', 'statusUpdate']);
+  });
+
+  it('keeps terminal states absorbing: nothing reopens a finished task', () => {
+    const done = complete(start(fresh(), now), 'ok', now);
+    expect(() => start(done, now)).toThrow(ShroomsError);
+    expect(() => block(done, 'more?', now)).toThrow(/cannot/);
+    expect(() => answer(done, { messageId: 'x', role: 'ROLE_USER', parts: [{ text: 'hi' }] }, now)).toThrow(/finished/);
+    expect(() => cancel(done, 'me', now)).toThrow(expect.objectContaining({ key: 'TASK_NOT_CANCELABLE' }));
+  });
+
+  it('cancels once and is idempotent after', () => {
+    const c = cancel(fresh(), 'laptop', now)!;
+    expect(c.task.status.state).toBe('TASK_STATE_CANCELED');
+    expect(cancel(c, 'laptop', now)).toBeNull();
+  });
+
+  it('takes an answer to a blocked task back into the queue with the answer in its history', () => {
+    const blocked = block(start(fresh(), now), 'which branch?', now);
+    const answered = answer(blocked, { messageId: 'a1', role: 'ROLE_USER', parts: [{ text: 'main' }] }, now);
+    expect(answered.task.status.state).toBe('TASK_STATE_SUBMITTED');
+    expect(answered.task.history?.map((m) => m.role)).toEqual(['ROLE_USER', 'ROLE_AGENT', 'ROLE_USER']);
+    expect(() => answer(start(fresh(), now), { messageId: 'a2', role: 'ROLE_USER', parts: [{ text: 'x' }] }, now)).toThrow(/only a task that needs input/);
+  });
+
+  it('expires an open task as canceled with shrooms/expired, and leaves a finished one alone', () => {
+    const e = expire(fresh(), now)!;
+    expect(e.task.status.state).toBe('TASK_STATE_CANCELED');
+    expect(e.task.metadata?.['shrooms/expired']).toBe(now.toISOString());
+    expect(expire(complete(start(fresh(), now), 'ok', now), now)).toBeNull();
+  });
+
+  it('annotates any state but writes nothing when nothing changes', () => {
+    const done = complete(start(fresh(), now), 'ok', now);
+    const acked = annotate(done, { 'shrooms/acknowledged': true })!;
+    expect(acked.task.status).toEqual(done.task.status);
+    expect(annotate(acked, { 'shrooms/acknowledged': true })).toBeNull();
+  });
+
+  it('trims history for readers and drops artifacts when asked', () => {
+    const done = complete(start(fresh(), now), 'ok', now);
+    expect(view(done.task, { historyLength: 1 }).history).toHaveLength(1);
+    expect(view(done.task, { historyLength: 0 }).history).toBeUndefined();
+    expect(view(done.task, { includeArtifacts: false }).artifacts).toBeUndefined();
+  });
+});
