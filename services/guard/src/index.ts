@@ -1,5 +1,6 @@
 /** @shrooms/guard — admission for new tasks: loop guard, chain rules, allow-lists, budgets. */
 export { buildGuard, GUARD_VERSION, type BuildGuardOptions, type Guard } from './guard.js';
+export { runGuard } from './run.js';
 export { GuardConfigSchema, loadGuardConfig, type GuardConfig } from './config.js';
 export { askGuard, guardRefusal, type AskGuardOptions, type GuardAdmitInput } from './client.js';
 export { checkChain } from './chain/chain.js';

@@ -1,17 +1,4 @@
-/** The guard process: config, logger, NATS, buildGuard, then wait; drain on SIGTERM/SIGINT. */
-import { SERVICE_NAMES } from '@shrooms/protocol';
-import { connectNats, createLogger, onShutdown, redactConfig } from '@shrooms/runtime';
-import { loadGuardConfig } from './config.js';
-import { buildGuard } from './guard.js';
+/** The guard process (`node --import tsx services/guard/src/main.ts`): wiring only, see run.ts. */
+import { runGuard } from './run.js';
 
-const config = loadGuardConfig();
-const log = createLogger(SERVICE_NAMES.guard, config.LOG_LEVEL);
-log.info({ config: redactConfig(config) }, 'guard starting');
-const nc = await connectNats(config, log, SERVICE_NAMES.guard);
-const guard = await buildGuard({ nc, log, config });
-log.info({ id: guard.service.info().id }, 'guard ready');
-
-onShutdown(log, async function stopGuard() {
-  await guard.stop();
-  await nc.drain();
-});
+await runGuard();

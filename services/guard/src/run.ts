@@ -1,0 +1,22 @@
+/**
+ * The guard process's life: config from the environment (parsed once), logger, NATS, buildGuard,
+ * then wait; drain on SIGTERM/SIGINT. `main.ts` calls it; so can the `shrooms-agent guard` command.
+ */
+import { SERVICE_NAMES } from '@shrooms/protocol';
+import { connectNats, createLogger, onShutdown, redactConfig } from '@shrooms/runtime';
+import { loadGuardConfig } from './config.js';
+import { buildGuard, type Guard } from './guard.js';
+
+export async function runGuard(env: Record<string, string | undefined> = process.env): Promise<Guard> {
+  const config = loadGuardConfig(env);
+  const log = createLogger(SERVICE_NAMES.guard, config.LOG_LEVEL);
+  log.info({ config: redactConfig(config) }, 'guard starting');
+  const nc = await connectNats(config, log, SERVICE_NAMES.guard);
+  const guard = await buildGuard({ nc, log, config });
+  log.info({ id: guard.service.info().id }, 'guard ready');
+  onShutdown(log, async function stopGuard() {
+    await guard.stop();
+    await nc.drain();
+  });
+  return guard;
+}
