@@ -11,7 +11,8 @@ import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { BUCKETS, keys, kvSubject, subjects } from '@shrooms/protocol';
-import { REPO_ROOT, startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { askGuard } from '@shrooms/guard';
+import { REPO_ROOT, runTs, startNatsServer, type NatsServerHandle } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const GENERATOR = join(REPO_ROOT, 'deploy/nats/gen-permissions.mjs');
@@ -183,6 +184,25 @@ describe('a bridge credential of machine pi5', () => {
 });
 
 describe('the service users', () => {
+  it('are enough for the guard to run, read signals and answer the gateway', async () => {
+    const bridge = await laptopBridge();
+    const field = await new Kvm(bridge).create(BUCKETS.signals, { history: 1 });
+    // A session that asks before running tools: only a signal the guard could read says so (a
+    // missing one would hold the task).
+    const signal = { machine: 'laptop', session: 'careful', harness: 'claude', state: 'idle', autoApprove: false, at: new Date().toISOString(), ttlMs: 60_000 };
+    await field.put(keys.signal('laptop', 'careful'), JSON.stringify(signal));
+    const guard = runTs('services/guard/src/main.ts', [], { NATS_URL: server.url, NATS_USER: 'guard', NATS_PASS: PASSWORDS.NATS_GUARD_PASSWORD, GUARD_CAS_DEADLINE_MS: '15000' });
+    try {
+      await guard.waitFor(/guard ready/, 60_000);
+      const gateway = await login('gateway', PASSWORDS.NATS_GATEWAY_PASSWORD);
+      const d = await askGuard(gateway, { machine: 'laptop', session: 'careful', taskId: 'careful:1', fromAgent: true, origin: { device: 'pi5.home', from: 'pi5/jimmy' } }, { timeoutMs: 20_000 });
+      expect(d).toEqual({ admit: true, hold: false });
+      expect(guard.output()).not.toMatch(PERMISSION_VIOLATION);
+    } finally {
+      await guard.stop();
+    }
+  });
+
   it('keep the guard out of the ledger', async () => {
     const guard = await login('guard', PASSWORDS.NATS_GUARD_PASSWORD);
     await expect(guard.request(kvSubject(BUCKETS.tasks, keys.task('laptop', 'webapp', 'x')), '{}', { timeout: 5000 })).rejects.toThrow(PERMISSION_VIOLATION);
