@@ -44,9 +44,9 @@ export const SchedulerConfigSchema = BaseConfigSchema.extend({
   SCHEDULER_RETAIN_FINISHED_MS: ms(7 * 24 * 3_600_000),
   /** Shortest repeat interval accepted (bounded by default; tests lower it). */
   SCHEDULER_MIN_INTERVAL_MS: ms(60_000),
-  /** Gateway of this machine's sessions. */
+  /** Gateway of this machine's sessions when neither the map nor their signal names one. */
   SCHEDULER_GATEWAY_URL: z.string().default('http://127.0.0.1:7387').transform((u) => u.replace(/\/$/, '')),
-  /** Gateways of other machines, used when a session's signal names none: `MACHINE=URL,…`. */
+  /** Gateways by machine, `MACHINE=URL,…`; an entry wins over the URL a session announces in its signal. */
   SCHEDULER_GATEWAYS: GatewayMapSchema,
   /** This replica's name in leases (default host-pid). */
   SCHEDULER_REPLICA_ID: z.string().default(() => `${hostname().split('.')[0] || 'scheduler'}-${process.pid}`),

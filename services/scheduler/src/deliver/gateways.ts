@@ -1,8 +1,9 @@
 /**
- * Which gateway serves a recipient: the one its session announces in the signal field
- * (`gatewayUrl`), else the operator's static map (`SCHEDULER_GATEWAYS`), else — for this machine's
- * own sessions — the local gateway (`SCHEDULER_GATEWAY_URL`). The signal field is only a routing
- * hint here, as the spec wants; nothing about a task's state is read from it.
+ * Which gateway serves a recipient: the operator's static map (`SCHEDULER_GATEWAYS`) when it names
+ * the machine, else the one the session announces in the signal field (`gatewayUrl`), else — for
+ * this machine's own sessions — the local gateway (`SCHEDULER_GATEWAY_URL`). The map comes first
+ * because it is configuration the operator wrote, while a signal is an announcement any bridge of
+ * that machine makes; the signal field is only a routing hint here, never a task's state.
  */
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -34,6 +35,6 @@ export function gatewayResolver(nc: NatsConnection | null, opts: GatewayResolver
     }
   };
   return async function resolveGateway(machine, session) {
-    return (await signalUrl(machine, session)) ?? opts.staticMap[machine] ?? (machine === opts.machine ? opts.localUrl : null);
+    return opts.staticMap[machine] ?? (await signalUrl(machine, session)) ?? (machine === opts.machine ? opts.localUrl : null);
   };
 }
