@@ -3,3 +3,4 @@ export * from './log.js';
 export * from './nats.js';
 export * from './service.js';
 export * from './health.js';
+export * from './telemetry.js';

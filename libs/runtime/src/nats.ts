@@ -2,6 +2,7 @@ import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './config.js';
+import { flushTelemetry } from './telemetry.js';
 
 export type { NatsConnection };
 
@@ -50,6 +51,7 @@ export function onShutdown(log: Logger, stop: () => Promise<void>): void {
     timer.unref();
     stop()
       .catch((err: unknown) => log.error({ err }, 'shutdown failed'))
+      .then(() => flushTelemetry())
       .finally(() => process.exit(0));
   };
   process.once('SIGINT', () => handler('SIGINT'));

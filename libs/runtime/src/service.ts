@@ -2,6 +2,7 @@ import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { ShroomsError, fromWireError, toWireError, type WireError } from '@shrooms/protocol';
 import type { Logger } from 'pino';
+import { SpanKind, contextFromTraceparent, inSpan, traceHeaders } from './telemetry.js';
 
 export type { Service, ServiceMsg };
 
@@ -27,6 +28,7 @@ export function addService(nc: NatsConnection, spec: ServiceSpec): Promise<Servi
 /**
  * A JSON endpoint: parses the request, runs `handle`, replies `{ ok: true, ...result }` or
  * `{ ok: false, error }` with the service error headers set. Never throws into the subscription.
+ * Requests carry W3C trace context in their headers; each call runs in a span continuing it.
  */
 export function jsonEndpoint<Req, Res extends object>(
   group: { addEndpoint: Service['addEndpoint'] },
@@ -48,7 +50,9 @@ export function jsonEndpoint<Req, Res extends object>(
       void (async function serve() {
         try {
           const req = parse(msg.json());
-          const res = await handle(req, msg);
+          // Each call is a server span, a child of the caller's trace context from the NATS headers.
+          const parent = contextFromTraceparent(msg.headers?.get('traceparent'), msg.headers?.get('tracestate'));
+          const res = await inSpan(`${name} ${opts.subject.split('.').slice(0, 2).join('.')}`, { parent, kind: SpanKind.SERVER, attributes: { 'messaging.destination': opts.subject } }, () => handle(req, msg));
           msg.respond(JSON.stringify({ ok: true, ...res }));
         } catch (e) {
           const se = e instanceof ShroomsError ? e : asInvalidOrInternal(e);
@@ -77,7 +81,7 @@ export async function requestJson<Res>(
   try {
     const { headers } = await import('@nats-io/nats-core');
     const h = headers();
-    for (const [k, v] of Object.entries(opts.headers ?? {})) h.set(k, v);
+    for (const [k, v] of Object.entries({ ...traceHeaders(), ...opts.headers })) h.set(k, v);
     reply = await nc.request(subject, JSON.stringify(body), { timeout: opts.timeoutMs, headers: h });
   } catch {
     throw opts.unavailable;

@@ -1,21 +1,19 @@
-import { BaseConfigSchema, envBool } from '@shrooms/runtime';
+import { BaseConfigSchema } from '@shrooms/runtime';
+import { IdentityConfigSchema } from './identity/config.js';
 import { DEFAULT_LIMITS } from '@shrooms/protocol';
 import { z } from 'zod';
 
 const ms = (d: number) => z.coerce.number().int().positive().default(d);
 
-export const GatewayConfigSchema = BaseConfigSchema.extend({
-  /** Where to listen: the machine's mesh address or loopback (see identity rules). */
+export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.shape).extend({
+  /**
+   * Where to listen, comma-separated: loopback and/or the machine's mesh addresses. Anything else is
+   * refused unless GATEWAY_ALLOW_UNSAFE_BIND (see identity/).
+   */
   GATEWAY_HOST: z.string().default('127.0.0.1'),
   GATEWAY_PORT: z.coerce.number().int().min(0).max(65535).default(7387),
-  /** Extra loopback/mesh address to also listen on (e.g. the WireGuard address). */
-  GATEWAY_MESH_ADDRESS: z.string().optional(),
-  /** Binding anything but loopback or the mesh address needs this explicit override. */
-  GATEWAY_ALLOW_UNSAFE_BIND: envBool(false),
   /** URL other machines use to reach this gateway (announced in cards and signals). */
   GATEWAY_PUBLIC_URL: z.string().optional(),
-  /** Peers map file (YAML/JSON map or `wg show dump` + names); absent = only this machine. */
-  GATEWAY_PEERS_FILE: z.string().optional(),
   /** Ask the guard before admitting a new task (`off` only for tests and benchmarks). */
   GATEWAY_GUARD: z.enum(['required', 'off']).default('required'),
   GATEWAY_SSE_HEARTBEAT_MS: ms(15_000),
@@ -34,6 +32,11 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
 });
 export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
 
+export function listenHosts(c: GatewayConfig): string[] {
+  return c.GATEWAY_HOST.split(',').map((h) => h.trim()).filter(Boolean);
+}
+
 export function publicUrl(c: GatewayConfig, port: number): string {
-  return (c.GATEWAY_PUBLIC_URL ?? `http://${c.GATEWAY_HOST.includes(':') ? `[${c.GATEWAY_HOST}]` : c.GATEWAY_HOST}:${port}`).replace(/\/$/, '');
+  const host = c.SHROOMS_MESH_ADDRESSES[0]?.split('/')[0] ?? listenHosts(c)[0] ?? '127.0.0.1';
+  return (c.GATEWAY_PUBLIC_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/$/, '');
 }

@@ -3,7 +3,11 @@ import { Ledger, SignalField } from '@shrooms/ledger';
 import { addService, connectNats, createLogger, loadConfig, onShutdown, redactConfig } from '@shrooms/runtime';
 import { SERVICE_NAMES } from '@shrooms/protocol';
 import { buildApp } from './app.js';
-import { GatewayConfigSchema, publicUrl } from './config.js';
+import { GatewayConfigSchema, listenHosts, publicUrl } from './config.js';
+import { bindPolicy, identityOptions, loadIdentity } from './identity/index.js';
+import { listenAlso } from './listen.js';
+import { natsGuard } from './tasks/guard.js';
+import { scheduleFromMessage } from './tasks/schedule.js';
 import { VERSION } from './cards/cards.js';
 
 export async function runGateway(env: Record<string, string | undefined> = process.env): Promise<void> {
@@ -14,9 +18,27 @@ export async function runGateway(env: Record<string, string | undefined> = proce
   const limits = { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS };
   const ledger = await Ledger.open(nc, { replicas: config.SHROOMS_REPLICAS, limits });
   const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS });
-  const gw = await buildApp({ nc, log, config, ledger, signals });
-  await gw.app.listen({ host: config.GATEWAY_HOST, port: config.GATEWAY_PORT });
+  const hosts = listenHosts(config);
+  for (const host of hosts) {
+    const bind = bindPolicy(host, { meshAddresses: config.SHROOMS_MESH_ADDRESSES, allowUnsafe: config.GATEWAY_ALLOW_UNSAFE_BIND });
+    if (!bind.allowed) throw new Error(bind.reason);
+    if (bind.unsafe) log.warn({ host }, bind.reason);
+  }
+  const identity = await loadIdentity(identityOptions(config, log));
+  const guard = config.GATEWAY_GUARD === 'required' ? natsGuard(nc, config.LIMIT_GUARD_TIMEOUT_MS) : undefined;
+  const gw = await buildApp({
+    nc,
+    log,
+    config,
+    ledger,
+    signals,
+    guard,
+    identify: (addr) => identity.identify(addr),
+    schedule: scheduleFromMessage(nc, config.LIMIT_DELIVERY_ACK_MS),
+  });
+  await gw.app.listen({ host: hosts[0]!, port: config.GATEWAY_PORT });
   const port = (gw.app.server.address() as { port: number }).port;
+  const extra = await listenAlso(gw.app, hosts.slice(1), port);
   const url = publicUrl(config, port);
   const svc = await addService(nc, {
     name: SERVICE_NAMES.gateway,
@@ -26,6 +48,8 @@ export async function runGateway(env: Record<string, string | undefined> = proce
   });
   log.info({ url }, `gateway listening on ${url}`);
   onShutdown(log, async () => {
+    identity.close();
+    for (const server of extra) server.close();
     await gw.close();
     await svc.stop();
     await nc.drain();

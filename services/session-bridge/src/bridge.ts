@@ -21,6 +21,7 @@ import type { Harness, HarnessOptions, HarnessState } from './harness/types.js';
 import { answerText, deliveryText, isAnswer } from './prompt.js';
 import { Serial } from './tasks/lock.js';
 import { TaskQueue } from './tasks/queue.js';
+import { TaskSpans } from './tasks/spans.js';
 
 export type HarnessFactory = (opts: HarnessOptions) => Harness;
 
@@ -58,6 +59,7 @@ export class Bridge {
   backgroundJobs = 0;
   private lastLine = '';
   private serial = new Serial();
+  readonly spans: TaskSpans;
   private stopWatch?: () => void;
   private stopping = false;
   /** Listeners for bridge-level events (watchdog, presence). */
@@ -66,6 +68,7 @@ export class Bridge {
   constructor(readonly d: BridgeDeps) {
     this.machine = d.config.SHROOMS_MACHINE;
     this.session = d.config.BRIDGE_SESSION;
+    this.spans = new TaskSpans(d.config.BRIDGE_HARNESS);
   }
 
   get log(): Logger {
@@ -108,7 +111,11 @@ export class Bridge {
     const loaded = new Promise<void>((r) => (ready = r));
     this.stopWatch = await this.d.ledger.watch(
       keys.tasksOfSession(this.machine, this.session),
-      (s, isUpdate) => (isUpdate ? void this.serial.run(() => this.reconcile(s)) : initial.push(s)),
+      (s, isUpdate) => {
+        this.spans.observe(s);
+        if (isUpdate) void this.serial.run(() => this.reconcile(s));
+        else initial.push(s);
+      },
       () => ready(),
     );
     await loaded;
@@ -120,6 +127,7 @@ export class Bridge {
   async stop(): Promise<void> {
     this.stopping = true;
     this.stopWatch?.();
+    this.spans.endAll();
     await this.harness?.stop();
   }
 
@@ -131,7 +139,19 @@ export class Bridge {
     }
     const result = await this.serial.run(async () => {
       if (!req.taskId) this.checkRoom();
+      const key = req.taskId ? '' : this.d.ledger.key(this.machine, this.session, req.message.messageId);
+      if (!req.taskId && !(await this.d.ledger.get(key))) {
+        const traceparent = this.spans.begin(key, {
+          taskId: `${this.session}:${req.message.messageId}`,
+          session: `${this.machine}/${this.session}`,
+          device: req.origin.device,
+          from: req.origin.from,
+          depth: Number(req.metadata[META.depth] ?? 0),
+        });
+        if (traceparent) req = { ...req, metadata: { ...req.metadata, [META.traceparent]: traceparent } };
+      }
       const r = await intake(this.d.ledger, req, { queued: this.busy || this.queue.length > 0 });
+      if (!r.created && key) this.spans.discard(key);
       if (r.created || r.answered) this.track(r.stored);
       return r;
     });

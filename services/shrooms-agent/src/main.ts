@@ -3,6 +3,7 @@
  * `shrooms-agent`: one command for people and sessions. Each subcommand lives in commands/ and
  * loads its service only when run.
  */
+import { initTelemetry } from '@shrooms/runtime';
 import { COMMANDS, usage } from './commands/index.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -16,7 +17,11 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`shrooms-agent: unknown command "${name}"\n\n${usage()}`);
     return 1;
   }
-  return cmd.run(rest);
+  // Traces go out only when OTEL_* variables configure an exporter (spec §10).
+  const flush = initTelemetry(`shrooms-${name}`);
+  const code = await cmd.run(rest);
+  if (code !== -1) await flush();
+  return code;
 }
 
 main(process.argv.slice(2)).then(

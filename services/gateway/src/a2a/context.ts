@@ -1,4 +1,5 @@
-import { ShroomsError, isValidName, type SendMessageParams } from '@shrooms/protocol';
+import { ShroomsError, isValidName } from '@shrooms/protocol';
+import type { ScheduleHook } from '../tasks/schedule.js';
 import type { TaskService } from '../tasks/service.js';
 import type { Identify } from './caller.js';
 import type { SseStreams } from './sse.js';
@@ -8,7 +9,7 @@ export interface A2AContext {
   tasks: TaskService;
   identify: Identify;
   sse: SseStreams;
-  schedule?: (params: SendMessageParams) => Promise<unknown> | undefined;
+  schedule?: ScheduleHook;
   /** Validates a session name from the path (it reaches subjects only encoded, but must be a name). */
   sessionName(raw: string): string;
 }

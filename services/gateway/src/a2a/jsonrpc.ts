@@ -6,6 +6,7 @@ import type { A2AContext } from './context.js';
 import { callerOf } from './caller.js';
 import { callMethod } from './methods.js';
 import { checkVersion } from './version.js';
+import { headerContext } from './trace.js';
 
 type RpcId = string | number | null;
 
@@ -40,7 +41,7 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
       const caller = callerOf(req, ctx.identify, b.params);
       const abort = new AbortController();
       req.raw.socket.once('close', () => abort.abort());
-      const out = await callMethod(b.method, b.params, { tasks: ctx.tasks, session: ctx.sessionName(session), caller, signal: abort.signal, schedule: ctx.schedule });
+      const out = await callMethod(b.method, b.params, { tasks: ctx.tasks, session: ctx.sessionName(session), caller, signal: abort.signal, schedule: ctx.schedule, parent: headerContext(req) });
       if ('stream' in out) {
         await ctx.sse.pipe(req, reply, out.stream, (result) => ({ jsonrpc: '2.0', id, result }));
         return reply;

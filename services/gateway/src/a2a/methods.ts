@@ -15,9 +15,12 @@ import {
 } from '@shrooms/protocol';
 import { z as zod } from 'zod';
 import type { Stored } from '@shrooms/ledger';
+import { META } from '@shrooms/protocol';
+import { SpanKind, contextFromTraceparent, inSpan, trace, type Context } from '@shrooms/runtime';
 import type { z } from 'zod';
 import type { Caller } from '../tasks/caller.js';
 import type { TaskService } from '../tasks/service.js';
+import type { ScheduleHook } from '../tasks/schedule.js';
 import { openTaskStream, type TaskStream } from './stream.js';
 
 /** Our extension (not A2A): the worker finishes a task; only from its own machine and session. */
@@ -34,8 +37,10 @@ export interface MethodContext {
   session: string;
   caller: Caller;
   signal?: AbortSignal;
+  /** Trace context from the request's headers; a valid one wins over metadata. */
+  parent?: Context;
   /** Hook for SendMessage metadata that asks for a schedule instead of a task. */
-  schedule?: (params: z.infer<typeof SendMessageParamsSchema>) => Promise<unknown> | undefined;
+  schedule?: ScheduleHook;
 }
 
 function parse<S extends z.ZodType>(schema: S, params: unknown): z.infer<S> {
@@ -47,14 +52,28 @@ function parse<S extends z.ZodType>(schema: S, params: unknown): z.infer<S> {
   return r.data;
 }
 
-export async function callMethod(method: string, params: unknown, ctx: MethodContext): Promise<MethodOutcome> {
+/** Runs one A2A method inside a server span (a child of the client's trace context, if any). */
+export function callMethod(method: string, params: unknown, ctx: MethodContext): Promise<MethodOutcome> {
+  const parent = ctx.parent ?? traceContextOf(params);
+  const attributes = { 'a2a.method': method.slice(0, 64), 'shrooms.session': ctx.session, 'shrooms.device': ctx.caller.device, ...(ctx.caller.from ? { 'shrooms.from': ctx.caller.from } : {}) };
+  return inSpan(`a2a ${method.slice(0, 64)}`, { parent, kind: SpanKind.SERVER, attributes }, () => dispatch(method, params, ctx));
+}
+
+/** A trace context the sender put in the task metadata (the MCP tools do), when no header carried one. */
+function traceContextOf(params: unknown): Context | undefined {
+  const p = (params ?? {}) as Record<string, any>;
+  const tp = p.metadata?.[META.traceparent] ?? p.message?.metadata?.[META.traceparent];
+  return tp ? contextFromTraceparent(tp) : undefined;
+}
+
+async function dispatch(method: string, params: unknown, ctx: MethodContext): Promise<MethodOutcome> {
   const { tasks, session, caller } = ctx;
   switch (method) {
     case 'SendMessage': {
       const p = parse(SendMessageParamsSchema, params);
-      const scheduled = ctx.schedule ? await ctx.schedule(p) : undefined;
-      if (scheduled !== undefined) return { result: { task: scheduled } };
       await tasks.requireSession(session);
+      const scheduled = ctx.schedule ? await ctx.schedule(p, { machine: tasks.machine, session, caller }) : undefined;
+      if (scheduled !== undefined) return { result: { task: scheduled } };
       return { result: { task: await tasks.send(session, p, caller, ctx.signal) } };
     }
     case 'SendStreamingMessage': {

@@ -10,6 +10,7 @@ import { callerOf } from './caller.js';
 import { asShroomsError, parseBody } from './jsonrpc.js';
 import { callMethod } from './methods.js';
 import { checkVersion } from './version.js';
+import { headerContext } from './trace.js';
 
 type Q = Record<string, string | undefined>;
 
@@ -45,7 +46,7 @@ export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
       const caller = callerOf(req, ctx.identify, p);
       const abort = new AbortController();
       req.raw.socket.once('close', () => abort.abort());
-      const out = await callMethod(method, p, { tasks: ctx.tasks, session, caller, signal: abort.signal, schedule: ctx.schedule });
+      const out = await callMethod(method, p, { tasks: ctx.tasks, session, caller, signal: abort.signal, schedule: ctx.schedule, parent: headerContext(req) });
       if ('stream' in out) {
         await ctx.sse.pipe(req, reply, out.stream, (e) => e);
         return reply;

@@ -21,7 +21,7 @@ import {
   type TaskReply,
 } from '@shrooms/protocol';
 import { intake, localTaskKey, transitions, viewTask, type Ledger, type LedgerEntry, type SignalField, type Stored } from '@shrooms/ledger';
-import { requestJson, type NatsConnection } from '@shrooms/runtime';
+import { requestJson, traceparentOf, type NatsConnection } from '@shrooms/runtime';
 import type { Logger } from '@shrooms/runtime';
 import type { Caller } from './caller.js';
 import type { LiveTasks } from './live.js';
@@ -37,6 +37,7 @@ export interface GuardPort {
     parent?: string;
     chain: string[];
     depth: number;
+    metadata: Metadata;
   }): Promise<{ hold: boolean }>;
 }
 
@@ -107,6 +108,7 @@ export class TaskService {
         parent: chain.parent,
         chain: chain.chain,
         depth: chain.depth,
+        metadata,
       });
       if (decision.hold) metadata[META.held] = true;
     }
@@ -127,11 +129,12 @@ export class TaskService {
   }
 
   private async deliver(session: string, part: Pick<DeliverRequest, 'message' | 'metadata' | 'taskId'>, caller: Caller, key: string): Promise<Stored> {
+    const traceparent = traceparentOf();
     const req: DeliverRequest = {
       machine: this.machine,
       session,
       message: part.message,
-      metadata: part.metadata,
+      metadata: traceparent ? { ...part.metadata, [META.traceparent]: traceparent } : part.metadata,
       origin: { device: caller.device, ...(caller.from ? { from: caller.from } : {}) },
       ...(part.taskId ? { taskId: part.taskId } : {}),
     };

@@ -1,0 +1,21 @@
+/**
+ * A2A SendMessage with `metadata["shrooms/at"]` (and optionally `shrooms/repeat`) creates a schedule
+ * instead of a task (spec §9); the answer is a task in SUBMITTED that names the schedule.
+ */
+import { randomUUID } from 'node:crypto';
+import { scheduleAsTask, scheduleClient, scheduleRequestFromSendMessage } from '@shrooms/scheduler';
+import type { SendMessageParams, Task } from '@shrooms/protocol';
+import type { NatsConnection } from '@shrooms/runtime';
+import type { Caller } from './caller.js';
+
+export type ScheduleHook = (params: SendMessageParams, target: { machine: string; session: string; caller: Caller }) => Promise<Task | undefined>;
+
+export function scheduleFromMessage(nc: NatsConnection, timeoutMs: number): ScheduleHook {
+  const client = scheduleClient(nc, { timeoutMs });
+  return async (params, { machine, session, caller }) => {
+    const req = scheduleRequestFromSendMessage(params, { machine, session, origin: { device: caller.device, ...(caller.from ? { from: caller.from } : {}) } });
+    if (!req) return undefined;
+    const reply = await client.create(req);
+    return scheduleAsTask(reply.schedule, session, params.message.messageId, params.message.contextId ?? randomUUID());
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * One span per task's life (spec §10): begun when the bridge takes the task (a child of the
+ * delivery, itself a child of the asker's request), its state changes recorded as events as the
+ * ledger shows them, ended at a terminal state. The task's metadata carries this span's context
+ * (`shrooms/traceparent`), so reminders and the worker's own asks become its children.
+ */
+import { META, isTerminal, type Task } from '@shrooms/protocol';
+import type { Stored } from '@shrooms/ledger';
+import { SpanKind, SpanStatusCode, context, contextFromTraceparent, trace, traceparentOf, tracer, type Span } from '@shrooms/runtime';
+
+export class TaskSpans {
+  private spans = new Map<string, { span: Span; state?: string }>();
+
+  constructor(readonly harness: string) {}
+
+  /** Starts the span of a task about to be created; returns the traceparent to store with it. */
+  begin(key: string, attrs: { taskId: string; session: string; device: string; from?: string; depth?: number }): string | undefined {
+    const span = tracer().startSpan(
+      'task',
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'shrooms.task_id': attrs.taskId,
+          'shrooms.session': attrs.session,
+          'shrooms.device': attrs.device,
+          'shrooms.depth': attrs.depth ?? 0,
+          'shrooms.harness': this.harness,
+          ...(attrs.from ? { 'shrooms.from': attrs.from } : {}),
+        },
+      },
+      context.active(),
+    );
+    this.spans.set(key, { span });
+    return traceparentOf(trace.setSpan(context.active(), span));
+  }
+
+  /** The task already existed (a resend): its span was begun by the first delivery. */
+  discard(key: string): void {
+    const s = this.spans.get(key);
+    if (!s) return;
+    s.span.updateName('task resend');
+    s.span.end();
+    this.spans.delete(key);
+  }
+
+  /** Follows a ledger entry of the session: an event per state change, the end at a terminal state. */
+  observe(s: Stored): void {
+    const task = s.entry.task;
+    let cur = this.spans.get(s.key);
+    if (!cur) {
+      if (isTerminal(task.status.state)) return;
+      // A task taken up after a restart or queued by the gateway: continue its stored context.
+      const span = tracer().startSpan('task', { kind: SpanKind.CONSUMER, attributes: attributesOf(task, this.harness) }, contextFromTraceparent(task.metadata?.[META.traceparent]));
+      cur = { span };
+      this.spans.set(s.key, cur);
+    }
+    if (cur.state !== task.status.state) {
+      cur.state = task.status.state;
+      cur.span.addEvent(task.status.state, { 'shrooms.v': s.entry.v });
+    }
+    if (isTerminal(task.status.state)) {
+      if (task.status.state === 'TASK_STATE_FAILED') cur.span.setStatus({ code: SpanStatusCode.ERROR, message: 'task failed' });
+      cur.span.end();
+      this.spans.delete(s.key);
+    }
+  }
+
+  endAll(): void {
+    for (const { span } of this.spans.values()) span.end();
+    this.spans.clear();
+  }
+}
+
+function attributesOf(task: Task, harness: string) {
+  const md = task.metadata ?? {};
+  return {
+    'shrooms.task_id': task.id,
+    'shrooms.session': String(md[META.session] ?? ''),
+    'shrooms.device': String(md[META.device] ?? ''),
+    'shrooms.depth': Number(md[META.depth] ?? 0),
+    'shrooms.harness': harness,
+    ...(md[META.from] ? { 'shrooms.from': String(md[META.from]) } : {}),
+  };
+}
