@@ -1,0 +1,29 @@
+/**
+ * The environment of a harness process: the bridge's own (PATH, LANG, proxies, the operator's keys),
+ * without the markers of a Claude Code session the bridge itself may run in, then the adapter's
+ * settings, then `HarnessOptions.env` (which wins).
+ *
+ * Model endpoint, the same names for both harnesses (set them in `HarnessOptions.env`):
+ * - `SHROOMS_MODEL_BASE_URL`: the provider's base URL. Claude Code: becomes `ANTHROPIC_BASE_URL`
+ *   (`http://host:port`, no `/v1`). pi: the `baseUrl` of a generated `models.json` provider, used as
+ *   pi uses it (for `openai-completions`, with the `/v1`).
+ * - `SHROOMS_MODEL_API_KEY`: its key (Claude: `ANTHROPIC_API_KEY`; pi: the provider's `apiKey`).
+ * - `SHROOMS_MODEL`: the model id when `HarnessOptions.model` is absent.
+ * - `SHROOMS_MODEL_API` (pi only): `openai-completions` (default) or `anthropic-messages`.
+ * - `SHROOMS_CLAUDE_BIN` / `SHROOMS_PI_BIN`: another executable than the pinned dev dependency.
+ */
+export const MODEL_ENV = {
+  baseUrl: 'SHROOMS_MODEL_BASE_URL',
+  apiKey: 'SHROOMS_MODEL_API_KEY',
+  model: 'SHROOMS_MODEL',
+  api: 'SHROOMS_MODEL_API',
+} as const;
+
+/** Set by a surrounding Claude Code session; inherited, they would confuse the child CLI. */
+const SESSION_MARKERS = ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SSE_PORT', 'CLAUDE_AGENT_SDK_VERSION'];
+
+export function inheritedEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SESSION_MARKERS.includes(k)) out[k] = v;
+  return out;
+}
