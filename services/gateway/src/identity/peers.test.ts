@@ -27,10 +27,10 @@ describe('PeersMap.identify', () => {
     expect(map.identify('::ffff:10.8.0.2')?.device).toBe('pi5.home');
   });
 
-  it('takes loopback and the machine\'s own mesh addresses as the machine itself', () => {
+  it('takes 127.0.0.1, ::1 and the machine\'s own mesh addresses as the machine itself', () => {
     const self = { device: 'laptop', name: 'laptop', mesh: 'home', self: true };
     expect(map.identify('127.0.0.1')).toEqual(self);
-    expect(map.identify('127.0.0.3')).toEqual(self);
+    expect(map.identify('127.0.0.3')).toBeUndefined();
     expect(map.identify('::1')).toEqual(self);
     expect(map.identify('::ffff:127.0.0.1')).toEqual(self);
     expect(map.identify('10.8.0.1')).toEqual(self);

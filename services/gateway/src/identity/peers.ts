@@ -1,11 +1,15 @@
 /**
  * The peers map: which device of the mesh a source address belongs to. Each entry is an address or
  * an allowed-IPs range naming one device (`DEVICE.MESH`); the longest matching range wins, as in
- * WireGuard's own routing. This machine's own mesh addresses are the machine itself, and so is
- * loopback — except a loopback address the map names explicitly, which is that device (how tests and
- * single-host demos give devices distinct sources: clients bound to 127.0.0.2, 127.0.0.3, …).
+ * WireGuard's own routing. This machine's own mesh addresses are the machine itself, and so are
+ * 127.0.0.1 and ::1 (and any address listed under `self`). Other loopback addresses are devices only
+ * when the map names them (how tests and single-host demos give devices distinct sources: clients
+ * bound to 127.0.0.2, 127.0.0.3, …); an unnamed one is refused like any unnamed source.
  */
-import { contains, isLoopback, parseAddress, parseCidr, formatCidr, type Cidr } from './ip.js';
+import { contains, parseAddress, parseCidr, formatCidr, type Address, type Cidr } from './ip.js';
+
+/** 127.0.0.1 and ::1: the machine talking to itself. */
+const isLocalHost = (a: Address) => (a.family === 4 ? a.value === 0x7f000001n : a.value === 1n);
 
 export interface Identity {
   /** The verified device as shown everywhere: `DEVICE.MESH`, or the machine's own name for itself. */
@@ -65,7 +69,7 @@ export class PeersMap {
     if (this.own.some((c) => contains(c, a))) return this.self;
     const named = this.entries.find((e) => contains(e.cidr, a))?.identity;
     if (named) return named;
-    return isLoopback(a) ? this.self : undefined;
+    return isLocalHost(a) ? this.self : undefined;
   }
 
   /** Every named range, most specific first (for logs and the dashboard). */

@@ -1,0 +1,159 @@
+/**
+ * The mesh is the authentication (spec §6), end to end: devices named from their source address
+ * (clients bound to 127.0.0.2, 127.0.0.3 …), the loop guard exact across two gateways and two guard
+ * replicas, chain depth and cycles refused, and a held task released by its owner.
+ */
+import { request } from 'node:http';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, eventually, freePort, rpc, runTs, startMesh, type Mesh, type ServiceProcess } from '@shrooms/testing';
+
+let mesh: Mesh;
+let second: ServiceProcess;
+let secondUrl: string;
+
+function rpcFrom(localAddress: string, url: string, method: string, params: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...headers } },
+      (res) => {
+        let data = '';
+        res.on('data', (d) => (data += d));
+        res.on('end', () => resolve(JSON.parse(data)));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const msg = (id: string, text: string, extra: Record<string, unknown> = {}) => ({ message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra }, configuration: { returnImmediately: true } });
+
+beforeAll(async () => {
+  const { mkdtemp } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const dir = await mkdtemp(join(tmpdir(), 'peers-'));
+  const peers = join(dir, 'peers.yaml');
+  await writeFile(peers, 'mesh: home\npeers:\n  127.0.0.2: laptop\n  127.0.0.3: pi5\n');
+  mesh = await startMesh({
+    guard: true,
+    env: { SHROOMS_PEERS_FILE: peers },
+    sessions: [{ name: 'target' }, { name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'd' }, { name: 'e' }, { name: 'auto', env: { BRIDGE_AUTO_APPROVE: '1' } }],
+  });
+  // A second guard replica and a second gateway of the same machine.
+  const guard2 = runTs(CLI, ['guard'], mesh.env);
+  mesh.services.push(guard2);
+  const port = await freePort();
+  secondUrl = `http://127.0.0.1:${port}`;
+  second = runTs(CLI, ['gateway'], { ...mesh.env, GATEWAY_PORT: String(port) });
+  mesh.services.push(second);
+  await Promise.all([guard2.waitFor(/guard ready/, 60_000), second.waitFor(/gateway listening/, 60_000)]);
+});
+afterAll(async () => {
+  await mesh?.stop();
+});
+
+describe('device identity', () => {
+  it('names each device from its source address and shows the claimed session beside it', async () => {
+    const r = await rpcFrom('127.0.0.2', `${mesh.gatewayUrl}/a2a/a`, 'SendMessage', msg('id-1', 'hi', { metadata: { 'shrooms/from': 'laptop/webapp' } }));
+    expect(r.result.task.metadata['shrooms/device']).toBe('laptop.home');
+    expect(r.result.task.metadata['shrooms/from']).toBe('laptop/webapp');
+    const p = await rpcFrom('127.0.0.3', `${mesh.gatewayUrl}/a2a/a`, 'SendMessage', msg('id-2', 'hi'));
+    expect(p.result.task.metadata['shrooms/device']).toBe('pi5.home');
+    const self = await rpc(`${mesh.gatewayUrl}/a2a/a`, 'SendMessage', msg('id-3', 'hi'));
+    expect(self.result.task.metadata['shrooms/device']).toBe(mesh.machine);
+  });
+
+  it('refuses a source the map does not name', async () => {
+    const r = await rpcFrom('127.0.0.4', `${mesh.gatewayUrl}/a2a/a`, 'SendMessage', msg('id-4', 'hi'));
+    expect(r.error).toMatchObject({ code: -32054, data: [expect.objectContaining({ reason: 'UNKNOWN_DEVICE' })] });
+  });
+
+  it('ignores a spoofed forwarded-for header', async () => {
+    const r = await rpcFrom('127.0.0.2', `${mesh.gatewayUrl}/a2a/a`, 'SendMessage', msg('id-5', 'hi'), { 'x-forwarded-for': '127.0.0.3', forwarded: 'for=127.0.0.3', 'x-real-ip': '127.0.0.3' });
+    expect(r.result.task.metadata['shrooms/device']).toBe('laptop.home');
+    const u = await rpcFrom('127.0.0.4', `${mesh.gatewayUrl}/a2a/a`, 'SendMessage', msg('id-6', 'hi'), { 'x-forwarded-for': '127.0.0.1' });
+    expect(u.error.code).toBe(-32054);
+  });
+});
+
+describe('loop guard across two gateways and two guard replicas', () => {
+  it('admits exactly 30 of 100 concurrent new tasks from one device to one session', async () => {
+    const urls = [`${mesh.gatewayUrl}/a2a/target`, `${secondUrl}/a2a/target`];
+    // The first of the 100 asks for input (its answer comes later); the other 99 race.
+    const first = await rpcFrom('127.0.0.3', urls[0]!, 'SendMessage', msg('burst-0', 'blocked: which one?'));
+    const rest = await Promise.all(Array.from({ length: 99 }, (_, i) => rpcFrom('127.0.0.3', urls[(i + 1) % 2]!, 'SendMessage', msg(`burst-${i + 1}`, `job ${i + 1}`))));
+    const results = [first, ...rest];
+    const admitted = results.filter((r) => r.result);
+    const refused = results.filter((r) => r.error);
+    expect(admitted).toHaveLength(30);
+    expect(refused).toHaveLength(70);
+    for (const r of refused) {
+      expect(r.error.code).toBe(-32050);
+      expect(Number(r.error.data[0].metadata.retryAfterSeconds)).toBeGreaterThan(0);
+    }
+    // A resend of an admitted message is the same task, never counted or refused.
+    const firstId = admitted[0].result.task.id as string;
+    const resendIndex = Number(firstId.split('burst-')[1]);
+    const again = await rpcFrom('127.0.0.3', urls[0]!, 'SendMessage', msg(`burst-${resendIndex}`, 'again'));
+    expect(again.result.task.id).toBe(firstId);
+    // An answer to a blocked task is not counted either.
+    const blocked = first.result.task;
+    await eventually(async () => (await rpc(urls[0]!, 'GetTask', { id: blocked.id })).result.status.state === 'TASK_STATE_INPUT_REQUIRED');
+    const answer = await rpcFrom('127.0.0.3', urls[1]!, 'SendMessage', msg('burst-answer', 'this one', { taskId: blocked.id }));
+    expect(answer.result.task.id).toBe(blocked.id);
+    // ...while a new task from the same device is still refused: the window is full.
+    expect((await rpcFrom('127.0.0.3', urls[0]!, 'SendMessage', msg('burst-late', 'more'))).error.code).toBe(-32050);
+    // Another device still has its own window.
+    const other = await rpcFrom('127.0.0.2', urls[0]!, 'SendMessage', msg('other-device', 'hi'));
+    expect(other.result.task.id).toBe('target:other-device');
+  });
+});
+
+describe('the chain', () => {
+  const name = (t: { id: string }) => `${mesh.machine}/${t.id}`;
+  const ask = (session: string, id: string, parent?: { id: string }, from?: string) =>
+    rpc(`${mesh.gatewayUrl}/a2a/${session}`, 'SendMessage', msg(id, `quiet: ${id}`, { metadata: { ...(parent ? { 'shrooms/parent': name(parent) } : {}), ...(from ? { 'shrooms/from': `${mesh.machine}/${from}` } : {}) } }));
+
+  it('refuses A→B→C→A at the fourth hop with the cycle code', async () => {
+    const a = (await ask('a', 'cy-a')).result.task;
+    const b = (await ask('b', 'cy-b', a, 'a')).result.task;
+    const c = (await ask('c', 'cy-c', b, 'b')).result.task;
+    expect(c.metadata['shrooms/depth']).toBe(2);
+    const back = await ask('a', 'cy-a2', c, 'c');
+    expect(back.error).toMatchObject({ code: -32052, data: [expect.objectContaining({ reason: 'CHAIN_CYCLE' })] });
+  });
+
+  it('refuses a chain of depth 4 with no cycle with the depth code', async () => {
+    const a = (await ask('a', 'dp-a')).result.task;
+    const b = (await ask('b', 'dp-b', a, 'a')).result.task;
+    const c = (await ask('c', 'dp-c', b, 'b')).result.task;
+    const d = (await ask('d', 'dp-d', c, 'c')).result.task;
+    expect(d.metadata['shrooms/depth']).toBe(3);
+    const e = await ask('e', 'dp-e', d, 'd');
+    expect(e.error).toMatchObject({ code: -32051, data: [expect.objectContaining({ reason: 'CHAIN_TOO_DEEP' })] });
+  });
+});
+
+describe('the sharp edge', () => {
+  it('holds an agent\'s task for an auto-approving session until its owner releases it', async () => {
+    const t = (await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'SendMessage', msg('held-1', 'run this', { metadata: { 'shrooms/from': `${mesh.machine}/a` } }))).result.task;
+    expect(t.metadata['shrooms/held']).toBe(true);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'GetTask', { id: t.id })).result.status.state).toBe('TASK_STATE_SUBMITTED');
+    // Only the owner, on the machine itself, may release it.
+    const stranger = await rpcFrom('127.0.0.2', `${mesh.gatewayUrl}/a2a/auto`, 'ControlSession', { action: 'release', id: t.id });
+    expect(stranger.error.code).toBe(-32053);
+    const released = await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'ControlSession', { action: 'release', id: t.id });
+    expect(released.result.task.id).toBe(t.id);
+    await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'GetTask', { id: t.id })).result.status.state === 'TASK_STATE_COMPLETED');
+  });
+
+  it('runs a person\'s task on an auto-approving session at once', async () => {
+    const t = (await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'SendMessage', { message: { messageId: 'person-1', role: 'ROLE_USER', parts: [{ text: 'go' }] } })).result.task;
+    expect(t.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+});
