@@ -14,6 +14,7 @@ export async function connectNats(
   config: Pick<BaseConfig, 'NATS_URL' | 'NATS_USER' | 'NATS_PASS' | 'NATS_TOKEN' | 'NATS_CREDS'>,
   log: Logger,
   name: string,
+  extra: { inboxPrefix?: string } = {},
 ): Promise<NatsConnection> {
   const opts: Parameters<typeof connect>[0] = {
     servers: config.NATS_URL.split(',').map((s) => s.trim()),
@@ -22,6 +23,7 @@ export async function connectNats(
     reconnectTimeWait: 250,
     waitOnFirstConnect: true,
     pingInterval: 10_000,
+    ...(extra.inboxPrefix ? { inboxPrefix: extra.inboxPrefix } : {}),
   };
   if (config.NATS_USER) Object.assign(opts, { user: config.NATS_USER, pass: config.NATS_PASS });
   if (config.NATS_TOKEN) Object.assign(opts, { token: config.NATS_TOKEN });

@@ -2,6 +2,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Ledger, SignalField } from '@shrooms/ledger';
+import { subjects } from '@shrooms/protocol';
 import { connectNats, createLogger, loadConfig, onShutdown, redactConfig } from '@shrooms/runtime';
 import { Bridge } from './bridge.js';
 import { BridgeConfigSchema } from './config.js';
@@ -16,7 +17,8 @@ export async function runBridge(env: Record<string, string | undefined> = proces
   const config = loadConfig(BridgeConfigSchema, env);
   const log = createLogger(`bridge ${config.BRIDGE_SESSION}`, config.LOG_LEVEL);
   log.info({ config: redactConfig(config) }, 'starting');
-  const nc = await connectNats(config, log, `bridge ${config.SHROOMS_MACHINE}/${config.BRIDGE_SESSION}`);
+  // Replies to a bridge come to its machine's own inbox prefix, so permissions can scope them.
+  const nc = await connectNats(config, log, `bridge ${config.SHROOMS_MACHINE}/${config.BRIDGE_SESSION}`, { inboxPrefix: subjects.bridgeInbox(config.SHROOMS_MACHINE) });
   const ledger = await Ledger.open(nc, { replicas: config.SHROOMS_REPLICAS, limits: { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS } });
   const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS, ttlMs: config.BRIDGE_SIGNAL_TTL_MS });
   const stateDir = config.BRIDGE_STATE_DIR ?? join(config.BRIDGE_CWD, '.shrooms', config.BRIDGE_SESSION);
