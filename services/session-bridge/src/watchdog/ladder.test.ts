@@ -10,7 +10,8 @@ describe('the reminder ladder', () => {
     expect(verdict(cfg, { nudges: 0, stalled: false }, 0, 2 * min).kind).toBe('remind');
     expect(verdict(cfg, { nudges: 1, lastNudge: 2 * min, stalled: false }, 0, 3 * min - 1).kind).toBe('wait');
     expect(verdict(cfg, { nudges: 1, lastNudge: 2 * min, stalled: false }, 0, 3 * min).kind).toBe('remind');
-    expect(verdict(cfg, { nudges: 5, lastNudge: 0, stalled: false }, 0, 30 * min).kind).toBe('stall');
+    expect(verdict(cfg, { nudges: 5, lastNudge: 0, stalled: false }, 0, 30 * min).kind).toBe('remind');
+    expect(verdict(cfg, { nudges: 6, lastNudge: 0, stalled: false }, 0, 30 * min).kind).toBe('stall');
   });
 
   it('counts quiet from the last activity when the session spoke after a reminder', () => {
