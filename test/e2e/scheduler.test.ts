@@ -5,6 +5,8 @@
  * produce exactly one task in the ledger — none lost, none doubled — and a canceled schedule must
  * fire no more.
  *
+ * The gateway asks the guard for each occurrence, as for any new task.
+ *
  * Replica r1 reaches the gateway through a small pass-through proxy: the proxy hands r1's first
  * send to the gateway (the task is in the ledger) and then holds the answer while the test kills r1.
  * That is the worst crash window — sent but not recorded — at a moment the test knows, not by luck.
@@ -24,6 +26,7 @@ let mesh: Mesh;
 let nc: NatsConnection;
 let client: ScheduleClient;
 const replicas: ServiceProcess[] = [];
+let guard: ServiceProcess;
 let proxy: Server;
 let proxyUrl: string;
 /** Resolves with the task id (`SESSION:MESSAGE-ID`) of r1's first send, once the gateway has taken it. */
@@ -61,7 +64,10 @@ const occurrenceTasks = (tasks: Task[], id: string) => tasks.filter((t) => t.met
 
 beforeAll(async () => {
   nats = await startNatsServer();
-  mesh = await startMesh({ nats, sessions: [{ name: 'review' }, { name: 'tests' }] });
+  // The normal path, guard included: the gateway asks the guard before admitting each occurrence.
+  mesh = await startMesh({ nats, sessions: [{ name: 'review' }, { name: 'tests' }], env: { GATEWAY_GUARD: 'required' } });
+  guard = runTs('services/guard/src/main.ts', [], mesh.env);
+  await guard.waitFor(/guard ready/, 60_000);
   nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   client = scheduleClient(nc, { timeoutMs: 3000 });
   let tookFirst: (messageId: string) => void;
@@ -93,6 +99,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(replicas.map((r) => r.stop()));
+  await guard?.stop();
   proxy?.closeAllConnections();
   proxy?.close();
   await nc?.close();

@@ -120,6 +120,12 @@ describe('list and cancel', () => {
     expect((await ops.cancel({ id: schedule.id, origin: { device: 'laptop' } })).schedule.state).toBe('canceled');
   });
 
+  it('knows the owner device by its mesh name and by its machine name', async () => {
+    const { ops, req } = setup();
+    const { schedule } = await ops.create(req({ origin: { device: 'laptop.home' } }));
+    expect((await ops.cancel({ id: schedule.id, origin: { device: 'laptop' } })).schedule.state).toBe('canceled');
+  });
+
   it('lets a recipient machine cancel, and refuses any other device with NOT_ALLOWED', async () => {
     const { ops, req } = setup();
     const { schedule } = await ops.create(req());

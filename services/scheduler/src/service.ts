@@ -50,7 +50,7 @@ export function schedulerOps(store: ScheduleStorePort, engine: Engine, config: O
           // Creating the same id again (a resent request) returns the schedule, if it is the same owner's.
           const existing = await store.get(req.id);
           if (!existing) continue;
-          if (existing.schedule.owner.device !== req.origin.device) throw new ShroomsError('INVALID_PARAMS', `schedule id ${req.id} is taken`);
+          if (!sameDevice(existing.schedule.owner.device, req.origin.device)) throw new ShroomsError('INVALID_PARAMS', `schedule id ${req.id} is taken`);
           return { schedule: existing.schedule, created: false };
         }
       }
@@ -90,11 +90,17 @@ export function schedulerOps(store: ScheduleStorePort, engine: Engine, config: O
 
 const who = (o: Origin) => (o.from ? `${o.device} (${o.from})` : o.device);
 
+/**
+ * One device under its two spellings: the gateway names a peer `DEVICE.MESH` (`pi5.home`), a
+ * machine's own tools name it by its machine name (`pi5`).
+ */
+const hostOf = (device: string) => device.split('.')[0]!;
+const sameDevice = (a: string, b: string) => a === b || hostOf(a) === hostOf(b);
+
 /** The owner's device, or the machine of one of its recipients (a session's owner may stop tasks coming to it). */
 function mayCancel(s: Schedule, origin: Origin): boolean {
-  if (origin.device === s.owner.device) return true;
-  const machine = origin.device.split('.')[0];
-  return s.recipients.some((r) => r.slice(0, r.indexOf('/')) === machine);
+  if (sameDevice(origin.device, s.owner.device)) return true;
+  return s.recipients.some((r) => r.slice(0, r.indexOf('/')) === hostOf(origin.device));
 }
 
 function byNext(a: Schedule, b: Schedule): number {
