@@ -1,0 +1,99 @@
+/**
+ * The machine the figures came from, and how busy other processes kept it: CPU time of the whole
+ * machine (/proc/stat) minus the CPU time of the bench's own processes (/proc/<pid>/stat), over the
+ * measuring part of the run.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { natsServerBinary } from '@shrooms/testing';
+
+export interface MachineInfo {
+  cores: number;
+  cpuModel: string;
+  memoryGb: number;
+  os: string;
+  node: string;
+  natsServer: string;
+  loadavgAtStart: number[];
+}
+
+export function machineInfo(): MachineInfo {
+  let nats = 'unknown';
+  try {
+    nats = execFileSync(natsServerBinary(), ['--version'], { encoding: 'utf8' }).trim().replace(/^nats-server:\s*/, '');
+  } catch {
+    /* reported as unknown */
+  }
+  return {
+    cores: os.availableParallelism(),
+    cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
+    memoryGb: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    natsServer: nats,
+    loadavgAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100),
+  };
+}
+
+interface CpuSnapshot {
+  total: number;
+  busy: number;
+  steal: number;
+  ours: number;
+}
+
+function machineTicks(): { total: number; busy: number; steal: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+  const f = line.trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = f;
+  const total = user + nice + system + idle + iowait + irq + softirq + steal;
+  return { total, busy: total - idle - iowait - steal, steal };
+}
+
+/** utime + stime of a process, in clock ticks (0 when it is gone). */
+export function processTicks(pid: number): number {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Measures, between `start()` and `stop()`, the share of the machine other processes used. */
+export class NoiseMeter {
+  private first?: CpuSnapshot;
+  private base = new Map<number, number>();
+
+  constructor(private pids: () => number[]) {}
+
+  private snap(): CpuSnapshot {
+    const m = machineTicks();
+    let ours = 0;
+    for (const pid of this.pids()) {
+      const t = processTicks(pid);
+      if (!this.base.has(pid)) this.base.set(pid, this.first ? 0 : t);
+      ours += t - this.base.get(pid)!;
+    }
+    return { ...m, ours };
+  }
+
+  start(): void {
+    this.first = undefined;
+    this.base.clear();
+    this.first = this.snap();
+  }
+
+  /** Shares of the machine's CPU capacity over the interval, in %. */
+  stop(): { busyPct: number; benchPct: number; otherPct: number; stealPct: number; loadavg: number[] } {
+    const a = this.first!;
+    const b = this.snap();
+    const total = b.total - a.total || 1;
+    const pct = (x: number) => Math.round((x / total) * 1000) / 10;
+    const busy = b.busy - a.busy;
+    const ours = b.ours - a.ours;
+    return { busyPct: pct(busy), benchPct: pct(ours), otherPct: pct(Math.max(0, busy - ours)), stealPct: pct(b.steal - a.steal), loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100) };
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * `pnpm bench --profile`: ours alone, its services started with `--cpu-prof`, driven by the same
+ * load generator through the hot paths (blocking sends one at a time and 16 at once, non-blocking
+ * sends 64 at once, streams, GetTask and ListTasks), then stopped cleanly so V8 writes the profiles.
+ * Returns where each process spent its time.
+ */
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startNatsServer } from '@shrooms/testing';
+import { cliHasGuard, startOurs } from '../arms/ours.js';
+import { SHELF } from '../arms/shelf.js';
+import { startChild } from '../child.js';
+import type { LatencyJob, ThroughputJob } from '../loadgen/jobs.js';
+import type { Plan } from '../plan.js';
+import { summariseProfile, type ProfileSummary } from './summarise.js';
+
+export interface ProfileReport {
+  schema: 'shrooms-bench-profile/1';
+  startedAt: string;
+  mode: Plan['mode'];
+  workload: string[];
+  guard: boolean;
+  processes: Record<string, ProfileSummary & { requests: string }>;
+}
+
+export async function runProfile(plan: Plan, dir: string, log: (s: string) => void): Promise<ProfileReport> {
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const nats = await startNatsServer({ args: [] });
+  const guard = await cliHasGuard();
+  const ours = await startOurs(nats, { guard, env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` } });
+  const pids = ours.pids();
+  const loadgen = await startChild('loadgen', 'loadgen/main.ts');
+  const workload: string[] = [];
+  let sends = 0;
+  try {
+    const target = { kind: 'http' as const, url: ours.url };
+    const lat = async (job: Omit<LatencyJob, 'type'>, what: string) => {
+      const r = await loadgen.call<{ samples: number[] }>({ type: 'latency', ...job });
+      workload.push(`${what}: ${r.samples.length}`);
+      return r;
+    };
+    const thr = async (job: Omit<ThroughputJob, 'type'>, what: string) => {
+      const r = await loadgen.call<{ done: number }>({ type: 'throughput', ...job });
+      workload.push(`${what}: ${r.done}`);
+      sends += r.done;
+      return r;
+    };
+    const k = plan.mode === 'full' ? 3 : 1;
+    await lat({ target, op: 'send', n: 300 * k, maxMs: 120_000 }, 'blocking SendMessage, one at a time');
+    await thr({ target, op: 'send', concurrency: 16, durationMs: 3_000 * k, maxTasks: 1e6, drainTimeoutMs: 0 }, 'blocking SendMessage, 16 at once');
+    await thr({ target, op: 'send_nb', concurrency: 64, durationMs: 2_000 * k, maxTasks: 1e6, drainTimeoutMs: 300_000 }, 'non-blocking SendMessage, 64 at once (then drained)');
+    await lat({ target, op: 'stream', n: 200 * k, maxMs: 120_000 }, 'SendStreamingMessage, one at a time');
+    await ours.preload(0, 10_000);
+    const shelf = { kind: 'http' as const, url: ours.shelfUrl };
+    await new Promise((r) => setTimeout(r, 2_000));
+    await lat({ target: shelf, op: 'get', n: 1_000 * k, maxMs: 120_000, shelf: 10_000 }, 'GetTask (10,000 tasks in the session)');
+    await lat({ target: shelf, op: 'list', n: 300 * k, maxMs: 120_000, shelf: 10_000, pageSize: 50 }, 'ListTasks, one page of 50 (10,000 tasks)');
+    log(`profile workload done: ${workload.join('; ')}`);
+  } finally {
+    await loadgen.stop();
+    await ours.stop();
+    await nats.stop();
+  }
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
+  const processes: ProfileReport['processes'] = {};
+  for (const [role, pid] of Object.entries(pids)) {
+    const f = files.find((x) => x.split('.').includes(String(pid)));
+    if (!f) {
+      log(`no profile for ${role} (pid ${pid})`);
+      continue;
+    }
+    processes[role] = { ...(await summariseProfile(join(dir, f))), requests: `${sends} sends in the throughput parts plus the timed requests` };
+  }
+  void SHELF;
+  return { schema: 'shrooms-bench-profile/1', startedAt: new Date().toISOString(), mode: plan.mode, workload, guard, processes };
+}

@@ -1,0 +1,234 @@
+/**
+ * One benchmark run: starts a nats-server and the three arms, warms them up, then measures each
+ * figure with the arms interleaved (floor, reference, ours, floor, reference, ours …) so drift on a
+ * shared machine hits all three alike, and returns everything latest.json holds.
+ */
+import { startNatsServer } from '@shrooms/testing';
+import { SESSION, cliHasGuard, startOurs, RAISED_LIMITS, type Ours } from './arms/ours.js';
+import { SHELF } from './arms/shelf.js';
+import { startChild, type Child } from './child.js';
+import { ARMS, Figures, type Arm, type Figure } from './figures.js';
+import type { LatencyJob, LatencyResult, Op, Target, ThroughputJob, ThroughputResult } from './loadgen/jobs.js';
+import { NoiseMeter, machineInfo, type MachineInfo } from './machine.js';
+import { MemorySampler, procMemoryMb } from './memory.js';
+import type { Plan } from './plan.js';
+import { round } from './stats.js';
+
+export interface BenchResult {
+  schema: 'shrooms-bench/1';
+  run: {
+    mode: Plan['mode'];
+    startedAt: string;
+    durationS: number;
+    reps: number;
+    plan: Plan;
+    guard: { state: 'measured' | 'started-not-asked' | 'not-in-cli'; admits: number | null };
+    raisedLimits: Record<string, string>;
+    ledgerTasks: { small: number | null; large: number | null };
+    probes: Record<string, { requestBytes: number; responseBytes: number }>;
+    notes: string[];
+  };
+  machine: MachineInfo & { noise: ReturnType<NoiseMeter['stop']> };
+  figures: Record<string, Figure>;
+  memory: { peaksMb: Record<string, number>; marksMb: Record<string, Record<string, number>>; idleTsxProcessMb: number | null };
+}
+
+type Log = (line: string) => void;
+
+export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
+  const startedAt = new Date();
+  const t0 = Date.now();
+  const step = (s: string) => log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${s}`);
+  const notes: string[] = [];
+  const machine = machineInfo();
+  step(`machine: ${machine.cores} cores, node ${machine.node}, nats-server ${machine.natsServer}, load ${machine.loadavgAtStart.join(' ')}`);
+
+  // `args` makes startNatsServer start its own server even when NATS_URL is set.
+  const nats = await startNatsServer({ args: [] });
+  const children: Child[] = [];
+  let ours: Ours | undefined;
+  try {
+    const guard = await cliHasGuard();
+    if (!guard) notes.push('The CLI has no `guard` command yet, so ours ran with GATEWAY_GUARD=off: the guard\'s cost is not in these figures.');
+    const [o, reference, hop1, hop2, loadgen, idle] = await Promise.all([
+      startOurs(nats, { guard }),
+      startChild<{ url: string }>('reference', 'arms/reference-server.ts'),
+      startChild('floor hop1', 'arms/floor-responder.ts', ['hop1', nats.url]),
+      startChild('floor hop2', 'arms/floor-responder.ts', ['hop2', nats.url]),
+      startChild('loadgen', 'loadgen/main.ts'),
+      startChild('idle', 'arms/idle.ts'),
+    ]);
+    ours = o;
+    children.push(reference, hop1, hop2, loadgen, idle);
+    step(`started: ours ${ours.url}${guard ? ' (with guard)' : ''}, reference ${reference.ready.url}, floor hops, load generator`);
+    await new Promise((r) => setTimeout(r, 300));
+    const idleTsxProcessMb = procMemoryMb(idle.pid)?.hwm ?? null;
+    await idle.stop();
+
+    const pids = (): Record<string, number> => ({
+      ...Object.fromEntries(Object.entries(ours!.pids()).map(([k, v]) => [`ours_${k}`, v])),
+      ...(ours!.mesh.bridges.get(SHELF)?.child.pid ? { ours_bridge_shelf: ours!.mesh.bridges.get(SHELF)!.child.pid! } : {}),
+      reference_server: reference.pid,
+      floor_hop1: hop1.pid,
+      floor_hop2: hop2.pid,
+      loadgen: loadgen.pid,
+      ...(nats.pid ? { nats_server: nats.pid } : {}),
+    });
+    const memory = new MemorySampler(pids);
+    memory.start();
+    const noise = new NoiseMeter(() => [process.pid, ...Object.values(pids())]);
+
+    const figures = new Figures();
+    const lat = (job: Omit<LatencyJob, 'type'>) => loadgen.call<LatencyResult>({ type: 'latency', ...job });
+    const thr = (job: Omit<ThroughputJob, 'type'>) => loadgen.call<ThroughputResult>({ type: 'throughput', ...job });
+    const http = (arm: 'reference' | 'ours', tenant?: string): Target =>
+      arm === 'ours' ? { kind: 'http', url: tenant ? ours!.shelfUrl : ours!.url } : { kind: 'http', url: reference.ready.url, ...(tenant ? { tenant } : {}) };
+    const probes: BenchResult['run']['probes'] = {};
+    /** Sizes the floor's messages like ours' request and answer of the same operation. */
+    const probe = async (name: string, op: Op, target: Target, extra: Partial<LatencyJob> = {}) => {
+      const r = await lat({ target, op, n: 3, maxMs: 30_000, ...extra });
+      if (!r.samples.length) throw new Error(`probe ${name} failed: ${r.firstError}`);
+      probes[name] = { requestBytes: r.requestBytes, responseBytes: r.responseBytes };
+    };
+    const floor = (name: string): Target => ({ kind: 'nats', url: nats.url, requestBytes: probes[name]!.requestBytes, replyBytes: probes[name]!.responseBytes });
+    const target = (arm: Arm, probeName: string, tenant?: string): Target => (arm === 'floor' ? floor(probeName) : http(arm, tenant));
+
+    // ---- warm-up ----------------------------------------------------------------------------
+    await probe('send', 'send', http('ours'));
+    await probe('send_nb', 'send_nb', http('ours'));
+    await probe('stream', 'stream', http('ours'));
+    for (const arm of ARMS) {
+      await lat({ target: target(arm, 'send'), op: 'send', n: plan.warmup.sends, maxMs: 60_000 });
+      await lat({ target: target(arm, 'send'), op: 'stream', n: plan.warmup.streams, maxMs: 60_000 });
+      await thr({ target: target(arm, 'send'), op: 'send', concurrency: 16, durationMs: plan.warmup.throughputMs, maxTasks: 100_000, drainTimeoutMs: 0 });
+    }
+    step('warmed up');
+    noise.start();
+
+    // ---- blocking SendMessage latency, concurrency 1 -----------------------------------------
+    for (let rep = 0; rep < plan.reps; rep++) {
+      for (const arm of ARMS) figures.latency('send_blocking_c1', 'blocking SendMessage latency at concurrency 1', arm, await lat({ target: target(arm, 'send'), op: 'send', n: plan.latencyN, maxMs: 120_000 }));
+    }
+    step('blocking latency done');
+
+    // ---- tasks/s at concurrency 16 and 64, blocking and not ---------------------------------
+    for (const c of plan.throughput.concurrency) {
+      for (const op of ['send', 'send_nb'] as const) {
+        const mode = op === 'send' ? 'blocking' : 'nonblocking';
+        for (let rep = 0; rep < plan.reps; rep++) {
+          for (const arm of ARMS) {
+            const r = await thr({ target: target(arm, op), op, concurrency: c, durationMs: plan.throughput.durationMs, maxTasks: plan.throughput.maxTasks, drainTimeoutMs: plan.throughput.drainTimeoutMs });
+            figures.throughput(`tasks_per_s_c${c}_${mode}`, `tasks/s at concurrency ${c}, ${mode} SendMessage`, arm, r);
+            if (op === 'send_nb') figures.throughput(`drained_tasks_per_s_c${c}_nonblocking`, `tasks/s at concurrency ${c}, non-blocking, counted until every accepted task finished`, arm, r, r.drainedPerS ?? null);
+          }
+        }
+        step(`throughput c=${c} ${mode} done`);
+      }
+    }
+
+    // ---- SSE first event ----------------------------------------------------------------------
+    for (let rep = 0; rep < plan.reps; rep++) {
+      for (const arm of ARMS) figures.latency('sse_first_event', 'SendStreamingMessage: time to the first SSE event', arm, await lat({ target: target(arm, 'stream'), op: 'stream', n: plan.sseN, maxMs: 120_000 }));
+    }
+    step('SSE done');
+
+    // ---- GetTask and ListTasks with a small and a large ledger ---------------------------------
+    const ledgerTasks: BenchResult['run']['ledgerTasks'] = { small: null, large: null };
+    let loaded = 0;
+    for (const size of ['small', 'large'] as const) {
+      const want = plan.reads[size];
+      const tp = Date.now();
+      await Promise.all([ours.preload(loaded, want - loaded), reference.call({ type: 'preload', tenant: SHELF, from: loaded, count: want - loaded })]);
+      loaded = want;
+      await waitIndexed(ours, want);
+      const total = (await ours.ledger.kv.status()).values;
+      ledgerTasks[size] = total;
+      step(`preloaded ${want} shelf tasks in ${((Date.now() - tp) / 1000).toFixed(1)} s (ledger holds ${total})`);
+      memory.mark(`after_${size}_preload`);
+      await probe(`get_${size}`, 'get', http('ours', SHELF), { shelf: want });
+      await probe(`list_${size}`, 'list', http('ours', SHELF), { shelf: want, pageSize: plan.reads.pageSize });
+      for (const [op, name] of [['get', 'get_task'], ['list', 'list_tasks']] as const) {
+        for (let rep = 0; rep < plan.reps; rep++) {
+          for (const arm of ARMS) {
+            const r = await lat({ target: target(arm, `${op}_${size}`, SHELF), op, n: plan.reads.n, maxMs: plan.reads.maxMs, shelf: want, pageSize: plan.reads.pageSize });
+            figures.latency(`${name}_${size}`, `${op === 'get' ? 'GetTask' : `ListTasks (one page of ${plan.reads.pageSize})`} latency, ${want.toLocaleString('en')} tasks in the session`, arm, r);
+          }
+        }
+        for (const q of ['p50', 'p90', 'p99']) figures.context(`${name}_${size}_${q}_ms`, { sessionTasks: want, ledgerTasks: total });
+      }
+      step(`reads with ${size} ledger done`);
+    }
+
+    // ---- blocking sends again on the large ledger ----------------------------------------------
+    for (let rep = 0; rep < plan.reps; rep++) {
+      for (const arm of ARMS) figures.latency('send_blocking_c1_large', 'blocking SendMessage latency at concurrency 1, after the large preload', arm, await lat({ target: target(arm, 'send'), op: 'send', n: plan.latencyLargeN, maxMs: 60_000 }));
+    }
+    const noiseResult = noise.stop();
+    step(`blocking latency on the large ledger done; other processes used ${noiseResult.otherPct}% of the machine`);
+
+    // ---- memory --------------------------------------------------------------------------------
+    const peaks = memory.peaks();
+    const oursTotal = (peaks.ours_gateway ?? 0) + (peaks.ours_bridge ?? 0) + (peaks.ours_guard ?? 0);
+    figures.single('peak_rss_mb', 'peak RSS (VmHWM) of the serving processes (ours: gateway + bridge' + (guard ? ' + guard' : '') + '; reference: its server; floor: both hops)', 'MB', 'floor', round((peaks.floor_hop1 ?? 0) + (peaks.floor_hop2 ?? 0)));
+    figures.single('peak_rss_mb', '', 'MB', 'reference', peaks.reference_server ?? null);
+    figures.single('peak_rss_mb', '', 'MB', 'ours', round(oursTotal));
+    figures.single('peak_rss_gateway_mb', 'peak RSS of the gateway', 'MB', 'ours', peaks.ours_gateway ?? null);
+    figures.single('peak_rss_bridge_mb', 'peak RSS of the bridge', 'MB', 'ours', peaks.ours_bridge ?? null);
+    for (const size of ['small', 'large'] as const) {
+      const m = memory.marks[`after_${size}_preload`] ?? {};
+      figures.single(`rss_after_${size}_ledger_mb`, `RSS right after the ${size} preload (${plan.reads[size].toLocaleString('en')} shelf tasks)`, 'MB', 'reference', m.reference_server ?? null);
+      figures.single(`rss_after_${size}_ledger_mb`, '', 'MB', 'ours', round((m.ours_gateway ?? 0) + (m.ours_bridge ?? 0)));
+      figures.context(`rss_after_${size}_ledger_mb`, { ours_gateway: m.ours_gateway, ours_bridge: m.ours_bridge });
+    }
+
+    // ---- a bridge starting on a session with the large history ----------------------------------
+    const tb = Date.now();
+    const shelfBridge = await ours.mesh.startBridge(SHELF);
+    const readyMs = Date.now() - tb;
+    await new Promise((r) => setTimeout(r, 500));
+    const shelfPeak = procMemoryMb(shelfBridge.child.pid!)?.hwm ?? null;
+    figures.single('bridge_start_large_session_ms', `a bridge starting on a session of ${plan.reads.large.toLocaleString('en')} finished tasks: process start to ready`, 'ms', 'ours', readyMs);
+    figures.single('bridge_start_large_session_peak_rss_mb', `peak RSS of that bridge`, 'MB', 'ours', shelfPeak);
+    step(`bridge on the shelf session ready in ${readyMs} ms, peak RSS ${shelfPeak} MB`);
+
+    const admits = await ours.guardAdmits();
+    memory.stop();
+    return {
+      schema: 'shrooms-bench/1',
+      run: {
+        mode: plan.mode,
+        startedAt: startedAt.toISOString(),
+        durationS: Math.round((Date.now() - t0) / 1000),
+        reps: plan.reps,
+        plan,
+        guard: { state: !guard ? 'not-in-cli' : admits ? 'measured' : 'started-not-asked', admits },
+        raisedLimits: RAISED_LIMITS,
+        ledgerTasks,
+        probes,
+        notes,
+      },
+      machine: { ...machine, noise: noiseResult },
+      figures: figures.toJSON(),
+      memory: { peaksMb: memory.peaks(), marksMb: memory.marks, idleTsxProcessMb },
+    };
+  } finally {
+    await Promise.all(children.map((c) => c.stop().catch(() => {})));
+    await ours?.stop().catch(() => {});
+    await nats.stop();
+  }
+}
+
+/** Waits until the gateway's index shows every preloaded task (ListTasks totalSize). */
+async function waitIndexed(ours: Ours, n: number, timeoutMs = 300_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const res = await fetch(ours.shelfUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: { pageSize: 1 } }),
+    }).then((r) => r.json() as Promise<{ result?: { totalSize: number } }>);
+    if ((res.result?.totalSize ?? 0) >= n) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the gateway did not index ${n} shelf tasks within ${timeoutMs} ms`);
+}
