@@ -18,7 +18,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { BUCKETS, META, type Task } from '@shrooms/protocol';
 import { compileRule, occurrenceMessageId, occurrences, scheduleClient, type Schedule, type ScheduleClient } from '@shrooms/scheduler';
-import { CLI, eventually, runTs, startMesh, startNatsServer, type Mesh, type NatsServerHandle, type ServiceProcess } from '@shrooms/testing';
+import { CLI, eventually, rpc, runTs, startMesh, startNatsServer, type Mesh, type NatsServerHandle, type ServiceProcess } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let nats: NatsServerHandle;
@@ -179,6 +179,21 @@ describe('scheduler', () => {
       30_000,
       500,
     );
+  });
+
+  it('creates a schedule from an A2A SendMessage carrying shrooms/at, once for a resend', async () => {
+    const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3000).toISOString();
+    const params = { message: { messageId: `a2a-at-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'later, please' }], metadata: { [META.at]: at } } };
+    const first = await rpc(`${mesh.gatewayUrl}/a2a/review`, 'SendMessage', params);
+    expect(first.result.task.status.state).toBe('TASK_STATE_SUBMITTED');
+    const id = first.result.task.metadata[META.schedule] as string;
+    const again = await rpc(`${mesh.gatewayUrl}/a2a/review`, 'SendMessage', params);
+    expect(again.result.task.metadata[META.schedule]).toBe(id);
+    expect((await client.list({ id, state: 'all' })).total).toBe(1);
+    await eventually(async () => occurrenceTasks(await ledgerTasks(), id).length === 1, 30_000, 250);
+    const [task] = occurrenceTasks(await ledgerTasks(), id);
+    expect(task!.id).toBe(`review:${occurrenceMessageId(id, at)}`);
+    expect(task!.metadata?.[META.scheduledBy]).toMatch(new RegExp(`^scheduled by ${mesh.machine} for `));
   });
 
   it('lists schedules and refuses to cancel an unknown one through the service', async () => {
