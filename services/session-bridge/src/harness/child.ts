@@ -118,3 +118,14 @@ export class JsonlChild {
     return this.exited;
   }
 }
+
+/** Whether `p` settles within `ms`. */
+export function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    void p.then(
+      () => (clearTimeout(timer), resolve(true)),
+      () => (clearTimeout(timer), resolve(true)),
+    );
+  });
+}

@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { access, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { claudeCommand } from './binaries.js';
-import { JsonlChild, type ChildExit } from './child.js';
+import { JsonlChild, within, type ChildExit } from './child.js';
 import { inheritedEnv, MODEL_ENV } from './env.js';
 import type { Harness, HarnessOptions, HarnessState, TurnResult } from './types.js';
 
@@ -391,14 +391,4 @@ async function transcriptExists(configDir: string, sessionId: string): Promise<b
     if (await access(join(projects, d, `${sessionId}.jsonl`)).then(() => true, () => false)) return true;
   }
   return false;
-}
-
-function within(p: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    void p.then(() => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
 }
