@@ -7,11 +7,13 @@ import type { Ledger, SignalField } from '@shrooms/ledger';
 import type { Logger, NatsConnection } from '@shrooms/runtime';
 import { loopbackOnly, type Identify } from './a2a/caller.js';
 import { sessionName, type A2AContext } from './a2a/context.js';
+import { clientErrorHandler, errorHandler, frameworkErrors } from './a2a/http-errors.js';
 import { registerJsonRpc } from './a2a/jsonrpc.js';
 import { registerRest } from './a2a/rest.js';
 import { SseStreams } from './a2a/sse.js';
 import { registerCards } from './cards/routes.js';
 import type { GatewayConfig } from './config.js';
+import { registerDashboard } from './dashboard/routes.js';
 import { registerHealth } from './health.js';
 import { LiveTasks } from './tasks/live.js';
 import { TaskService, type GuardPort } from './tasks/service.js';
@@ -64,24 +66,20 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
     sessionName,
   };
 
-  const app: FastifyInstance = Fastify({ loggerInstance: log as FastifyBaseLogger, bodyLimit: config.LIMIT_BODY_BYTES, disableRequestLogging: true, return503OnClosing: true });
+  const app: FastifyInstance = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    bodyLimit: config.LIMIT_BODY_BYTES,
+    disableRequestLogging: true,
+    return503OnClosing: true,
+    // What the HTTP layer refuses is answered from the error table too (see a2a/http-errors.ts).
+    frameworkErrors,
+    clientErrorHandler,
+  });
   // Every body arrives as a string, whatever its content type, so parse errors are ours to answer
   // in the binding's own error shape.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
-    const tooLarge = err.code === 'FST_ERR_CTP_BODY_TOO_LARGE';
-    const status = tooLarge ? 413 : err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
-    if (status >= 500) req.log.error({ err }, 'unhandled error');
-    const message = tooLarge ? `request body is larger than ${config.LIMIT_BODY_BYTES} bytes` : status >= 500 ? 'internal error' : err.message;
-    const isRpc = req.method === 'POST' && /^\/a2a(\/[^/]+)?\/?$/.test(req.url.split('?')[0]!);
-    if (isRpc) {
-      const code = tooLarge ? -32057 : status >= 500 ? -32603 : -32600;
-      const reason = tooLarge ? 'LIMIT_EXCEEDED' : status >= 500 ? 'INTERNAL' : 'INVALID_REQUEST';
-      return reply.code(200).send({ jsonrpc: '2.0', id: null, error: { code, message, data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org', ...(tooLarge ? { metadata: { limit: 'bodyBytes', max: String(config.LIMIT_BODY_BYTES) } } : {}) }] } });
-    }
-    return reply.code(status).send({ error: { code: status, status: tooLarge ? 'RESOURCE_EXHAUSTED' : status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT', message, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: tooLarge ? 'LIMIT_EXCEEDED' : 'INVALID_REQUEST', domain: 'a2a-protocol.org' }] } });
-  });
+  app.setErrorHandler(errorHandler(config.LIMIT_BODY_BYTES));
   app.setNotFoundHandler((req, reply) =>
     reply.code(404).send({ error: { code: 404, status: 'NOT_FOUND', message: `no route ${req.method} ${req.url.slice(0, 200)}`, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'NOT_FOUND', domain: 'a2a-protocol.org' }] } }),
   );
@@ -90,6 +88,7 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   registerJsonRpc(app, ctx);
   registerRest(app, ctx);
   registerHealth(app, deps);
+  registerDashboard(app, { ...deps, tasks, identify: ctx.identify });
   app.get('/agents', async () => ({ agents: await deps.signals.list() }));
 
   const sweep = setInterval(() => void tasks.sweepExpired(config.LIMIT_TASK_EXPIRY_MS).catch((err) => log.warn({ err }, 'expiry sweep failed')), config.GATEWAY_EXPIRY_SWEEP_MS);

@@ -1,0 +1,278 @@
+/**
+ * The dashboard on the gateway's own port: the page (`/dashboard`), its script and styles, JSON
+ * under `/dashboard/api/`, and the live feed (`/dashboard/events`, SSE). Reads are open to this
+ * machine and the mesh's devices; actions (cancel, release, reject, reminders) only to this machine
+ * itself, and they go through the same TaskService the A2A methods use.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ShroomsError, isTerminal, parseAgent, type TaskState } from '@shrooms/protocol';
+import type { Ledger, SignalField } from '@shrooms/ledger';
+import { loadConfig, type Logger, type NatsConnection } from '@shrooms/runtime';
+import { z } from 'zod';
+import type { Identify } from '../a2a/caller.js';
+import type { GatewayConfig } from '../config.js';
+import type { TaskService } from '../tasks/service.js';
+import { ACTION_HEADER, DashboardAccess, allowedHosts, type Viewer } from './access.js';
+import { CSP, SCRIPT, STYLES, page, type Asset } from './assets/page.js';
+import { STATE_FILTERS } from './board.js';
+import { DashboardFeed } from './feed.js';
+import { parseKey, toDetail, toRow } from './rows.js';
+import { DashboardStreams, frame } from './streams.js';
+
+export const DashboardConfigSchema = z.object({
+  /** `off` serves no dashboard at all. */
+  DASHBOARD: z.enum(['on', 'off']).default('on'),
+  /** Extra host names the page answers to (comma-separated), besides IP addresses, `localhost`,
+   *  the machine's name and the public URL's host. */
+  DASHBOARD_ALLOWED_HOSTS: z.string().optional(),
+  /** Live feeds (browser tabs) open at once; more get 503 and fall back to reading. */
+  DASHBOARD_MAX_STREAMS: z.coerce.number().int().positive().default(16),
+  /** A browser that leaves this much unread is dropped (it reconnects and reloads). */
+  DASHBOARD_STREAM_BUFFER_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  /** Stop following the ledger after this long with no page open, ms. */
+  DASHBOARD_IDLE_MS: z.coerce.number().int().positive().default(600_000),
+});
+export type DashboardConfig = z.infer<typeof DashboardConfigSchema>;
+
+export interface DashboardDeps {
+  nc: NatsConnection;
+  ledger: Ledger;
+  signals: SignalField;
+  log: Logger;
+  config: GatewayConfig;
+  tasks: TaskService;
+  /** The A2A surface's own identity function: the dashboard follows the same rule. */
+  identify: Identify;
+  /** Where DASHBOARD_* settings come from; default process.env. */
+  env?: Record<string, string | undefined>;
+}
+
+const KeySchema = z.string().min(5).max(600);
+const TasksQuerySchema = z.object({
+  agent: z.string().max(200).optional(),
+  state: z.enum(STATE_FILTERS).default('all'),
+  q: z.string().max(200).optional(),
+  cursor: z.string().max(1000).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+const ChainsQuerySchema = z.object({
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  limit: z.coerce.number().int().min(1).max(50).default(20),
+});
+const TaskActionSchema = z.object({ key: KeySchema });
+const RemindersSchema = z.object({ agent: z.string().max(200), stop: z.boolean() });
+
+function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const r = schema.safeParse(input ?? {});
+  if (!r.success) {
+    const first = r.error.issues[0]!;
+    throw new ShroomsError('INVALID_PARAMS', `${first.path.join('.') || 'request'}: ${first.message}`);
+  }
+  return r.data;
+}
+
+function jsonBody(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new ShroomsError('PARSE_ERROR', 'the body is not valid JSON');
+  }
+}
+
+export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): void {
+  const cfg = loadConfig(DashboardConfigSchema, deps.env ?? process.env);
+  if (cfg.DASHBOARD === 'off') return;
+  const machine = deps.config.SHROOMS_MACHINE;
+  const log = deps.log.child({ part: 'dashboard' });
+  const access = new DashboardAccess(deps.identify, allowedHosts(machine, deps.config.GATEWAY_PUBLIC_URL, cfg.DASHBOARD_ALLOWED_HOSTS));
+  const streams = new DashboardStreams({ max: cfg.DASHBOARD_MAX_STREAMS, heartbeatMs: deps.config.GATEWAY_SSE_HEARTBEAT_MS, maxBufferedBytes: cfg.DASHBOARD_STREAM_BUFFER_BYTES });
+  const feed = new DashboardFeed({ nc: deps.nc, ledger: deps.ledger, signals: deps.signals, log, machine, streams }, { idleMs: cfg.DASHBOARD_IDLE_MS });
+  const html = page(machine);
+  const { board } = feed;
+
+  const fail = (req: FastifyRequest, reply: FastifyReply, err: unknown) => {
+    const se = err instanceof ShroomsError ? err : new ShroomsError('INTERNAL', 'internal error');
+    if (se.key === 'INTERNAL') req.log.error({ err }, 'dashboard request failed');
+    return reply.code(se.spec.http).header('cache-control', 'no-store').send({ error: { key: se.key, code: se.spec.code, message: se.message } });
+  };
+
+  /** Reads: any device of the mesh; the feed is started (once) before answering. */
+  const read = (fn: (req: FastifyRequest, viewer: Viewer) => unknown | Promise<unknown>) => async (req: FastifyRequest, reply: FastifyReply) => {
+    try {
+      const viewer = access.viewer(req);
+      await feed.use();
+      return reply.header('cache-control', 'no-store').send(await fn(req, viewer));
+    } catch (err) {
+      return fail(req, reply, err);
+    }
+  };
+
+  /** Actions: the owner on this machine, from the page. */
+  const action = (fn: (body: unknown, viewer: Viewer) => Promise<unknown>) => async (req: FastifyRequest, reply: FastifyReply) => {
+    try {
+      const viewer = access.actor(req);
+      const result = await fn(jsonBody(req.body), viewer);
+      return reply.header('cache-control', 'no-store').send({ ok: true, ...(result as object) });
+    } catch (err) {
+      return fail(req, reply, err);
+    }
+  };
+
+  const overview = (viewer: Viewer) => ({
+    machine,
+    viewer,
+    counts: board.counts(),
+    agents: feed.agents(),
+    sessions: board.agents(),
+    refusals: feed.recentRefusals(),
+    notes: feed.recentNotes(),
+  });
+
+  /** A task of this machine, by ledger key, for an action. */
+  const localTask = async (key: string) => {
+    const where = parseKey(key);
+    if (!where) throw new ShroomsError('INVALID_PARAMS', 'key is not a task key');
+    if (where.machine !== machine) throw new ShroomsError('NOT_ALLOWED', `that task is on ${where.machine}; act on it from ${where.machine}'s own dashboard`);
+    const stored = await deps.ledger.get(key);
+    if (!stored) throw new ShroomsError('TASK_NOT_FOUND', 'no such task in the ledger');
+    return { session: where.session, stored };
+  };
+
+  const freshRow = async (key: string) => {
+    const s = await deps.ledger.get(key);
+    const row = s ? toRow(s) : undefined;
+    if (row) board.upsert(row);
+    return row;
+  };
+
+  const serve = (asset: Asset) => async (req: FastifyRequest, reply: FastifyReply) => {
+    try {
+      access.viewer(req);
+    } catch (err) {
+      const se = err instanceof ShroomsError ? err : new ShroomsError('INTERNAL', 'internal error');
+      return reply.code(se.spec.http).type('text/plain; charset=utf-8').send(`${se.message}\n`);
+    }
+    reply.header('etag', asset.etag).header('cache-control', 'no-cache');
+    if (req.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    return reply.type(asset.type).send(asset.body);
+  };
+
+  app.register(
+    async function dashboard(scope) {
+      scope.addHook('onSend', async (_req, reply, payload) => {
+        reply.header('content-security-policy', CSP);
+        reply.header('x-content-type-options', 'nosniff');
+        reply.header('referrer-policy', 'no-referrer');
+        reply.header('x-frame-options', 'DENY');
+        return payload;
+      });
+
+      scope.get('/', serve(html)); // both /dashboard and /dashboard/
+      scope.get('/app.js', serve(SCRIPT));
+      scope.get('/app.css', serve(STYLES));
+
+      scope.get('/api/overview', read((_req, viewer) => overview(viewer)));
+
+      scope.get(
+        '/api/tasks',
+        read((req) => {
+          const q = parse(TasksQuerySchema, req.query);
+          return board.page({ ...q, ...(q.agent ? { agent: q.agent } : {}) });
+        }),
+      );
+
+      scope.get(
+        '/api/task',
+        read(async (req) => {
+          const key = parse(z.object({ key: KeySchema }), req.query).key;
+          if (!parseKey(key)) throw new ShroomsError('INVALID_PARAMS', 'key is not a task key');
+          const stored = await deps.ledger.get(key);
+          const detail = stored ? toDetail(stored) : undefined;
+          if (!detail) throw new ShroomsError('TASK_NOT_FOUND', 'no such task in the ledger');
+          board.upsert(detail.row);
+          return { detail, children: board.childrenOf(key), chainSize: board.chain(key)?.size ?? 1 };
+        }),
+      );
+
+      scope.get(
+        '/api/chains',
+        read((req) => {
+          const q = parse(ChainsQuerySchema, req.query);
+          return board.chains(q.offset, q.limit);
+        }),
+      );
+
+      scope.get(
+        '/api/chain',
+        read((req) => {
+          const key = parse(z.object({ key: KeySchema }), req.query).key;
+          const chain = board.chain(key);
+          if (!chain) throw new ShroomsError('TASK_NOT_FOUND', 'no such task in the ledger');
+          return { chain };
+        }),
+      );
+
+      scope.get(
+        '/api/attention',
+        read(() => ({ ...board.attention(), refusals: feed.recentRefusals(), notes: feed.recentNotes(), counts: board.counts() })),
+      );
+
+      scope.get('/events', async (req, reply) => {
+        let viewer: Viewer;
+        try {
+          viewer = access.viewer(req);
+          if (streams.full) throw new ShroomsError('LIMIT_EXCEEDED', `${streams.limits.max} dashboards are already following this gateway`, { limit: 'dashboardStreams', max: streams.limits.max });
+          await feed.use();
+        } catch (err) {
+          const res = fail(req, reply, err);
+          return err instanceof ShroomsError && err.key === 'LIMIT_EXCEEDED' ? res.code(503) : res;
+        }
+        streams.open(req, reply, frame('hello', overview(viewer)), () => void feed.use().catch(() => {}));
+        return reply;
+      });
+
+      scope.post(
+        '/api/tasks/cancel',
+        action(async (body, viewer) => {
+          const { key } = parse(TaskActionSchema, body);
+          const { session, stored } = await localTask(key);
+          await deps.tasks.cancel(session, stored.entry.task.id, { device: viewer.device, self: true });
+          return { row: await freshRow(key) };
+        }),
+      );
+
+      for (const verb of ['release', 'reject'] as const) {
+        scope.post(
+          `/api/tasks/${verb}`,
+          action(async (body, viewer) => {
+            const { key } = parse(TaskActionSchema, body);
+            const { session, stored } = await localTask(key);
+            const t = stored.entry.task;
+            if (isTerminal(t.status.state as TaskState) || t.metadata?.['shrooms/held'] !== true) {
+              throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${t.id} is not held for the owner; there is nothing to ${verb}`);
+            }
+            await deps.tasks.control(session, verb, t.id, { device: viewer.device, self: true });
+            return { row: await freshRow(key) };
+          }),
+        );
+      }
+
+      scope.post(
+        '/api/agents/reminders',
+        action(async (body, viewer) => {
+          const { agent, stop } = parse(RemindersSchema, body);
+          const a = parseAgent(agent);
+          if (!a?.machine) throw new ShroomsError('INVALID_PARAMS', 'agent must be MACHINE/SESSION');
+          if (a.machine !== machine) throw new ShroomsError('NOT_ALLOWED', `${agent} is on ${a.machine}; change its reminders from ${a.machine}'s own dashboard`);
+          const result = await deps.tasks.control(a.session, stop ? 'stop_reminders' : 'resume_reminders', undefined, { device: viewer.device, self: true });
+          return { agent, ...(result as object) };
+        }),
+      );
+
+      scope.addHook('onClose', async () => feed.stop());
+    },
+    { prefix: '/dashboard' },
+  );
+  log.debug({ header: ACTION_HEADER }, 'dashboard at /dashboard');
+}

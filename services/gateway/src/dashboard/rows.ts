@@ -1,0 +1,186 @@
+/**
+ * What the dashboard shows of a task: a small row (bounded strings, no bodies) for lists, chains and
+ * live updates, and a bounded detail for the one task a person opens. Both are made from the ledger
+ * entry alone. Every string here is user input to the page: the page renders it as text, never HTML.
+ */
+import { META, decodeToken, isTerminal, keys, parseTaskName, type Message, type Task, type TaskState } from '@shrooms/protocol';
+import type { Stored } from '@shrooms/ledger';
+import { displayOrigin } from '../identity/display.js';
+
+/** Longest text a row carries (characters); the detail carries more. */
+export const ROW_TEXT_MAX = 240;
+/** The detail shows the last this many messages of a task's history. */
+export const DETAIL_MESSAGES_MAX = 50;
+/** Longest message text the detail carries (characters). */
+export const DETAIL_TEXT_MAX = 16_000;
+
+export interface TaskRow {
+  /** Ledger key (`M.S.K`, tokens encoded): the row's identity on the page and in actions. */
+  key: string;
+  /** `MACHINE/SESSION:MESSAGE-ID`. */
+  name: string;
+  /** The local task id, `SESSION:MESSAGE-ID`. */
+  id: string;
+  machine: string;
+  session: string;
+  /** `MACHINE/SESSION` the task was given to. */
+  to: string;
+  state: TaskState;
+  open: boolean;
+  /** `DEVICE (MACHINE/SESSION)`: the verified device, the claimed session beside it. */
+  from: string;
+  device: string;
+  claimed?: string;
+  /** Origin of a root task: a person, an agent asking outside a task, or a schedule. */
+  origin: 'person' | 'agent' | 'schedule';
+  schedule?: string;
+  text: string;
+  lastWorkerLine?: string;
+  /** The worker's last word on a finished or interrupted task (its status message). */
+  result?: string;
+  queued: boolean;
+  held: boolean;
+  stalled?: string;
+  nudges: number;
+  acknowledged: boolean;
+  expired: boolean;
+  parent?: string;
+  parentKey?: string;
+  depth: number;
+  createdAt: number;
+  statusAt: number;
+  /** Changes of this task so far (ledger entry `v`): the page keeps the newest it has seen. */
+  v: number;
+}
+
+export interface TaskDetail {
+  row: TaskRow;
+  contextId: string;
+  metadata: Record<string, string>;
+  history: { role: string; messageId: string; at?: string; text: string }[];
+  /** Messages of the history not shown (older than the last DETAIL_MESSAGES_MAX). */
+  historyOmitted: number;
+  status: { state: TaskState; at?: string; text?: string };
+  artifacts: { name: string; text: string }[];
+}
+
+export function clip(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/** One line: control characters (newlines included) become spaces. */
+function line(s: string, max = ROW_TEXT_MAX): string {
+  // eslint-disable-next-line no-control-regex
+  return clip(s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim(), max);
+}
+
+export function textOf(m: Message | undefined): string {
+  return (m?.parts ?? []).map((p) => (typeof p.text === 'string' ? p.text : '')).join('\n');
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+}
+
+/** `M.S.K` → machine and session, or undefined for keys that are not tasks (e.g. health probes). */
+export function parseKey(key: string): { machine: string; session: string } | undefined {
+  if (key.startsWith('_')) return undefined; // `_health.M.N` write checks and the like, never tasks
+  const t = key.split('.');
+  if (t.length !== 3 || t.some((x) => x.length === 0)) return undefined;
+  try {
+    return { machine: decodeToken(t[0]!), session: decodeToken(t[1]!) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The ledger key a `shrooms/parent` name points at. */
+export function keyOfName(name: string): string | undefined {
+  const p = parseTaskName(name);
+  if (!p?.machine) return undefined;
+  try {
+    return keys.task(p.machine, p.session, p.messageId);
+  } catch {
+    return undefined;
+  }
+}
+
+export function toRow(s: Stored): TaskRow | undefined {
+  const where = parseKey(s.key);
+  const task = s.entry?.task as Task | undefined;
+  if (!where || !task?.id || !task.status?.state) return undefined;
+  const md = task.metadata ?? {};
+  const device = str(md[META.device]) ?? 'unknown device';
+  const claimed = str(md[META.from]);
+  const schedule = str(md[META.schedule]);
+  const parent = str(md[META.parent]);
+  const statusAt = Date.parse(task.status.timestamp ?? '') || 0;
+  const state = task.status.state;
+  const showResult = isTerminal(state) || state === 'TASK_STATE_INPUT_REQUIRED' || state === 'TASK_STATE_AUTH_REQUIRED';
+  const result = showResult ? line(textOf(task.status.message)) : '';
+  const lastWorkerLine = str(md[META.lastWorkerLine]);
+  const parentKey = parent ? keyOfName(parent) : undefined;
+  return {
+    key: s.key,
+    name: `${where.machine}/${task.id}`,
+    id: task.id,
+    machine: where.machine,
+    session: where.session,
+    to: `${where.machine}/${where.session}`,
+    state,
+    open: !isTerminal(state),
+    from: displayOrigin(device, claimed),
+    device: line(device, 130),
+    ...(claimed ? { claimed: line(claimed, 130) } : {}),
+    origin: schedule ? 'schedule' : claimed ? 'agent' : 'person',
+    ...(schedule ? { schedule: line(schedule, 130) } : {}),
+    text: line(textOf(task.history?.[0])),
+    ...(lastWorkerLine ? { lastWorkerLine: line(lastWorkerLine) } : {}),
+    ...(result ? { result } : {}),
+    queued: md[META.queued] === true,
+    held: md[META.held] === true,
+    ...(str(md[META.stalled]) ? { stalled: str(md[META.stalled]) } : {}),
+    nudges: Number(md[META.nudges]) || 0,
+    acknowledged: md[META.acknowledged] !== undefined && md[META.acknowledged] !== false,
+    expired: md[META.expired] !== undefined,
+    ...(parent ? { parent: line(parent, 300) } : {}),
+    ...(parentKey ? { parentKey } : {}),
+    depth: Number(md[META.depth]) || 0,
+    createdAt: Date.parse(String(md[META.createdAt] ?? '')) || statusAt,
+    statusAt,
+    v: s.entry.v,
+  };
+}
+
+function metaValue(v: unknown): string {
+  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  return clip(s, 2000);
+}
+
+export function toDetail(s: Stored): TaskDetail | undefined {
+  const row = toRow(s);
+  if (!row) return undefined;
+  const task = s.entry.task;
+  const history = task.history ?? [];
+  const shown = history.slice(-DETAIL_MESSAGES_MAX);
+  const metadata: Record<string, string> = {};
+  for (const [k, v] of Object.entries(task.metadata ?? {}).slice(0, 100)) metadata[clip(k, 200)] = metaValue(v);
+  return {
+    row,
+    contextId: task.contextId,
+    metadata,
+    history: shown.map((m) => ({
+      role: m.role === 'ROLE_AGENT' ? 'agent' : m.role === 'ROLE_USER' ? 'user' : 'unknown',
+      messageId: clip(m.messageId, 200),
+      ...(str(m.metadata?.at) ? { at: String(m.metadata!.at) } : {}),
+      text: clip(textOf(m), DETAIL_TEXT_MAX),
+    })),
+    historyOmitted: history.length - shown.length,
+    status: {
+      state: task.status.state,
+      ...(task.status.timestamp ? { at: task.status.timestamp } : {}),
+      ...(task.status.message ? { text: clip(textOf(task.status.message), DETAIL_TEXT_MAX) } : {}),
+    },
+    artifacts: (task.artifacts ?? []).slice(0, 20).map((a) => ({ name: clip(a.name ?? a.artifactId, 200), text: clip(a.parts.map((p) => p.text ?? '').join('\n'), DETAIL_TEXT_MAX) })),
+  };
+}

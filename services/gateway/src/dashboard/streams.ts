@@ -1,0 +1,87 @@
+/**
+ * The dashboard's live feed to browsers: Server-Sent Events on `/dashboard/events`. Bounded three
+ * ways: at most `max` streams at once (more get 503), a heartbeat (`: ping`) keeps proxies from
+ * cutting idle streams, and a browser that stops reading is dropped once `maxBufferedBytes` wait
+ * for it (EventSource reconnects by itself and the page reloads what it shows on `hello`). Every
+ * timer and listener is released when the browser goes away.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+export interface StreamLimits {
+  max: number;
+  heartbeatMs: number;
+  maxBufferedBytes: number;
+}
+
+interface Client {
+  write(chunk: string): void;
+  close(): void;
+}
+
+export class DashboardStreams {
+  private clients = new Set<Client>();
+
+  constructor(readonly limits: StreamLimits) {}
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  get full(): boolean {
+    return this.clients.size >= this.limits.max;
+  }
+
+  /** Opens a stream; `first` is written at once (the `hello` event). Resolves when it closes. */
+  open(req: FastifyRequest, reply: FastifyReply, first: string, onClose: () => void): void {
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'x-content-type-options': 'nosniff',
+    });
+    let closed = false;
+    const client: Client = {
+      write: (chunk) => {
+        if (closed || res.destroyed) return;
+        if (res.writableLength > this.limits.maxBufferedBytes) {
+          client.close(); // a browser that does not read is dropped, not buffered for
+          return;
+        }
+        res.write(chunk);
+      },
+      close: () => {
+        if (closed) return;
+        closed = true;
+        clearInterval(ping);
+        this.clients.delete(client);
+        req.raw.socket.off('close', client.close);
+        res.off('close', client.close);
+        if (!res.destroyed) res.end();
+        onClose();
+      },
+    };
+    const ping = setInterval(() => client.write(': ping\n\n'), this.limits.heartbeatMs);
+    this.clients.add(client);
+    req.raw.socket.once('close', client.close);
+    res.once('close', client.close);
+    res.write('retry: 2000\n\n');
+    client.write(first);
+  }
+
+  broadcast(event: string, data: unknown): void {
+    if (this.clients.size === 0) return;
+    const chunk = frame(event, data);
+    for (const c of [...this.clients]) c.write(chunk);
+  }
+
+  closeAll(): void {
+    for (const c of [...this.clients]) c.close();
+  }
+}
+
+export function frame(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}

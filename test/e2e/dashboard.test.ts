@@ -1,0 +1,236 @@
+/**
+ * The dashboard in a real headless Chromium (Debian's, driven by playwright-core) against a whole
+ * mesh: nats-server, gateway, guard and echo bridges as processes. Everything the page shows comes
+ * through the real path — tasks through A2A and the guard, states from the ledger, live changes over
+ * its SSE feed — and every action is checked in the ledger with GetTask. A screenshot of each view
+ * goes to test-output/dashboard/ for people to look at. No wall-clock assertions: only bounds.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { REPO_ROOT, eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
+
+// What page.evaluate and evaluateAll run is browser code; the repository compiles without DOM types.
+declare const window: any;
+declare const document: any;
+declare const MutationObserver: any;
+declare const getComputedStyle: any;
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const OUT = join(REPO_ROOT, 'test-output', 'dashboard');
+const FAST_WATCHDOG = { WATCHDOG_FIRST_MS: '300', WATCHDOG_LADDER_MS: '150,150,150,150,150', WATCHDOG_TICK_MS: '50' };
+
+let mesh: Mesh;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
+  await mkdir(OUT, { recursive: true });
+  [mesh, browser] = await Promise.all([
+    startMesh({
+      guard: true,
+      sessions: [
+        { name: 'slow', env: { ECHO_DELAY_MS: '5000' } },
+        { name: 'alpha' },
+        { name: 'beta' },
+        { name: 'gamma' },
+        { name: 'victim', env: { ECHO_DELAY_MS: '600000' } },
+        { name: 'yolo', env: { BRIDGE_AUTO_APPROVE: 'true' } },
+        { name: 'dozy', env: FAST_WATCHDOG },
+      ],
+    }),
+    chromium.launch({
+      executablePath: CHROMIUM,
+      // Playwright gives each launch a fresh, empty user-data-dir of its own.
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    }),
+  ]);
+  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  page.on('pageerror', (err) => console.error('page error:', err.message));
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await mesh?.stop();
+});
+
+function send(session: string, messageId: string, text: string, metadata?: Record<string, unknown>) {
+  return rpc(`${mesh.gatewayUrl}/a2a/${session}`, 'SendMessage', {
+    message: { messageId, role: 'ROLE_USER', parts: [{ text }] },
+    ...(metadata ? { metadata } : {}),
+    configuration: { returnImmediately: true },
+  });
+}
+
+async function getTask(session: string, id: string) {
+  const r = await rpc(`${mesh.gatewayUrl}/a2a/${session}`, 'GetTask', { id });
+  if (r.error) throw new Error(r.error.message);
+  return r.result;
+}
+
+/** Opens a view and waits until its live feed is connected. */
+async function open(view: string, p: Page = page): Promise<void> {
+  await p.goto(`${mesh.gatewayUrl}/dashboard#${view}`);
+  await p.waitForSelector('#live[data-live="1"]');
+}
+
+async function shot(name: string, p: Page = page): Promise<void> {
+  // Let the feed's last batch land and drop a passing toast, so the picture shows the view itself.
+  await p.waitForTimeout(500);
+  await p.evaluate(() => document.getElementById('toast')?.remove());
+  await p.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
+}
+
+const row = (name: string) => `[data-task="${name}"]`;
+
+it('shows a live task moving from working to completed without a reload', async () => {
+  await open('tasks');
+  // Record every state the task's row shows, so a short-lived state cannot slip between polls.
+  await page.evaluate(() => {
+    const w = window as unknown as { seen: string[]; marker: string };
+    w.seen = [];
+    w.marker = 'the same page';
+    const note = () =>
+      document.querySelectorAll('.task[data-task="testbox/slow:live-1"]').forEach((el: any) => {
+        const s = el.getAttribute('data-state')!;
+        if (w.seen[w.seen.length - 1] !== s) w.seen.push(s);
+      });
+    new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] });
+  });
+  const sent = await send('slow', 'live-1', 'run the slow suite');
+  expect(sent.result.task.id).toBe('slow:live-1');
+  await page.waitForSelector(`${row('testbox/slow:live-1')}[data-state="TASK_STATE_COMPLETED"]`, { timeout: 60_000 });
+  const { seen, marker } = await page.evaluate(() => {
+    const w = window as unknown as { seen: string[]; marker: string };
+    return { seen: w.seen, marker: w.marker };
+  });
+  expect(marker).toBe('the same page');
+  expect(seen).toContain('TASK_STATE_WORKING');
+  expect(seen.indexOf('TASK_STATE_WORKING')).toBeLessThan(seen.indexOf('TASK_STATE_COMPLETED'));
+  expect((await getTask('slow', 'slow:live-1')).status.state).toBe('TASK_STATE_COMPLETED');
+  await expect(page.locator(`${row('testbox/slow:live-1')} .result`).textContent()).resolves.toContain('run the slow suite');
+});
+
+it('renders a chain of three tasks as a tree from the person who asked', async () => {
+  expect((await send('alpha', 'c-root', 'quiet: plan the release')).result.task.id).toBe('alpha:c-root');
+  const mid = await send('beta', 'c-mid', 'quiet: run the tests for the release', { 'shrooms/parent': 'testbox/alpha:c-root', 'shrooms/from': 'testbox/alpha' });
+  expect(mid.result.task.metadata['shrooms/depth']).toBe(1);
+  const leaf = await send('gamma', 'c-leaf', 'quiet: check the flaky test', { 'shrooms/parent': 'testbox/beta:c-mid', 'shrooms/from': 'testbox/beta' });
+  expect(leaf.result.task.metadata['shrooms/depth']).toBe(2);
+
+  await open('chains');
+  const chain = page.locator('[data-chain="testbox.alpha.c-root"]');
+  const leafNode = chain.locator('ul.tree > li > ul.tree > li > ul.tree > li > [data-node="testbox/gamma:c-leaf"]');
+  await leafNode.waitFor();
+  await expect(chain.locator('ul.tree.top > li > [data-node="testbox/alpha:c-root"]').count()).resolves.toBe(1);
+  await expect(chain.locator('ul.tree.top > li > ul.tree > li > [data-node="testbox/beta:c-mid"]').count()).resolves.toBe(1);
+  await expect(chain.locator('.origin').textContent()).resolves.toMatch(/person\s*testbox/);
+  // Each node carries its state's colour class.
+  await page.waitForSelector('[data-chain="testbox.alpha.c-root"] [data-node="testbox/gamma:c-leaf"].st-TASK_STATE_WORKING');
+  const colours = await chain.locator('[data-node]').evaluateAll((els) => els.map((e) => getComputedStyle(e).borderLeftColor as string));
+  expect(colours).toHaveLength(3);
+  await shot('chains');
+
+  await leafNode.click();
+  await page.waitForSelector('[data-detail="testbox.gamma.c-leaf"]');
+  await expect(page.locator('.facts').textContent()).resolves.toContain('testbox (testbox/beta)');
+  await expect(page.locator('.msgs').textContent()).resolves.toContain('quiet: check the flaky test');
+  await shot('task-detail');
+});
+
+it('cancels a task from the page, and the ledger has it canceled', async () => {
+  await send('victim', 'v-1', 'a long job nobody needs any more');
+  await eventually(async () => (await getTask('victim', 'victim:v-1')).status.state === 'TASK_STATE_WORKING', 60_000);
+  await open('tasks?agent=testbox%2Fvictim');
+  const r = page.locator(row('testbox/victim:v-1'));
+  await page.waitForSelector(`${row('testbox/victim:v-1')}[data-state="TASK_STATE_WORKING"]`);
+  await r.locator('[data-action="cancel"]').click();
+  await r.locator('button', { hasText: 'Confirm cancel' }).click();
+  const canceled = await eventually(async () => {
+    const t = await getTask('victim', 'victim:v-1');
+    return t.status.state === 'TASK_STATE_CANCELED' ? t : undefined;
+  }, 30_000);
+  expect(canceled.metadata['shrooms/canceled_by']).toBe('testbox');
+  await page.waitForSelector(`${row('testbox/victim:v-1')}[data-state="TASK_STATE_CANCELED"]`);
+  await expect(r.locator('[data-action="cancel"]').count()).resolves.toBe(0);
+});
+
+it('releases a held task from the page, and it runs', async () => {
+  // An agent's task for a session that runs tools without asking: the guard holds it.
+  const sent = await send('yolo', 'h-1', 'deploy the docs site', { 'shrooms/from': 'testbox/alpha' });
+  expect(sent.result.task.metadata['shrooms/held']).toBe(true);
+  await open('attention');
+  const held = page.locator(`#held ${row('testbox/yolo:h-1')}`);
+  await held.waitFor();
+  expect((await getTask('yolo', 'yolo:h-1')).status.state).toBe('TASK_STATE_SUBMITTED');
+  await held.locator('[data-action="release"]').click();
+  const done = await eventually(async () => {
+    const t = await getTask('yolo', 'yolo:h-1');
+    return t.status.state === 'TASK_STATE_COMPLETED' ? t : undefined;
+  }, 30_000);
+  expect(done.metadata['shrooms/held']).not.toBe(true);
+  expect(done.artifacts[0].parts[0].text).toBe('deploy the docs site');
+  await page.locator(`#held ${row('testbox/yolo:h-1')}`).waitFor({ state: 'detached' });
+});
+
+it('shows stalled tasks, held tasks and guard refusals that need the owner', async () => {
+  await open('attention');
+  // A worker that went quiet: the watchdog's ladder runs out and the task stalls.
+  await send('dozy', 'z-1', 'quiet: thinking it over');
+  // A cycle (alpha → beta → alpha) the guard refuses; refusals reach the page live.
+  const refused = await send('alpha', 'cycle-1', 'ask beta again', { 'shrooms/parent': 'testbox/beta:c-mid', 'shrooms/from': 'testbox/beta' });
+  expect(refused.error.code).toBe(-32052);
+  // One more held task, to be rejected.
+  await send('yolo', 'h-2', 'format the disk', { 'shrooms/from': 'testbox/beta' });
+  await page.locator(`#refusals [data-refusal="CHAIN_CYCLE"]`).waitFor({ timeout: 30_000 });
+  await page.locator(`#stalled ${row('testbox/dozy:z-1')}`).waitFor({ timeout: 60_000 });
+  await page.locator(`#held ${row('testbox/yolo:h-2')}`).waitFor();
+  await expect(page.locator(`#stalled ${row('testbox/dozy:z-1')} .badge.stalled`).count()).resolves.toBe(1);
+  await shot('attention');
+
+  const h2 = page.locator(`#held ${row('testbox/yolo:h-2')}`);
+  await h2.locator('button', { hasText: 'Reject' }).click();
+  await h2.locator('button', { hasText: 'Confirm reject' }).click();
+  await eventually(async () => (await getTask('yolo', 'yolo:h-2')).status.state === 'TASK_STATE_REJECTED', 30_000);
+});
+
+it('stops reminders for a session from the agents view', async () => {
+  await open('agents');
+  const card = page.locator('[data-agent="testbox/dozy"]');
+  await card.waitFor();
+  await page.locator('[data-agent="testbox/slow"]').waitFor();
+  await card.locator('[data-action="stop-reminders"]').click();
+  await card.locator('.badge', { hasText: 'reminders stopped' }).waitFor({ timeout: 30_000 });
+  await card.locator('[data-action="resume-reminders"]').waitFor();
+  await shot('agents');
+});
+
+it('shows task text as text, never as markup', async () => {
+  const evil = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script> & done';
+  await send('slow', 'xss-1', evil);
+  await open('tasks?agent=testbox%2Fslow');
+  const text = page.locator(`${row('testbox/slow:xss-1')} .text`);
+  await text.waitFor();
+  await expect(text.textContent()).resolves.toBe(evil);
+  await expect(page.locator(`${row('testbox/slow:xss-1')} img, ${row('testbox/slow:xss-1')} script`).count()).resolves.toBe(0);
+  await expect(page.evaluate(() => (window as any).pwned)).resolves.toBeUndefined();
+});
+
+it('fits a phone-sized screen', async () => {
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  try {
+    await open('tasks', phone);
+    await phone.locator('.task').first().waitFor();
+    const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot('tasks-phone', phone);
+    await open('tasks');
+    await page.locator('.task').first().waitFor();
+    await shot('tasks');
+  } finally {
+    await phone.close();
+  }
+});
