@@ -39,6 +39,8 @@ export interface BridgeDeps {
 interface Current {
   key: string;
   taskId: string;
+  /** The task's trace context, for the worker's own asks. */
+  traceparent?: string;
 }
 
 const REDELIVERIES = 'shrooms/redeliveries';
@@ -114,7 +116,9 @@ export class Bridge {
       (s, isUpdate) => {
         this.spans.observe(s);
         if (isUpdate) void this.serial.run(() => this.reconcile(s));
-        else initial.push(s);
+        // Finished tasks need no recovery (track ignores them): holding them until the start is
+        // done would make a restart's memory grow with the session's history, not its open tasks.
+        else if (!isTerminal(s.entry.task.status.state)) initial.push(s);
       },
       () => ready(),
     );
@@ -274,7 +278,8 @@ export class Bridge {
       for (let q = this.queue.shift(); q; q = this.queue.shift()) {
         try {
           const s = await this.d.ledger.transition(q.key, (e) => transitions.start(e, new Date()));
-          this.current = { key: q.key, taskId: q.taskId };
+          const tp = s.entry.task.metadata?.[META.traceparent];
+          this.current = { key: q.key, taskId: q.taskId, ...(typeof tp === 'string' ? { traceparent: tp } : {}) };
           this.open.set(q.key, s.entry.task.status.state);
           this.changed();
           return s;

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Ledger, SignalField } from '@shrooms/ledger';
 import { subjects } from '@shrooms/protocol';
 import { connectNats, createLogger, loadConfig, onShutdown, redactConfig } from '@shrooms/runtime';
-import { Bridge } from './bridge.js';
+import { Bridge, type BridgeDeps } from './bridge.js';
+import { startMcpHttpServer } from './mcp/index.js';
 import { BridgeConfigSchema } from './config.js';
 import { registerBridgeService } from './endpoints.js';
 import { harnessFactory } from './harness/index.js';
@@ -23,25 +24,31 @@ export async function runBridge(env: Record<string, string | undefined> = proces
   const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS, ttlMs: config.BRIDGE_SIGNAL_TTL_MS });
   const stateDir = config.BRIDGE_STATE_DIR ?? join(config.BRIDGE_CWD, '.shrooms', config.BRIDGE_SESSION);
   await mkdir(stateDir, { recursive: true });
-  const bridge = new Bridge({
-    nc,
-    ledger,
-    signals,
-    config,
-    log,
-    createHarness: await harnessFactory(config.BRIDGE_HARNESS),
-    harnessOptions: {
+  const harnessOptions: BridgeDeps['harnessOptions'] = {
+    machine: config.SHROOMS_MACHINE,
+    session: config.BRIDGE_SESSION,
+    cwd: config.BRIDGE_CWD,
+    stateDir,
+    systemNote: systemNote(config.SHROOMS_MACHINE, config.BRIDGE_SESSION),
+    mcpUrl: '',
+    autoApprove: config.BRIDGE_AUTO_APPROVE,
+    env: { ECHO_DELAY_MS: String(config.ECHO_DELAY_MS) },
+    model: config.BRIDGE_MODEL,
+  };
+  const bridge = new Bridge({ nc, ledger, signals, config, log, createHarness: await harnessFactory(config.BRIDGE_HARNESS), harnessOptions });
+  // The session's tools (MCP over HTTP on loopback), hosted here so they know the task at hand.
+  const mcp = await startMcpHttpServer({
+    port: config.BRIDGE_MCP_PORT,
+    context: {
       machine: config.SHROOMS_MACHINE,
       session: config.BRIDGE_SESSION,
-      cwd: config.BRIDGE_CWD,
-      stateDir,
-      systemNote: systemNote(config.SHROOMS_MACHINE, config.BRIDGE_SESSION),
-      mcpUrl: '',
-      autoApprove: config.BRIDGE_AUTO_APPROVE,
-      env: { ECHO_DELAY_MS: String(config.ECHO_DELAY_MS) },
-      model: config.BRIDGE_MODEL,
+      gatewayUrl: config.GATEWAY_URL,
+      nc,
+      currentTask: () => (bridge.current ? `${config.SHROOMS_MACHINE}/${bridge.current.taskId}` : undefined),
+      traceparent: () => bridge.current?.traceparent,
     },
   });
+  harnessOptions.mcpUrl = mcp.url;
   await bridge.start();
   const watchdog = new Watchdog(
     bridge,
@@ -62,6 +69,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     await stopPresence();
     await svc.stop();
     await bridge.stop();
+    await mcp.close();
     await nc.drain();
   });
   return bridge;

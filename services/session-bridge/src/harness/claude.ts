@@ -131,6 +131,7 @@ export class ClaudeHarness implements Harness {
   private async prepare(): Promise<{ args: string[]; env: Record<string, string> }> {
     const o = this.opts;
     const home = o.env.HOME ?? join(o.stateDir, 'claude-home');
+    await mkdir(o.stateDir, { recursive: true });
     await mkdir(home, { recursive: true });
     const configDir = o.env.CLAUDE_CONFIG_DIR ?? join(home, '.claude');
     const file = join(o.stateDir, 'claude-session.json');
