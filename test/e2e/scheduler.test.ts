@@ -93,7 +93,7 @@ beforeAll(async () => {
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   await Promise.all([
     startReplica('r1', { SCHEDULER_GATEWAYS: `${mesh.machine}=${proxyUrl}` }).waitFor(/scheduler ready/, 60_000),
-    startReplica('r2').waitFor(/scheduler ready/, 60_000),
+    startReplica('r2', { HEALTH_PORT: '0' }).waitFor(/scheduler ready/, 60_000),
   ]);
 });
 
@@ -194,6 +194,14 @@ describe('scheduler', () => {
     const [task] = occurrenceTasks(await ledgerTasks(), id);
     expect(task!.id).toBe(`review:${occurrenceMessageId(id, at)}`);
     expect(task!.metadata?.[META.scheduledBy]).toMatch(new RegExp(`^scheduled by ${mesh.machine} for `));
+  });
+
+  it('answers its readiness probe: NATS, JetStream and a write to the schedules bucket', async () => {
+    const line = await replicas[1]!.waitFor(/"url":"http:\/\/127\.0\.0\.1:\d+"[^\n]*health server listening/, 5_000);
+    const url = /"url":"([^"]+)"/.exec(line)![1]!;
+    const res = await fetch(`${url}/readyz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'ok', checks: { nats: true, jetstream: true, schedules: true } });
   });
 
   it('lists schedules and refuses to cancel an unknown one through the service', async () => {

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { BaseConfigSchema } from '@shrooms/runtime';
+import { BaseConfigSchema, HealthConfigSchema } from '@shrooms/runtime';
 import { DEFAULT_LIMITS } from '@shrooms/protocol';
 import { z } from 'zod';
 import { MISSED_POLICIES } from './rules/missed.js';
@@ -25,7 +25,7 @@ const GatewayMapSchema = z
     return out;
   });
 
-export const SchedulerConfigSchema = BaseConfigSchema.extend({
+export const SchedulerConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.shape).extend({
   /** How often due schedules are looked at. */
   SCHEDULER_TICK_MS: ms(1_000),
   /** Occurrences missed while everything was down: `fire-once` (the latest, once, late) or `skip`. */

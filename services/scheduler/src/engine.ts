@@ -59,6 +59,14 @@ const CONCURRENCY = 16;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+function idOfKey(key: string): string | null {
+  try {
+    return key.includes('.') ? null : decodeToken(key);
+  } catch {
+    return null;
+  }
+}
+
 export class Engine {
   /** The schedules as last seen (watch, rescans and own writes); decisions re-read the store. */
   readonly cache = new Map<string, StoredSchedule>();
@@ -120,7 +128,11 @@ export class Engine {
   private async watch(): Promise<void> {
     try {
       this.stopWatch = await this.d.store.watch(
-        (key, s) => this.remember(s?.schedule.id ?? decodeToken(key), s),
+        (key, s) => {
+          // Keys that are not schedules (the health check's `_health.…`) are not followed.
+          const id = s?.schedule.id ?? idOfKey(key);
+          if (id) this.remember(id, s);
+        },
         () => {
           if (!this.running) return;
           this.log.warn('schedule watch ended; restarting it');

@@ -1,5 +1,5 @@
-/** The scheduler process: config, logger, NATS, buildScheduler, start; drain on shutdown. */
-import { connectNats, createLogger, loadConfig, onShutdown, redactConfig } from '@shrooms/runtime';
+/** The scheduler process: config, logger, telemetry, NATS, buildScheduler, health; drain on shutdown. */
+import { connectNats, createLogger, healthKey, initTelemetry, loadConfig, natsHealthChecks, natsLiveness, onShutdown, redactConfig, startHealthServer } from '@shrooms/runtime';
 import { buildScheduler } from './app.js';
 import { SchedulerConfigSchema } from './config.js';
 
@@ -7,13 +7,23 @@ export async function runScheduler(env: Record<string, string | undefined> = pro
   const config = loadConfig(SchedulerConfigSchema, env);
   const log = createLogger('scheduler', config.LOG_LEVEL);
   log.info({ config: redactConfig(config) }, 'starting');
+  const stopTelemetry = initTelemetry('shrooms-scheduler', env);
   const nc = await connectNats(config, log, `scheduler ${config.SCHEDULER_REPLICA_ID}`);
   const scheduler = await buildScheduler({ nc, log, config });
   await scheduler.start();
+  const health = await startHealthServer({
+    host: config.HEALTH_HOST,
+    port: config.HEALTH_PORT,
+    live: natsLiveness(nc),
+    checks: natsHealthChecks({ nc, kv: scheduler.store.kv, key: healthKey(config.SHROOMS_MACHINE, 'scheduler'), name: 'schedules' }),
+    log,
+  });
   log.info({ replica: config.SCHEDULER_REPLICA_ID, missed: config.SCHEDULER_MISSED, graceMs: config.SCHEDULER_GRACE_MS }, 'scheduler ready');
   onShutdown(log, async () => {
     await scheduler.stop();
+    await health?.close();
     await nc.drain();
+    await stopTelemetry();
   });
 }
 

@@ -5,7 +5,8 @@
  * the derived message id makes every resend of the occurrence the same task.
  */
 import { randomUUID } from 'node:crypto';
-import { ERRORS, errorByCode, type Metadata } from '@shrooms/protocol';
+import { ERRORS, META, errorByCode, type Metadata } from '@shrooms/protocol';
+import { SpanKind, inSpan, traceHeaders } from '@shrooms/runtime';
 
 export interface OutgoingMessage {
   machine: string;
@@ -29,7 +30,23 @@ export type SendMessage = (url: string, msg: OutgoingMessage) => Promise<SendRes
 
 export function a2aSender(opts: { timeoutMs: number; fetch?: typeof fetch }): SendMessage {
   const doFetch = opts.fetch ?? fetch;
-  return async function sendA2A(url, msg) {
+  return function sendA2A(url, msg) {
+    // Each send is the root of the task's trace (a schedule is a chain root): gateway, guard,
+    // bridge and the worker's own asks join it through the traceparent header.
+    const attributes = {
+      'shrooms.schedule': String(msg.metadata[META.schedule] ?? ''),
+      'shrooms.occurrence': String(msg.metadata[META.occurrence] ?? ''),
+      'shrooms.agent': `${msg.machine}/${msg.session}`,
+      'shrooms.message_id': msg.messageId,
+    };
+    return inSpan('scheduler send occurrence', { kind: SpanKind.CLIENT, attributes }, async (span, ctx) => {
+      const result = await post(url, msg, traceHeaders(ctx));
+      span.setAttribute('shrooms.outcome', result.outcome);
+      return result;
+    });
+  };
+
+  async function post(url: string, msg: OutgoingMessage, trace: Record<string, string>): Promise<SendResult> {
     const body = {
       jsonrpc: '2.0',
       id: randomUUID(),
@@ -45,7 +62,7 @@ export function a2aSender(opts: { timeoutMs: number; fetch?: typeof fetch }): Se
     try {
       res = await doFetch(`${url}/a2a/${encodeURIComponent(msg.session)}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...trace },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(opts.timeoutMs),
       });
@@ -69,5 +86,5 @@ export function a2aSender(opts: { timeoutMs: number; fetch?: typeof fetch }): Se
     const taskId = reply.result?.task?.id ?? reply.result?.id;
     if (typeof taskId !== 'string') return { outcome: 'retry', error: { key: 'INVALID_AGENT_RESPONSE', message: `${url} answered without a task` } };
     return { outcome: 'sent', taskId };
-  };
+  }
 }
