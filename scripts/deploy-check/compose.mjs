@@ -10,12 +10,13 @@ import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import Ajv2019 from 'ajv/dist/2019.js';
 import { parse as parseYaml } from 'yaml';
+import { readEnvFile } from './util.mjs';
 
 const require = createRequire(import.meta.url);
 
 /**
  * Compose interpolation: `${V}`, `${V:-d}`, `${V-d}`, `${V:?e}`, `${V?e}`, `${V:+r}`, `$V`, `$$`.
- * Unset required variables get a placeholder (`check-…`): the checks never read a developer's .env.
+ * Unset required variables get a placeholder (`check-…`).
  */
 export function interpolate(value, vars, placeholders = new Set()) {
   if (typeof value === 'string') {
@@ -124,8 +125,11 @@ export function checkCompose({ file, report, cli, repoRoot }) {
     report.fail(name, `not YAML: ${err.message.split('\n')[0]}`);
     return undefined;
   }
+  // The checks interpolate with .env.example (committed), never a developer's .env.
+  const example = join(dirname(file), '.env.example');
+  const vars = existsSync(example) ? readEnvFile(example) : {};
   const placeholders = new Set();
-  const doc = interpolate(raw, {}, placeholders);
+  const doc = interpolate(raw, vars, placeholders);
   const validate = composeValidator();
   if (!validate(doc)) {
     for (const e of validate.errors) report.fail(`${name} schema`, `${e.instancePath || '/'} ${e.message}${e.params?.additionalProperty ? ` (${e.params.additionalProperty})` : ''}`);

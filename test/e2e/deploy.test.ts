@@ -1,0 +1,82 @@
+/**
+ * The deploy checks (scripts/check-deploy.mjs) pass on the repository's deploy files and fail —
+ * naming the file and the field — when a copy is broken on purpose: a Kubernetes manifest with a
+ * wrong type, one with a field Kubernetes does not know, a dangling Secret key, a compose service
+ * with an unknown key, a NATS config that does not parse.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT } from '@shrooms/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const SCRIPT = join(REPO_ROOT, 'scripts/check-deploy.mjs');
+const temps: string[] = [];
+
+afterAll(() => {
+  for (const t of temps) rmSync(t, { recursive: true, force: true });
+});
+
+function check(only: string, deployDir?: string): { code: number | null; out: string } {
+  const args = [SCRIPT, '--only', only, ...(deployDir ? ['--deploy-dir', deployDir] : [])];
+  const r = spawnSync(process.execPath, args, { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+/** A copy of deploy/ with one file changed by `edit`. */
+function brokenCopy(file: string, edit: (text: string) => string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'shrooms-deploy-broken-'));
+  temps.push(dir);
+  const deploy = join(dir, 'deploy');
+  cpSync(join(REPO_ROOT, 'deploy'), deploy, { recursive: true });
+  const path = join(deploy, file);
+  const before = readFileSync(path, 'utf8');
+  const after = edit(before);
+  expect(after).not.toBe(before);
+  writeFileSync(path, after);
+  return deploy;
+}
+
+describe('check-deploy', () => {
+  it('passes on the repository deploy files (static checks)', () => {
+    const { code, out } = check('docker,compose,k8s,nats,systemd');
+    expect(out).toMatch(/deploy check: \d+ ok, 0 failed/);
+    expect(code).toBe(0);
+  });
+
+  it('fails a Deployment whose replicas is not a number, naming the file and field', () => {
+    const deploy = brokenCopy('k3s/guard.yaml', (t) => t.replace(/^ {2}replicas: 2$/m, '  replicas: two'));
+    const { code, out } = check('k8s', deploy);
+    expect(code).toBe(1);
+    expect(out).toMatch(/FAIL deploy\/k3s Deployment\/guard: \/spec\/replicas must be integer/);
+  });
+
+  it('fails a manifest with a field Kubernetes does not know', () => {
+    const deploy = brokenCopy('k3s/scheduler.yaml', (t) => t.replace('          imagePullPolicy: IfNotPresent', '          imagePullPolicy: IfNotPresent\n          imagePulPolicy: Always'));
+    const { code, out } = check('k8s', deploy);
+    expect(code).toBe(1);
+    expect(out).toMatch(/FAIL deploy\/k3s Deployment\/scheduler: \/spec\/template\/spec\/containers\/0\/imagePulPolicy is not a field of Deployment/);
+  });
+
+  it('fails a container that reads a Secret key nobody writes', () => {
+    const deploy = brokenCopy('k3s/gateway.yaml', (t) => t.replace('key: NATS_GATEWAY_PASSWORD', 'key: NATS_GATEWAY_PASSWD'));
+    const { code, out } = check('k8s', deploy);
+    expect(code).toBe(1);
+    expect(out).toMatch(/FAIL deploy\/k3s consistency: DaemonSet\/gateway container gateway: env NATS_PASS: Secret shrooms-nats-credentials\S* has no key NATS_GATEWAY_PASSWD/);
+  });
+
+  it('fails a compose service with a key the compose schema does not have', () => {
+    const deploy = brokenCopy('compose/docker-compose.yml', (t) => t.replace('  bridge-demo:\n', '  bridge-demo:\n    restart_policy: always\n'));
+    const { code, out } = check('compose', deploy);
+    expect(code).toBe(1);
+    expect(out).toMatch(/FAIL deploy\/compose\/docker-compose.yml schema: \/services\/bridge-demo must NOT have additional properties \(restart_policy\)/);
+  });
+
+  it('fails a NATS config that nats-server -t rejects', () => {
+    const deploy = brokenCopy('nats/nats.conf', (t) => t.replace('max_payload: 1MB', 'max_payload: {'));
+    const { code, out } = check('nats', deploy);
+    expect(code).toBe(1);
+    expect(out).toMatch(/FAIL deploy\/nats\/nats.conf with compose nats-1/);
+  });
+});
