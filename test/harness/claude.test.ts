@@ -22,10 +22,10 @@ describe('the Claude Code harness', () => {
   let rec: Recorder;
   const harnesses: Harness[] = [];
 
-  function make(opts: { autoApprove?: boolean; stateDir?: string } = {}): { h: ClaudeHarness; rec: Recorder } {
+  function make(opts: { autoApprove?: boolean; stateDir?: string; cancelGraceMs?: number } = {}): { h: ClaudeHarness; rec: Recorder } {
     const r = recorder();
     const env = { SHROOMS_MODEL_BASE_URL: fake.url, SHROOMS_MODEL_API_KEY: 'sk-fake', CLAUDE_CODE_MAX_RETRIES: '0' };
-    const h = create(harnessOptions({ stateDir: opts.stateDir ?? stateDir.path, cwd: cwd.path, mcpUrl: mcp.url, env, events: r.events, autoApprove: opts.autoApprove })) as ClaudeHarness;
+    const h = create(harnessOptions({ stateDir: opts.stateDir ?? stateDir.path, cwd: cwd.path, mcpUrl: mcp.url, env, events: r.events, autoApprove: opts.autoApprove, cancelGraceMs: opts.cancelGraceMs })) as ClaudeHarness;
     harnesses.push(h);
     return { h, rec: r };
   }
@@ -92,6 +92,18 @@ describe('the Claude Code harness', () => {
     expect(mcp.calls.length).toBe(before);
   });
 
+  it('withdraws a waiting permission prompt when the turn is cancelled', async () => {
+    const before = mcp.calls.length;
+    const turn = claude.send('t4b', useTool('echo', { text: 'cancel me while you ask' }));
+    await rec.until((s) => s.permissions.length === 3);
+    expect(claude.state).toBe('waiting');
+    await claude.cancel();
+    expect(await turn).toMatchObject({ status: 'cancelled' });
+    expect(claude.state).toBe('idle');
+    claude.answerPermission(rec.seen.permissions[2]!.id, true); // too late: ignored
+    expect(mcp.calls.length).toBe(before);
+  });
+
   it('cancels a turn mid-stream, and the next turn works', async () => {
     const seenBefore = fake.requests.length;
     const turn = claude.send('t5', 'please answer SLOW');
@@ -130,6 +142,31 @@ describe('the Claude Code harness', () => {
     expect(r).toMatchObject({ status: 'completed' });
     expect(promptsOf(fake.requests.at(-1)!.body)).toContain('hello claude');
     claude = again;
+  });
+
+  it('falls back to a kill and a resume when the interrupt does not end the turn in time', async () => {
+    const own = await tempDir('claude-grace');
+    try {
+      const { h, rec: r } = make({ stateDir: own.path, cancelGraceMs: 1 });
+      await h.start();
+      expect((await h.send('g1', 'remember me')).status).toBe('completed');
+      const sessionId = h.sessionId;
+      const pid = h.pid;
+      const seenBefore = fake.requests.length;
+      const turn = h.send('g2', 'a SLOW one');
+      await fake.waitForRequest((q) => q.n > seenBefore && q.conversation.prompt === 'a SLOW one');
+      await h.cancel();
+      expect(await turn).toMatchObject({ status: 'cancelled' });
+      expect(h.pid).not.toBe(pid);
+      expect(h.sessionId).toBe(sessionId);
+      expect(r.seen.exits).toEqual([]);
+      const next = await h.send('g3', 'still here');
+      expect(next.text).toMatch(/FAKE_REPLY\(\d+\): still here$/);
+      expect(promptsOf(fake.requests.at(-1)!.body)).toContain('remember me');
+      await h.stop();
+    } finally {
+      await own.remove();
+    }
   });
 
   it('with autoApprove runs tools without asking, and counts a background command until it ends', async () => {

@@ -61,9 +61,9 @@ export async function tempDir(prefix: string): Promise<{ path: string; remove():
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
 }
 
-export const log = createLogger('harness-test', process.env.LOG_LEVEL ?? 'warn');
+export const log = createLogger('harness-test', process.env.LOG_LEVEL ?? 'error');
 
-export function harnessOptions(o: { stateDir: string; cwd: string; mcpUrl: string; env: Record<string, string>; events: HarnessEvents; autoApprove?: boolean; updates?: Recorded['updates'] }): HarnessOptions {
+export function harnessOptions(o: { stateDir: string; cwd: string; mcpUrl: string; env: Record<string, string>; events: HarnessEvents; autoApprove?: boolean; updates?: Recorded['updates']; cancelGraceMs?: number }): HarnessOptions {
   return {
     machine: 'testbox',
     session: 'harness-test',
@@ -76,7 +76,7 @@ export function harnessOptions(o: { stateDir: string; cwd: string; mcpUrl: strin
     log,
     events: o.events,
     tools: { taskUpdate: async (taskId, status, text) => void o.updates?.push({ taskId, status, text }) },
-    cancelGraceMs: 15_000,
+    cancelGraceMs: o.cancelGraceMs ?? 15_000,
   };
 }
 

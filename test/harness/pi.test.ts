@@ -42,11 +42,11 @@ describe('the pi harness', () => {
   let second: PiHarness | undefined;
   const harnesses: Harness[] = [];
 
-  function make(stateDir = join(root.path, 'state')): { h: PiHarness; rec: Recorder } {
+  function make(stateDir = join(root.path, 'state'), cancelGraceMs?: number): { h: PiHarness; rec: Recorder } {
     const r = recorder();
     // HOME is the test's own so pi writes nothing outside it.
     const env = { SHROOMS_MODEL_BASE_URL: `${fake.url}/v1`, SHROOMS_MODEL: 'fake-model', SHROOMS_MODEL_API_KEY: 'sk-fake', HOME: join(root.path, 'home') };
-    const h = create(harnessOptions({ stateDir, cwd, mcpUrl: mcp.url, env, events: r.events })) as PiHarness;
+    const h = create(harnessOptions({ stateDir, cwd, mcpUrl: mcp.url, env, events: r.events, cancelGraceMs })) as PiHarness;
     harnesses.push(h);
     return { h, rec: r };
   }
@@ -114,6 +114,26 @@ describe('the pi harness', () => {
     expect(pi.state).toBe('idle');
     const r = await pi.send('t5', 'after the cancel');
     expect(r.text).toMatch(/^FAKE_REPLY\(\d+\): after the cancel$/);
+  });
+
+  it('falls back to a kill and a resume when the abort does not end the run in time', async () => {
+    const { h, rec: r } = make(join(root.path, 'state-grace'), 1);
+    await h.start();
+    expect((await h.send('g1', 'remember me')).status).toBe('completed');
+    const sessionId = h.sessionId;
+    const pid = h.pid;
+    const seenBefore = fake.requests.length;
+    const turn = h.send('g2', 'a SLOW one');
+    await fake.waitForRequest((q) => q.n > seenBefore && q.conversation.prompt === 'a SLOW one');
+    await h.cancel();
+    expect(await turn).toMatchObject({ status: 'cancelled' });
+    expect(h.pid).not.toBe(pid);
+    expect(h.sessionId).toBe(sessionId);
+    expect(r.seen.exits).toEqual([]);
+    const next = await h.send('g3', 'still here');
+    expect(next.text).toMatch(/^FAKE_REPLY\(\d+\): still here$/);
+    expect(promptsOf(fake.requests.at(-1)!.body)).toContain('remember me');
+    await h.stop();
   });
 
   it('fails a turn on an API error, with the error', async () => {

@@ -45,10 +45,8 @@ export function anthropicEntries(body: { messages?: unknown }): Entry[] {
       out.push({ kind: 'assistant', toolCalls: blocks.filter((b) => b.type === 'tool_use').length, text: textOf(m.content) });
     } else if (m.role === 'user') {
       const results = blocksOf(m.content).filter((b) => b.type === 'tool_result');
-      if (results.length) {
-        for (const r of results) out.push({ kind: 'toolResult', text: typeof r.content === 'string' ? r.content : textOf(r.content) });
-        continue;
-      }
+      for (const r of results) out.push({ kind: 'toolResult', text: typeof r.content === 'string' ? r.content : textOf(r.content) });
+      // A prompt sent after a cancelled tool call arrives in the same message as the refused result.
       const text = realUserText(m.content);
       if (text) out.push({ kind: 'prompt', text });
     }

@@ -73,6 +73,16 @@ describe('the directive language', () => {
     expect(entries).toEqual([prompt('real prompt')]);
   });
 
+  it('reads a prompt that shares its message with the result of a cancelled tool call', () => {
+    const content = [
+      { type: 'tool_result', tool_use_id: 't1', content: 'rejected', is_error: true },
+      { type: 'text', text: '[Request interrupted by user for tool use]' },
+      { type: 'text', text: 'please answer SLOW' },
+    ];
+    const entries = anthropicEntries({ messages: [{ role: 'user', content: 'USE_TOOL:echo {}' }, { role: 'assistant', content: [{ type: 'tool_use' }] }, { role: 'user', content }] });
+    expect(plan({ entries, offeredTools: [], n: 5 }).reply).toMatchObject({ kind: 'text', text: 'FAKE_REPLY(5): please answer SLOW', slow: true });
+  });
+
   it('takes the newest block when Claude Code merged an interrupted or failed prompt with the next', () => {
     const merged = [{ type: 'text', text: 'third SLOW' }, { type: 'text', text: '[Request interrupted by user]' }, { type: 'text', text: 'after interrupt' }];
     expect(anthropicEntries({ messages: [{ role: 'user', content: merged }] })).toEqual([prompt('after interrupt')]);
