@@ -7,6 +7,7 @@
  */
 import { META, subjects, textOf } from '@shrooms/protocol';
 import { transitions } from '@shrooms/ledger';
+import { contextFromTraceparent, inSpan } from '@shrooms/runtime';
 import type { Bridge } from '../bridge.js';
 import { origin } from '../prompt.js';
 import { humanDuration, underCap, verdict, type LadderConfig } from './ladder.js';
@@ -64,7 +65,8 @@ export class Watchdog {
     b.log.info({ taskId: task.id, nudge: state.nudges + 1 }, 'reminding the session');
     this.reminding = true;
     try {
-      await b.remind(text);
+      // Each reminder is a span in the task's trace.
+      await inSpan('reminder', { parent: contextFromTraceparent(md[META.traceparent]), attributes: { 'shrooms.task_id': task.id, 'shrooms.nudge': state.nudges + 1 } }, () => b.remind(text));
     } finally {
       this.reminding = false;
     }

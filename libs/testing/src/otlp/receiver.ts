@@ -1,0 +1,72 @@
+/**
+ * A minimal OTLP/HTTP trace receiver for tests: accepts `POST /v1/traces` in OTLP JSON (what
+ * `@opentelemetry/exporter-trace-otlp-http` sends) and keeps every span with its service name.
+ */
+import { createServer, type Server } from 'node:http';
+
+export interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  startNs: bigint;
+  endNs: bigint;
+  attributes: Record<string, unknown>;
+  events: string[];
+  status?: number;
+}
+
+export interface OtlpReceiver {
+  url: string;
+  spans: ReceivedSpan[];
+  close(): Promise<void>;
+}
+
+function attrValue(v: any): unknown {
+  if (!v) return undefined;
+  return v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.doubleValue ?? v.boolValue;
+}
+
+function attrs(list: any[] | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const a of list ?? []) out[a.key] = attrValue(a.value);
+  return out;
+}
+
+export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+  const spans: ReceivedSpan[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      try {
+        const j = JSON.parse(body);
+        for (const rs of j.resourceSpans ?? []) {
+          const service = String(attrs(rs.resource?.attributes)['service.name'] ?? '');
+          for (const ss of rs.scopeSpans ?? [])
+            for (const s of ss.spans ?? [])
+              spans.push({
+                service,
+                traceId: s.traceId,
+                spanId: s.spanId,
+                ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}),
+                name: s.name,
+                startNs: BigInt(s.startTimeUnixNano),
+                endNs: BigInt(s.endTimeUnixNano),
+                attributes: attrs(s.attributes),
+                events: (s.events ?? []).map((e: { name: string }) => e.name),
+                status: s.status?.code,
+              });
+        }
+      } catch {
+        res.writeHead(400).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${port}`, spans, close: () => new Promise((r) => server.close(() => r())) };
+}
