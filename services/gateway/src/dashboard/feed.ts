@@ -97,6 +97,9 @@ export class DashboardFeed {
   private stops: (() => void)[] = [];
   private lastUsed = Date.now();
   private following = false;
+  /** Bumped by every stop, so a start still on its way cannot leave a watch behind. */
+  private generation = 0;
+  private closed = false;
   private readonly o: Required<FeedOptions>;
 
   constructor(
@@ -112,15 +115,22 @@ export class DashboardFeed {
 
   /** Starts following (once) and resolves when the ledger's tasks are all in the board. */
   use(): Promise<void> {
-    this.lastUsed = Date.now();
-    this.running ??= this.start().catch((err: unknown) => {
-      this.stop();
+    if (this.closed) return Promise.reject(new Error('the dashboard is closed'));
+    this.touch();
+    const generation = this.generation;
+    this.running ??= this.start(generation).catch((err: unknown) => {
+      if (generation === this.generation) this.stop();
       throw err;
     });
     return this.running;
   }
 
-  private async start(): Promise<void> {
+  /** Marks the feed as in use (a page was open just now) without starting it. */
+  touch(): void {
+    this.lastUsed = Date.now();
+  }
+
+  private async start(generation: number): Promise<void> {
     const { d } = this;
     this.following = true;
     const subscribe = (subject: string, fn: (data: unknown, subject: string) => void): void => {
@@ -151,16 +161,31 @@ export class DashboardFeed {
     let ready!: () => void;
     const loaded = new Promise<void>((r) => (ready = r));
     let initial = true;
-    const stopWatch = await d.ledger.watch('>', (s) => this.onTask(s, initial), () => {
-      initial = false;
-      ready();
-    });
+    const stopWatch = await d.ledger.watch(
+      '>',
+      (s) => generation === this.generation && this.onTask(s, initial),
+      () => {
+        initial = false;
+        ready();
+      },
+    );
+    if (generation !== this.generation) {
+      stopWatch(); // stopped while the watch was being set up
+      return;
+    }
     this.stops.push(stopWatch);
     await Promise.all([loaded, this.pollAgents()]);
     d.log.info({ tasks: this.board.size, agents: this.agentsByName.size }, 'dashboard following the ledger');
   }
 
+  /** For good (the gateway is closing): stops following and refuses to start again. */
+  close(): void {
+    this.closed = true;
+    this.stop();
+  }
+
   stop(): void {
+    this.generation++;
     for (const s of this.stops.splice(0)) s();
     this.following = false;
     this.running = undefined;

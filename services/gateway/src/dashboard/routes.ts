@@ -228,7 +228,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
           const res = fail(req, reply, err);
           return err instanceof ShroomsError && err.key === 'LIMIT_EXCEEDED' ? res.code(503) : res;
         }
-        streams.open(req, reply, frame('hello', overview(viewer)), () => void feed.use().catch(() => {}));
+        streams.open(req, reply, frame('hello', overview(viewer)), () => feed.touch());
         return reply;
       });
 
@@ -270,7 +270,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
         }),
       );
 
-      scope.addHook('onClose', async () => feed.stop());
+      scope.addHook('onClose', async () => feed.close());
     },
     { prefix: '/dashboard' },
   );

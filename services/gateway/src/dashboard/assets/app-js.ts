@@ -23,7 +23,7 @@ export const APP_JS = String.raw`
 
   var S = {
     machine: '', viewer: { device: '', self: false }, counts: null, agents: [], agentsAt: 0, sessions: [],
-    refusals: [], notes: [], live: false, list: null, cursors: [], rowEls: new Map(), viewData: null
+    refusals: [], notes: [], live: false, list: null, cursors: [], rowEls: new Map(), viewData: null, armed: 0
   };
 
   // ---- DOM ---------------------------------------------------------------------------------------
@@ -191,17 +191,25 @@ export const APP_JS = String.raw`
     var armed = false;
     var timer;
     var b = h('button', { 'class': cls, type: 'button', text: label });
+    function disarm() {
+      if (!armed) return;
+      armed = false;
+      S.armed--;
+      b.textContent = label;
+      b.classList.remove('confirm');
+    }
     b.addEventListener('click', function () {
       if (!armed) {
         armed = true;
+        S.armed++;
         b.textContent = confirmLabel;
         b.classList.add('confirm');
-        timer = setTimeout(function () { armed = false; b.textContent = label; b.classList.remove('confirm'); }, 5000);
+        timer = setTimeout(disarm, 5000);
         return;
       }
       clearTimeout(timer);
       b.disabled = true;
-      run().then(function () { b.disabled = false; }, function () { b.disabled = false; armed = false; b.textContent = label; b.classList.remove('confirm'); });
+      run().then(function () { b.disabled = false; disarm(); }, function () { b.disabled = false; disarm(); });
     });
     return b;
   }
@@ -285,10 +293,16 @@ export const APP_JS = String.raw`
 
   var views = {};
   var loadSeq = 0;
-  var reloadTimer;
+  // A throttle, not a debounce: under a steady stream of changes the view still reloads a few
+  // times a second. It waits while a two-step button is armed, so a reload cannot eat the click.
+  var reloadTimer = null;
   function reloadSoon(ms) {
-    clearTimeout(reloadTimer);
-    reloadTimer = setTimeout(function () { render(true); }, ms || 300);
+    if (reloadTimer) return;
+    reloadTimer = setTimeout(function () {
+      reloadTimer = null;
+      if (S.armed > 0) reloadSoon(1000);
+      else render(true);
+    }, ms || 300);
   }
 
   views.tasks = function (r, quiet) {
@@ -596,7 +610,7 @@ export const APP_JS = String.raw`
           if (S.list.rows[i].v > row.v) return;
           S.list.rows[i] = row;
           var old = S.rowEls.get(row.key);
-          if (old && old.parentNode && !old.contains(document.activeElement)) {
+          if (old && old.parentNode) {
             var el = taskRow(row);
             old.parentNode.replaceChild(el, old);
             S.rowEls.set(row.key, el);
