@@ -21,7 +21,8 @@ export function composeContainers(compose) {
   for (const [name, svc] of Object.entries(compose?.services ?? {})) {
     if (!isOurImage(svc) || svc.profiles?.length) continue;
     const command = Array.isArray(svc.command) ? svc.command : String(svc.command ?? '').split(/\s+/).filter(Boolean);
-    out.push({ origin: 'compose', name, command, env: serviceEnv(svc), mounts: serviceMounts(svc, compose.dir) });
+    const dependsOn = Array.isArray(svc.depends_on) ? svc.depends_on : Object.keys(svc.depends_on ?? {});
+    out.push({ origin: 'compose', name, command, env: serviceEnv(svc), mounts: serviceMounts(svc, compose.dir), dependsOn });
   }
   return out;
 }
@@ -122,6 +123,59 @@ function startOne({ cli, repoRoot, command, env, tmp }) {
   };
 }
 
+/**
+ * Waits until the started service is ready (true), or reports why not (false). A service that
+ * registered but serves no /readyz is a WAIT: it runs, only its probes would fail.
+ */
+async function waitReady({ origin, spec, local, proc, nats, names, report, timeoutMs }) {
+  const what = `${origin} ${spec.name} starts`;
+  const service = serviceOfCommand(spec.command[0], names);
+  const deadline = Date.now() + timeoutMs;
+  let isRegistered = false;
+  let health;
+  let registeredAt;
+  while (Date.now() < deadline) {
+    if (proc.exited()) {
+      report.fail(what, `exited (${proc.child.exitCode ?? proc.child.signalCode}): ${tail(proc.output())}`);
+      return false;
+    }
+    // The CLI reports a failed start on one line; the process may linger on its NATS connection.
+    const fatal = /^shrooms-agent: .*$/m.exec(proc.output());
+    if (fatal) {
+      report.fail(what, `failed to start: ${fatal[0]}`);
+      return false;
+    }
+    isRegistered ||= service ? await registered(nats.nodes, service) : true;
+    if (isRegistered) registeredAt ??= Date.now();
+    if (local.healthUrl) {
+      health = await fetch(local.healthUrl).then(
+        async (r) => ({ code: r.status, body: await r.text() }),
+        () => undefined,
+      );
+    }
+    if (isRegistered && health?.code === 200) {
+      report.ok(what, `\`shrooms-agent ${spec.command.join(' ')}\` ready (/readyz 200, $SRV ${service ?? '-'})`);
+      return true;
+    }
+    if (isRegistered && !local.healthUrl) {
+      report.ok(what, `\`shrooms-agent ${spec.command.join(' ')}\` registered as ${service}; no health endpoint configured`);
+      return true;
+    }
+    // Registered, yet nothing answers on HEALTH_PORT after a while: the probes would fail.
+    if (isRegistered && !health && Date.now() - registeredAt > 8_000) {
+      report.wait(what, `registered as ${service}, but nothing serves ${local.healthUrl}: wire startHealthServer (libs/runtime) into its main.ts, or its probes and healthchecks fail`);
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  report.fail(what, `not ready within ${timeoutMs / 1000} s (registered: ${isRegistered}; ${local.healthUrl ?? 'no health url'}: ${health ? `${health.code} ${health.body}` : 'no answer'}): ${tail(proc.output())}`);
+  return false;
+}
+
+/**
+ * One deployment's containers against one 3-node cluster. Each starts once the services it
+ * depends on (compose depends_on) are ready, as compose orders them; k3s has no order: all at once.
+ */
 async function wave({ origin, specs, natsEnv, configFile, cli, report, repoRoot, timeoutMs }) {
   if (!specs.length) return;
   const tmp = mkdtempSync(join(tmpdir(), `shrooms-deploy-run-${origin}-`));
@@ -139,48 +193,33 @@ async function wave({ origin, specs, natsEnv, configFile, cli, report, repoRoot,
       report.wait(`${origin} ${s.name} starts`, `skipped: the CLI has no \`${s.command[0]}\` command yet`);
       return false;
     });
-    // The gateway first: the others may want it (scheduler, bridges announce it).
-    runnable.sort((a, b) => (a.command[0] === 'gateway' ? -1 : b.command[0] === 'gateway' ? 1 : 0));
-    for (const s of runnable) {
-      const local = await localize(s, nats.url, tmp, gatewayPorts);
-      procs.push({ spec: s, local, proc: startOne({ cli, repoRoot, command: local.command, env: local.env, tmp }) });
-    }
-    await Promise.all(
-      procs.map(async ({ spec, local, proc }) => {
-        const what = `${origin} ${spec.name} starts`;
-        const service = serviceOfCommand(spec.command[0], names);
-        const deadline = Date.now() + timeoutMs;
-        let isRegistered = false;
-        let health;
-        let registeredAt;
-        while (Date.now() < deadline) {
-          if (proc.exited()) return report.fail(what, `exited (${proc.child.exitCode ?? proc.child.signalCode}): ${tail(proc.output())}`);
-          // The CLI reports a failed start on one line; the process may linger on its NATS connection.
-          const fatal = /^shrooms-agent: .*$/m.exec(proc.output());
-          if (fatal) return report.fail(what, `failed to start: ${fatal[0]}`);
-          isRegistered ||= service ? await registered(nats.nodes, service) : true;
-          if (isRegistered) registeredAt ??= Date.now();
-          if (local.healthUrl) {
-            health = await fetch(local.healthUrl).then(
-              async (r) => ({ code: r.status, body: await r.text() }),
-              () => undefined,
-            );
-          }
-          if (isRegistered && health?.code === 200) return report.ok(what, `\`shrooms-agent ${spec.command.join(' ')}\` ready (/readyz 200, $SRV ${service ?? '-'})`);
-          if (isRegistered && !local.healthUrl) return report.ok(what, `\`shrooms-agent ${spec.command.join(' ')}\` registered as ${service}; no health endpoint configured`);
-          // Registered, yet nothing answers on HEALTH_PORT after a while: the probes would fail.
-          if (isRegistered && !health && Date.now() - registeredAt > 8_000) {
-            return report.wait(what, `registered as ${service}, but nothing serves ${local.healthUrl}: wire startHealthServer (libs/runtime) into its main.ts, or its probes and healthchecks fail`);
-          }
-          await new Promise((r) => setTimeout(r, 250));
-        }
-        report.fail(what, `not ready within ${timeoutMs / 1000} s (registered: ${isRegistered}; ${local.healthUrl ?? 'no health url'}: ${health ? `${health.code} ${health.body}` : 'no answer'}): ${tail(proc.output())}`);
-      }),
-    );
+    const byName = new Map(runnable.map((s) => [s.name, s]));
+    const ready = new Map();
+    const startSpec = (s) => {
+      if (!ready.has(s.name)) {
+        ready.set(
+          s.name,
+          (async () => {
+            for (const dep of (s.dependsOn ?? []).filter((d) => byName.has(d))) {
+              if (!(await startSpec(byName.get(dep)))) {
+                report.fail(`${origin} ${s.name} starts`, `not started: ${dep}, which it depends on, did not become ready`);
+                return false;
+              }
+            }
+            const local = await localize(s, nats.url, tmp, gatewayPorts);
+            const proc = startOne({ cli, repoRoot, command: local.command, env: local.env, tmp });
+            procs.push(proc);
+            return waitReady({ origin, spec: s, local, proc, nats, names, report, timeoutMs });
+          })(),
+        );
+      }
+      return ready.get(s.name);
+    };
+    await Promise.all(runnable.map(startSpec));
   } catch (err) {
     report.fail(`${origin} services start`, err.message);
   } finally {
-    await Promise.all(procs.map((p) => p.proc.stop()));
+    await Promise.all(procs.map((p) => p.stop()));
     await nats?.stop();
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -152,10 +152,8 @@ beforeAll(async () => {
       expected.push(SERVICE_NAMES.scheduler);
     }
   }
-  // The bridge logs in as the operators' user for now: the `bridge` user of the deploy permissions
-  // only receives replies under _INBOX_bridge.<machine>, and connectNats does not set that inbox
-  // prefix yet (test/e2e/nats-permissions.test.ts covers the bridge user itself).
-  await start('bridge', CLI, ['bridge', '--harness', 'echo', '--session', SESSION, '--cwd', join(tmp, SESSION)], { ...base, ...as('admin', 'NATS_ADMIN_PASSWORD'), GATEWAY_URL: gatewayUrl, BRIDGE_STATE_DIR: join(tmp, 'state') }, /bridge ready/);
+  // The bridge of machine laptop with its own least-privilege user (it binds to the ledger only).
+  await start('bridge', CLI, ['bridge', '--harness', 'echo', '--session', SESSION, '--cwd', join(tmp, SESSION)], { ...base, ...as('bridge', 'NATS_BRIDGE_PASSWORD'), GATEWAY_URL: gatewayUrl, BRIDGE_STATE_DIR: join(tmp, 'state') }, /bridge ready/);
   expected.push(SERVICE_NAMES.bridge);
   admin = await connect({ servers: cluster.url.split(','), user: 'admin', pass: passwords.NATS_ADMIN_PASSWORD, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
 });
