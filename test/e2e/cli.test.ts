@@ -1,0 +1,237 @@
+/**
+ * `shrooms-agent a2a | mcp | config` as a person or a shell-minded agent runs them: each command a
+ * subprocess against a mesh of real processes (nats-server, gateway, echo bridges, scheduler);
+ * `--json` output parsed, exit codes 0/1/2 checked, errors one line saying what to do.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startClientMesh, startSleepingSession, type ClientMesh } from './support/client-mesh.js';
+
+const M = 'clibox';
+let mesh: ClientMesh;
+
+beforeAll(async () => {
+  mesh = await startClientMesh({ machine: M, sessions: [{ name: 'demo' }, { name: 'slow', env: { ECHO_DELAY_MS: '600000' } }] });
+  await Promise.all([startSleepingSession(mesh, 'sleepy'), mesh.startScheduler()]);
+});
+afterAll(async () => {
+  await mesh?.stop();
+});
+
+const json = (s: string) => JSON.parse(s) as any;
+const oneLine = (s: string) => s.trimEnd().split('\n').length === 1;
+
+describe('help', () => {
+  const commands = [
+    ['a2a', '--help'],
+    ['a2a', 'list', '--help'],
+    ['a2a', 'send', '--help'],
+    ['a2a', 'get', '--help'],
+    ['a2a', 'cancel', '--help'],
+    ['a2a', 'ack', '--help'],
+    ['a2a', 'update', '--help'],
+    ['a2a', 'tasks', '--help'],
+    ['a2a', 'schedule', '--help'],
+    ['mcp', '--help'],
+    ['config', '--help'],
+  ];
+  it.each(commands.map((c) => [c.join(' '), c] as const))('prints usage for %s', async (_, args) => {
+    const r = await mesh.cli(args);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^usage: shrooms-agent /);
+  });
+});
+
+describe('a2a', () => {
+  it('lists the sessions on the mesh', async () => {
+    const r = await mesh.cli(['a2a', 'list', '--json']);
+    expect(r.code).toBe(0);
+    const names = json(r.stdout).agents.map((a: { name: string }) => a.name);
+    expect(names).toEqual(expect.arrayContaining([`${M}/demo`, `${M}/slow`]));
+    const human = await mesh.cli(['a2a', 'list']);
+    expect(human.stdout).toMatch(new RegExp(`^AGENT\\s+HARNESS\\s+STATE[\\s\\S]*${M}/demo\\s+echo`));
+  });
+
+  it('send without --wait prints the task name at once', async () => {
+    const r = await mesh.cli(['a2a', 'send', 'demo', 'hello', 'there']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toMatch(new RegExp(`^${M}/demo:cli-\\d{8}T\\d{6}-[0-9a-f]{8}$`));
+  });
+
+  it('send --wait prints the reply; get, tasks and ack see the same task', async () => {
+    const r = await mesh.cli(['a2a', 'send', 'demo', 'ping', '--wait']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('ping\n');
+
+    const sent = await mesh.cli(['a2a', 'send', `${M}/demo`, 'pong', '--wait', '--json']);
+    expect(sent.code).toBe(0);
+    const t = json(sent.stdout);
+    expect(t).toMatchObject({ agent: `${M}/demo`, status: 'completed', reply: 'pong', waitedOut: false, finished: true });
+    expect(t.a2aTask.status.state).toBe('TASK_STATE_COMPLETED');
+
+    const got = await mesh.cli(['a2a', 'get', t.task, '--json']);
+    expect(got.code).toBe(0);
+    expect(json(got.stdout)).toMatchObject({ task: t.task, status: 'completed', reply: 'pong', acknowledged: false });
+    const bare = await mesh.cli(['a2a', 'get', t.task.slice(M.length + 1)]);
+    expect(bare.stdout).toBe(`${t.task} completed\npong\n`);
+
+    const list = await mesh.cli(['a2a', 'tasks', 'demo', '--json', '--limit', '100']);
+    expect(list.code).toBe(0);
+    expect(json(list.stdout).tasks.map((x: { task: string }) => x.task)).toContain(t.task);
+
+    const ack = await mesh.cli(['a2a', 'ack', t.task]);
+    expect(ack.code).toBe(0);
+    expect(json((await mesh.cli(['a2a', 'get', t.task, '--json'])).stdout).acknowledged).toBe(true);
+  });
+
+  it('reads the text from stdin with "-"', async () => {
+    const r = await mesh.cli(['a2a', 'send', 'demo', '-', '--wait'], {}, { stdin: 'from a pipe\n' });
+    expect(r.stdout).toBe('from a pipe\n');
+  });
+
+  it('send --wait returns the task as it stands when the wait ends first (exit 0)', async () => {
+    const r = await mesh.cli(['a2a', 'send', 'sleepy', 'are you there', '--wait', '--wait-seconds', '1', '--json']);
+    expect(r.code).toBe(0);
+    expect(json(r.stdout)).toMatchObject({ agent: `${M}/sleepy`, status: 'queued', waitedOut: true, finished: false });
+  });
+
+  it('a task canceled while send --wait waits ends it with exit 2, and get says so too', async () => {
+    const id = `cli-test-${Date.now()}`;
+    const task = `${M}/sleepy:${id}`;
+    const waiting = mesh.spawnCli(['a2a', 'send', 'sleepy', 'never mind', '--id', id, '--wait']);
+    await expect.poll(async () => (await mesh.cli(['a2a', 'get', task])).code, { timeout: 30_000 }).toBe(0);
+    const cancel = await mesh.cli(['a2a', 'cancel', task, '--json']);
+    expect(cancel.code).toBe(0);
+    expect(json(cancel.stdout).status).toBe('canceled');
+    await expect.poll(() => waiting.child.exitCode, { timeout: 30_000 }).toBe(2);
+    expect(waiting.output()).toMatch(new RegExp(`${task} canceled`));
+    const get = await mesh.cli(['a2a', 'get', task]);
+    expect(get.code).toBe(2);
+  });
+
+  it('refuses to cancel a finished task: exit 2, one line', async () => {
+    const t = json((await mesh.cli(['a2a', 'send', 'demo', 'quick', '--wait', '--json'])).stdout).task;
+    const r = await mesh.cli(['a2a', 'cancel', t]);
+    expect(r.code).toBe(2);
+    expect(oneLine(r.stderr)).toBe(true);
+    expect(r.stderr).toMatch(/already TASK_STATE_COMPLETED \[TASK_NOT_CANCELABLE\]/);
+  });
+
+  it('answers a blocked task with send --task', async () => {
+    // The worker (here: the test, as session slow) says it is blocked; the asker answers.
+    const sent = json((await mesh.cli(['a2a', 'send', 'slow', 'deploy it', '--json'])).stdout);
+    const blocked = await mesh.cli(['a2a', 'update', sent.task, 'blocked', 'which', 'branch?', '--json'], { SHROOMS_AGENT_SESSION: 'slow' });
+    expect(blocked.code).toBe(0);
+    expect(json(blocked.stdout)).toMatchObject({ status: 'input-required', reply: 'which branch?' });
+    const human = await mesh.cli(['a2a', 'get', sent.task]);
+    expect(human.stdout).toMatch(/needs input: which branch\?\nanswer it: shrooms-agent a2a send --task/);
+    const answer = await mesh.cli(['a2a', 'send', '--task', sent.task, 'main', '--json']);
+    expect(answer.code).toBe(0);
+    expect(json(answer.stdout).task).toBe(sent.task);
+    expect(['queued', 'submitted', 'working']).toContain(json(answer.stdout).status);
+  });
+
+  it('update by the worker finishes its task; by another session it is refused (exit 2)', async () => {
+    const sent = json((await mesh.cli(['a2a', 'send', 'slow', 'run the suite', '--json'])).stdout);
+    const refused = await mesh.cli(['a2a', 'update', sent.task, 'done', 'not mine'], { SHROOMS_AGENT_SESSION: 'demo' });
+    expect(refused.code).toBe(2);
+    expect(oneLine(refused.stderr)).toBe(true);
+    expect(refused.stderr).toMatch(/\[UPDATE_FORBIDDEN\]/);
+    const nobody = await mesh.cli(['a2a', 'update', sent.task, 'done', 'who am i']);
+    expect(nobody.code).toBe(2);
+    expect(nobody.stderr).toMatch(/set SHROOMS_AGENT_SESSION/);
+
+    const done = await mesh.cli(['a2a', 'update', sent.task, 'done', 'all', 'green', '--json'], { SHROOMS_AGENT_SESSION: `${M}/slow` });
+    expect(done.code).toBe(0);
+    expect(json(done.stdout)).toMatchObject({ status: 'completed', reply: 'all green' });
+    const seen = await mesh.cli(['a2a', 'get', sent.task, '--wait', '--json']);
+    expect(json(seen.stdout)).toMatchObject({ status: 'completed', reply: 'all green', waitedOut: false });
+  });
+
+  it('a failed task exits 2', async () => {
+    const sent = json((await mesh.cli(['a2a', 'send', 'slow', 'try it', '--json'])).stdout);
+    expect((await mesh.cli(['a2a', 'update', sent.task, 'failed', 'disk', 'full'], { SHROOMS_AGENT_SESSION: 'slow' })).code).toBe(0);
+    const r = await mesh.cli(['a2a', 'get', sent.task]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe(`${sent.task} failed: disk full\n`);
+  });
+
+  it('a bad task name is a one-line usage error (exit 1)', async () => {
+    for (const cmd of ['get', 'cancel', 'ack']) {
+      const r = await mesh.cli(['a2a', cmd, 'not-a-task']);
+      expect(r.code).toBe(1);
+      expect(oneLine(r.stderr)).toBe(true);
+      expect(r.stderr).toMatch(/is not a task name; write MACHINE\/SESSION:ID or SESSION:ID/);
+    }
+    const missing = await mesh.cli(['a2a', 'get', 'demo:no-such-message']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/\[TASK_NOT_FOUND\]/);
+  });
+
+  it('an unknown session and an unknown option are one-line errors (exit 1)', async () => {
+    const r = await mesh.cli(['a2a', 'send', 'nobody-here', 'hi', '--json']);
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toBe(true);
+    expect(json(r.stdout).error.key).toBe('SESSION_NOT_FOUND');
+    const opt = await mesh.cli(['a2a', 'send', 'demo', 'x', '--bogus']);
+    expect(opt.code).toBe(1);
+    expect(oneLine(opt.stderr)).toBe(true);
+  });
+
+  it('an unreachable gateway says what to do, in one line (exit 1)', async () => {
+    for (const args of [['a2a', 'list'], ['a2a', 'send', 'demo', 'hi', '--wait'], ['a2a', 'get', 'demo:x']]) {
+      const r = await mesh.cli(args, { SHROOMS_GATEWAY_URL: 'http://127.0.0.1:1' });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`shrooms-agent ${args.slice(0, 2).join(' ')}: cannot reach the gateway at http://127.0.0.1:1 — is \`shrooms-agent up\` running? (set SHROOMS_GATEWAY_URL if it listens elsewhere)\n`);
+    }
+  });
+
+  it('schedule create, list and cancel go through the scheduler', async () => {
+    const created = await mesh.cli(['a2a', 'schedule', 'create', '--to', 'demo', '--at', '2035-06-01T08:00', '--zone', 'Europe/Berlin', '--repeat', 'weekly:mon', 'weekly', 'report', '--json'], {
+      SHROOMS_AGENT_SESSION: 'slow',
+    });
+    expect(created.code).toBe(0);
+    const s = json(created.stdout).schedule;
+    expect(s).toMatchObject({ recipients: [`${M}/demo`], prompt: 'weekly report', state: 'active', rule: { zone: 'Europe/Berlin' } });
+
+    const mine = await mesh.cli(['a2a', 'schedule', 'list', '--mine', '--json'], { SHROOMS_AGENT_SESSION: 'slow' });
+    expect(json(mine.stdout).schedules.map((x: { id: string }) => x.id)).toContain(s.id);
+    const human = await mesh.cli(['a2a', 'schedule', 'list']);
+    expect(human.stdout).toMatch(new RegExp(`${s.id}  → ${M}/demo  next `));
+
+    const canceled = await mesh.cli(['a2a', 'schedule', 'cancel', s.id, '--json']);
+    expect(canceled.code).toBe(0);
+    expect(json(canceled.stdout).schedule.state).toBe('canceled');
+    const after = await mesh.cli(['a2a', 'schedule', 'list', '--json']);
+    expect(json(after.stdout).schedules.map((x: { id: string }) => x.id)).not.toContain(s.id);
+  });
+
+  it('schedule without a scheduler reachable says it is not running (exit 1)', async () => {
+    const r = await mesh.cli(['a2a', 'schedule', 'list'], { NATS_URL: 'nats://127.0.0.1:1' });
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toBe(true);
+    expect(r.stderr).toMatch(/the scheduler is not running .*\[SCHEDULER_UNAVAILABLE\]/);
+  });
+});
+
+describe('config', () => {
+  it('prints the Claude Code and pi setup of a session as JSON', async () => {
+    const r = await mesh.cli(['config', '--session', 'demo', '--json']);
+    expect(r.code).toBe(0);
+    const c = json(r.stdout);
+    expect(c.env).toEqual({ SHROOMS_MACHINE: M, SHROOMS_AGENT_SESSION: 'demo', SHROOMS_GATEWAY_URL: mesh.gatewayUrl });
+    expect(c.claude.mcpConfig.mcpServers.shrooms).toMatchObject({ type: 'stdio', command: process.execPath });
+    expect(c.claude.mcpConfig.mcpServers.shrooms.args.at(-1)).toBe('mcp');
+    expect(c.pi.args[0]).toBe('-e');
+    const http = json((await mesh.cli(['config', '--session', 'demo', '--http-port', '7390', '--json'])).stdout);
+    expect(http.claude.mcpConfig.mcpServers.shrooms).toEqual({ type: 'http', url: 'http://127.0.0.1:7390/mcp' });
+    expect(http.pi.env.SHROOMS_MCP_URL).toBe('http://127.0.0.1:7390/mcp');
+  });
+
+  it('needs a session (exit 1) and prints the note alone with --note', async () => {
+    const r = await mesh.cli(['config'], { SHROOMS_AGENT_SESSION: '' });
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toBe(true);
+    const note = await mesh.cli(['config', '--session', 'demo', '--note']);
+    expect(note.stdout).toMatch(new RegExp(`^You are ${M}/demo, a session on the shrooms agent mesh`));
+  });
+});
