@@ -128,16 +128,22 @@ it('renders a chain of three tasks as a tree from the person who asked', async (
   await expect(chain.locator('ul.tree.top > li > [data-node="testbox/alpha:c-root"]').count()).resolves.toBe(1);
   await expect(chain.locator('ul.tree.top > li > ul.tree > li > [data-node="testbox/beta:c-mid"]').count()).resolves.toBe(1);
   await expect(chain.locator('.origin').textContent()).resolves.toMatch(/person\s*testbox/);
-  // Each node carries its state's colour class.
+  // Each node wears its state's colour, and follows it live: the leaf's worker finishes.
   await page.waitForSelector('[data-chain="testbox.alpha.c-root"] [data-node="testbox/gamma:c-leaf"].st-TASK_STATE_WORKING');
+  const done = await rpc(`${mesh.gatewayUrl}/a2a/gamma`, 'UpdateTask', { id: 'gamma:c-leaf', status: 'done', text: 'the flaky test is fixed', metadata: { 'shrooms/from': 'testbox/gamma' } });
+  expect(done.result.status.state).toBe('TASK_STATE_COMPLETED');
+  await page.waitForSelector('[data-chain="testbox.alpha.c-root"] [data-node="testbox/gamma:c-leaf"].st-TASK_STATE_COMPLETED');
   const colours = await chain.locator('[data-node]').evaluateAll((els) => els.map((e) => getComputedStyle(e).borderLeftColor as string));
   expect(colours).toHaveLength(3);
+  expect(colours[0]).toBe(colours[1]);
+  expect(colours[2]).not.toBe(colours[0]);
   await shot('chains');
 
   await leafNode.click();
   await page.waitForSelector('[data-detail="testbox.gamma.c-leaf"]');
   await expect(page.locator('.facts').textContent()).resolves.toContain('testbox (testbox/beta)');
   await expect(page.locator('.msgs').textContent()).resolves.toContain('quiet: check the flaky test');
+  await expect(page.locator('.msgs').textContent()).resolves.toContain('the flaky test is fixed');
   await shot('task-detail');
 });
 

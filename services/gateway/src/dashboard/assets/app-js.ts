@@ -377,7 +377,7 @@ export const APP_JS = String.raw`
       h('dl', { 'class': 'facts' }, [
         fact('to', r.to),
         fact('from', r.from),
-        fact('origin', r.origin === 'schedule' ? 'schedule ' + (r.schedule || '') : r.origin),
+        fact('asked by', r.origin === 'schedule' ? 'schedule ' + (r.schedule || '') : r.origin === 'agent' ? 'an agent (a claimed session)' : 'a person'),
         fact('asked', [when(r.createdAt), ' (', ageEl(r.createdAt), ' ago)']),
         fact('last change', when(r.statusAt)),
         fact('reminders', r.nudges ? String(r.nudges) : '0'),
