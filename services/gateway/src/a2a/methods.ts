@@ -21,6 +21,7 @@ import type { z } from 'zod';
 import type { Caller } from '../tasks/caller.js';
 import type { TaskService } from '../tasks/service.js';
 import type { ScheduleHook } from '../tasks/schedule.js';
+import { LONE_SURROGATE } from '../tasks/validate.js';
 import { openTaskStream, type TaskStream } from './stream.js';
 
 /** Our extension (not A2A): the worker finishes a task; only from its own machine and session. */
@@ -49,6 +50,9 @@ function parse<S extends z.ZodType>(schema: S, params: unknown): z.infer<S> {
     const first = r.error.issues[0]!;
     throw new ShroomsError('INVALID_PARAMS', `invalid params: ${first.path.join('.') || '(params)'}: ${first.message}`);
   }
+  // A task id with a lone surrogate would reach the ledger as another task's key (see LONE_SURROGATE).
+  const id = (r.data as { id?: unknown }).id;
+  if (typeof id === 'string' && LONE_SURROGATE.test(id)) throw new ShroomsError('TASK_NOT_FOUND', 'the task id contains a lone surrogate; no task has such an id');
   return r.data;
 }
 
@@ -117,6 +121,8 @@ async function dispatch(method: string, params: unknown, ctx: MethodContext): Pr
     }
     case 'ControlSession': {
       const p = parse(ControlSessionParamsSchema, params);
+      // A session that does not exist is not found, not "its bridge is unavailable" (a retryable 503).
+      await tasks.requireSession(session);
       return { result: await tasks.control(session, p.action, p.id, caller) };
     }
     case 'CreateTaskPushNotificationConfig':
