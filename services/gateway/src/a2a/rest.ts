@@ -28,9 +28,12 @@ function bool(v: string | undefined, name: string): boolean | undefined {
   throw new ShroomsError('INVALID_PARAMS', `${name} must be true or false`);
 }
 
-/** Splits `tasks/{id}[:verb]`; ids may contain `:` (SESSION:ID), so only known verbs are split off. */
-function taskPath(rest: string): { id: string; verb?: string; configId?: string; configs: boolean } {
-  const decoded = decodeURIComponent(rest);
+/**
+ * Splits `tasks/{id}[:verb]`; ids may contain `:` (SESSION:ID), so only known verbs are split off.
+ * The router has already percent-decoded the path once; decoding again would let `%2525` become
+ * `%` (and a lone `%` throw).
+ */
+function taskPath(decoded: string): { id: string; verb?: string; configId?: string; configs: boolean } {
   const cfg = decoded.match(/^(.*)\/pushNotificationConfigs(?:\/(.+))?$/);
   if (cfg) return { id: cfg[1]!, configId: cfg[2], configs: true };
   const m = decoded.match(/^(.*):(cancel|subscribe|ack|update|release|reject)$/);
