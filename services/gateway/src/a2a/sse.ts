@@ -4,7 +4,7 @@
  * event is awaited before headers go out, so an early error is still a plain JSON error.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { StreamResponse } from '@shrooms/protocol';
+import { ShroomsError, type StreamResponse } from '@shrooms/protocol';
 import type { TaskStream } from './stream.js';
 
 export class SseStreams {
@@ -19,15 +19,21 @@ export class SseStreams {
    * false without writing when the first event fails (the caller answers with an error instead).
    */
   async pipe(req: FastifyRequest, reply: FastifyReply, stream: TaskStream, frame: (e: StreamResponse) => unknown): Promise<void> {
+    // The cap is taken before the first event, so a refused SendStreamingMessage creates no task.
+    if (this.active >= this.max) {
+      stream.close();
+      throw new ShroomsError('LIMIT_EXCEEDED', `${this.max} streams are already open on this gateway; retry later`, { limit: 'sseStreams', max: this.max });
+    }
+    this.active++;
     const it = stream.events[Symbol.asyncIterator]();
     let first: IteratorResult<StreamResponse>;
     try {
       first = await it.next();
     } catch (err) {
+      this.active--;
       stream.close();
       throw err;
     }
-    this.active++;
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
@@ -36,6 +42,8 @@ export class SseStreams {
     const onGone = () => stream.close();
     req.raw.socket.once('close', onGone);
     res.once('close', onGone);
+    // A client that left while the first event was awaited fired 'close' before we listened.
+    if (res.destroyed || req.raw.socket.destroyed) stream.close();
     try {
       if (!first.done) write(first.value);
       for (let n = await it.next(); !n.done; n = await it.next()) {
