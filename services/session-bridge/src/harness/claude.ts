@@ -23,7 +23,7 @@ import { access, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { claudeCommand } from './binaries.js';
 import { JsonlChild, within, type ChildExit } from './child.js';
-import { inheritedEnv, MODEL_ENV } from './env.js';
+import { inheritedEnv, MODEL_ENV, modelSetting } from './env.js';
 import type { Harness, HarnessOptions, HarnessState, TurnResult } from './types.js';
 
 /** The MCP server's name as Claude Code sees it: tools are `mcp__shrooms__<tool>`. */
@@ -146,7 +146,9 @@ export class ClaudeHarness implements Harness {
     const noteFile = join(o.stateDir, 'claude-system-note.md');
     await writeFile(noteFile, o.systemNote);
 
-    const model = o.model ?? o.env[MODEL_ENV.model];
+    const model = o.model ?? modelSetting(o.env, MODEL_ENV.model);
+    const baseUrl = modelSetting(o.env, MODEL_ENV.baseUrl);
+    const apiKey = modelSetting(o.env, MODEL_ENV.apiKey);
     const args = [
       '-p',
       '--input-format', 'stream-json',
@@ -172,8 +174,8 @@ export class ClaudeHarness implements Harness {
       // ask_agent may wait 10 minutes for its answer.
       MCP_TOOL_TIMEOUT: '900000',
       SHROOMS_AGENT_SESSION: `${o.machine}/${o.session}`,
-      ...(o.env[MODEL_ENV.baseUrl] ? { ANTHROPIC_BASE_URL: o.env[MODEL_ENV.baseUrl] } : {}),
-      ...(o.env[MODEL_ENV.apiKey] ? { ANTHROPIC_API_KEY: o.env[MODEL_ENV.apiKey] } : {}),
+      ...(baseUrl ? { ANTHROPIC_BASE_URL: baseUrl } : {}),
+      ...(apiKey ? { ANTHROPIC_API_KEY: apiKey } : {}),
       // bypassPermissions is refused for root unless the CLI is told it runs in a sandbox.
       ...(o.autoApprove && process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
       ...o.env,

@@ -3,7 +3,8 @@
  * without the markers of a Claude Code session the bridge itself may run in, then the adapter's
  * settings, then `HarnessOptions.env` (which wins).
  *
- * Model endpoint, the same names for both harnesses (set them in `HarnessOptions.env`):
+ * Model endpoint, the same names for both harnesses (from `HarnessOptions.env`, else the bridge's
+ * own environment):
  * - `SHROOMS_MODEL_BASE_URL`: the provider's base URL. Claude Code: becomes `ANTHROPIC_BASE_URL`
  *   (`http://host:port`, no `/v1`). pi: the `baseUrl` of a generated `models.json` provider, used as
  *   pi uses it (for `openai-completions`, with the `/v1`).
@@ -26,4 +27,9 @@ export function inheritedEnv(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SESSION_MARKERS.includes(k)) out[k] = v;
   return out;
+}
+
+/** A model setting from the harness env, else the bridge's own environment. */
+export function modelSetting(env: Record<string, string>, name: (typeof MODEL_ENV)[keyof typeof MODEL_ENV]): string | undefined {
+  return env[name] ?? process.env[name];
 }

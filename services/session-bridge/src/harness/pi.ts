@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { piCommand } from './binaries.js';
 import { JsonlChild, within, type ChildExit } from './child.js';
-import { inheritedEnv, MODEL_ENV } from './env.js';
+import { inheritedEnv, MODEL_ENV, modelSetting } from './env.js';
 import type { Harness, HarnessOptions, HarnessState, TurnResult } from './types.js';
 
 /** The extension we ship (the same path from src/ and from dist/). */
@@ -120,11 +120,11 @@ export class PiHarness implements Harness {
     const o = this.opts;
     await mkdir(o.stateDir, { recursive: true });
     const agentDir = o.env.PI_CODING_AGENT_DIR ?? join(o.stateDir, 'pi-agent');
-    const baseUrl = o.env[MODEL_ENV.baseUrl];
-    const modelId = o.model ?? o.env[MODEL_ENV.model];
+    const baseUrl = modelSetting(o.env, MODEL_ENV.baseUrl);
+    const modelId = o.model ?? modelSetting(o.env, MODEL_ENV.model);
     if (!o.env.PI_CODING_AGENT_DIR) {
       await mkdir(agentDir, { recursive: true });
-      if (baseUrl) await writeFile(join(agentDir, 'models.json'), JSON.stringify(piModelsJson(baseUrl, o.env[MODEL_ENV.api], modelId ?? 'default'), null, 2));
+      if (baseUrl) await writeFile(join(agentDir, 'models.json'), JSON.stringify(piModelsJson(baseUrl, modelSetting(o.env, MODEL_ENV.api), modelId ?? 'default'), null, 2));
     }
     const sessionDir = join(o.stateDir, 'pi-sessions');
     await mkdir(sessionDir, { recursive: true });
@@ -152,7 +152,7 @@ export class PiHarness implements Harness {
       SHROOMS_AGENT_SESSION: `${o.machine}/${o.session}`,
       SHROOMS_MCP_URL: o.mcpUrl,
       // models.json names this variable as the key; pi needs some value even for a keyless server.
-      [MODEL_ENV.apiKey]: 'none',
+      [MODEL_ENV.apiKey]: modelSetting(o.env, MODEL_ENV.apiKey) ?? 'none',
       ...o.env,
       PI_CODING_AGENT_DIR: agentDir,
     };
