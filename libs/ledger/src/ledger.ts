@@ -18,12 +18,17 @@ export interface LedgerOptions {
 }
 
 const enc = new TextEncoder();
+const dec = new TextDecoder();
+/** Keys whose last write `transition` remembers (about 1–2 KB each for a typical task). */
+const WRITTEN_KEYS = 1024;
 
 export class Ledger {
   /** Task reads done through `get` (tests show a page reads only what it returns). */
   reads = 0;
   /** Entries delivered by watches (following the ledger, not reading it). */
   watched = 0;
+  /** Revision and bytes of this process's latest write per key, for `transition` (bounded). */
+  private written = new Map<string, { revision: number; data: Uint8Array }>();
 
   private constructor(
     readonly kv: KV,
@@ -58,6 +63,7 @@ export class Ledger {
     const data = this.encode(entry);
     try {
       const revision = await this.kv.create(key, data);
+      this.remember(key, revision, data);
       return { key, revision, entry };
     } catch (err) {
       if (isExists(err)) return null;
@@ -71,19 +77,61 @@ export class Ledger {
    * Throws TASK_NOT_FOUND when the task is not in the ledger.
    */
   async transition(key: string, change: (current: LedgerEntry) => LedgerEntry | null, attempts = 20): Promise<Stored> {
+    const known = this.written.get(key);
+    if (known) {
+      const done = await this.fromKnown(key, known, change);
+      if (done) return done;
+    }
     for (let i = 0; i < attempts; i++) {
       const cur = await this.get(key);
       if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${key}`);
       const next = change(cur.entry);
       if (!next) return cur;
       try {
-        const revision = await this.kv.update(key, this.encode(next), cur.revision);
+        const data = this.encode(next);
+        const revision = await this.kv.update(key, data, cur.revision);
+        this.remember(key, revision, data);
         return { key, revision, entry: next };
       } catch (err) {
         if (!isWrongSequence(err)) throw err;
       }
     }
     throw new ShroomsError('INTERNAL', `task ${key} changed too often to update; retry`);
+  }
+
+  /**
+   * One compare-and-set from the value this process last wrote for `key`, without reading it
+   * first (the bridge changes a task several times in a row). The revision check makes it exact:
+   * if anyone wrote since, the update is refused and `transition` reads as usual. Anything short of
+   * a clean write from the known value — `change` declining or refusing, a refused update — returns
+   * null so that the decision is taken again on a fresh read, never on a remembered one.
+   */
+  private async fromKnown(key: string, known: { revision: number; data: Uint8Array }, change: (current: LedgerEntry) => LedgerEntry | null): Promise<Stored | null> {
+    let next: LedgerEntry | null;
+    let data: Uint8Array;
+    try {
+      next = change(JSON.parse(dec.decode(known.data)) as LedgerEntry);
+      if (!next) return null;
+      data = this.encode(next);
+    } catch {
+      return null;
+    }
+    try {
+      const revision = await this.kv.update(key, data, known.revision);
+      this.remember(key, revision, data);
+      return { key, revision, entry: next };
+    } catch (err) {
+      this.written.delete(key);
+      if (isWrongSequence(err)) return null;
+      throw err;
+    }
+  }
+
+  /** Remembers the bytes written (not the object, which callers may change), newest last. */
+  private remember(key: string, revision: number, data: Uint8Array): void {
+    this.written.delete(key);
+    this.written.set(key, { revision, data });
+    if (this.written.size > WRITTEN_KEYS) this.written.delete(this.written.keys().next().value!);
   }
 
   /**

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { Ledger } from './ledger.js';
+import * as transitions from './transitions.js';
+
+let nats: NatsServerHandle;
+let nc: NatsConnection;
+let other: NatsConnection;
+beforeAll(async () => {
+  nats = await startNatsServer();
+  nc = await connect({ servers: nats.url });
+  other = await connect({ servers: nats.url });
+});
+afterAll(async () => {
+  await nc?.close();
+  await other?.close();
+  await nats?.stop();
+});
+
+const asked = (id: string) =>
+  transitions.newTask({ id: `s:${id}`, contextId: 'c', message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'hi' }] }, metadata: {}, queued: false, now: new Date() });
+
+it('changes a task it wrote last without reading it first', async () => {
+  const ledger = await Ledger.open(nc);
+  const key = ledger.key('box', 's', 'own-writes');
+  await ledger.create(key, asked('own-writes'));
+  const before = ledger.reads;
+  const started = await ledger.transition(key, (e) => transitions.start(e, new Date()));
+  const done = await ledger.transition(key, (e) => transitions.complete(e, 'ok', new Date()));
+  expect(ledger.reads - before).toBe(0);
+  expect(done.entry.v).toBe(3);
+  expect((await ledger.get(key))!.revision).toBe(done.revision);
+  expect(started.revision).toBeLessThan(done.revision);
+});
+
+it('reads and applies the change again when another writer changed the task meanwhile', async () => {
+  const mine = await Ledger.open(nc);
+  const theirs = await Ledger.open(other);
+  const key = mine.key('box', 's', 'raced');
+  await mine.create(key, asked('raced'));
+  await theirs.transition(key, (e) => transitions.cancel(e, 'someone else', new Date()));
+  // From the remembered (now stale) value `start` would succeed; the ledger says canceled.
+  await expect(mine.transition(key, (e) => transitions.start(e, new Date()))).rejects.toMatchObject({ key: 'UNSUPPORTED_OPERATION' });
+  expect((await mine.get(key))!.entry.task.status.state).toBe('TASK_STATE_CANCELED');
+});
+
+it('decides "no change" only on a fresh read, never on the remembered value', async () => {
+  const mine = await Ledger.open(nc);
+  const theirs = await Ledger.open(other);
+  const key = mine.key('box', 's', 'declined');
+  await mine.create(key, asked('declined'));
+  await theirs.transition(key, (e) => transitions.annotate(e, { note: 'theirs' }));
+  const out = await mine.transition(key, (e) => (e.task.metadata?.note === 'theirs' ? null : transitions.annotate(e, { note: 'mine' })));
+  expect(out.entry.task.metadata?.note).toBe('theirs');
+  expect((await mine.get(key))!.entry.task.metadata?.note).toBe('theirs');
+});
+
+it('is not fooled by a caller changing the entry object it was given back', async () => {
+  const ledger = await Ledger.open(nc);
+  const key = ledger.key('box', 's', 'mutated');
+  const created = await ledger.create(key, asked('mutated'));
+  created!.entry.task.metadata = { scribbled: true };
+  const started = await ledger.transition(key, (e) => transitions.start(e, new Date()));
+  expect(started.entry.task.metadata?.scribbled).toBeUndefined();
+});
