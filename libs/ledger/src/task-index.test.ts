@@ -1,0 +1,42 @@
+import { expect, it } from 'vitest';
+import type { Task, TaskState } from '@shrooms/protocol';
+import { TaskIndex } from './task-index.js';
+
+const task = (i: number, state: TaskState = 'TASK_STATE_COMPLETED'): Task => ({
+  id: `s:${i}`,
+  contextId: `c${i % 3}`,
+  status: { state, timestamp: new Date(1_700_000_000_000 + i).toISOString() },
+});
+
+/** The page with no filter, walked the long way (every task), as the filtered path does. */
+function slowPage(index: TaskIndex, pageSize: number, before?: number) {
+  // A status filter that matches every task takes the full walk.
+  const all = index.page('s', { pageSize, before, statusAfter: 0 });
+  return all;
+}
+
+it('gives the same unfiltered pages, totals and cursors as a walk over every task', () => {
+  const index = new TaskIndex();
+  for (let i = 0; i < 3000; i++) index.upsertTask(`k${i}`, 's', task(i, 'TASK_STATE_WORKING'));
+  // Tombstones: half the tasks change state (move to the front), some are removed.
+  for (let i = 0; i < 3000; i += 2) index.upsertTask(`k${i}`, 's', task(i + 5000));
+  for (let i = 1; i < 3000; i += 7) index.remove(`k${i}`, 's');
+  for (const pageSize of [1, 50, 100]) {
+    let before: number | undefined;
+    let pages = 0;
+    do {
+      const fast = index.page('s', { pageSize, before });
+      expect(fast).toEqual(slowPage(index, pageSize, before));
+      before = fast.next;
+      pages++;
+    } while (before !== undefined && pages < 40);
+  }
+  expect(index.page('s', { pageSize: 50 }).total).toBe(index.count('s'));
+});
+
+it('answers an empty session and a page larger than the session', () => {
+  const index = new TaskIndex();
+  expect(index.page('s', { pageSize: 10 })).toEqual({ keys: [], total: 0 });
+  for (let i = 0; i < 3; i++) index.upsertTask(`k${i}`, 's', task(i));
+  expect(index.page('s', { pageSize: 10 })).toEqual({ keys: ['k2', 'k1', 'k0'], total: 3 });
+});
