@@ -54,9 +54,18 @@ export class LiveTasks {
 
   /**
    * Resolves with the first entry of `key` (newer than `after`) for which `done` holds, or with the
-   * latest entry when `timeoutMs` passes or `signal` aborts.
+   * latest entry when `timeoutMs` passes or `signal` aborts. `first` gives the entry to start from
+   * once the listener is in place: by default a read of the ledger; a caller that writes the task
+   * itself (a send) passes its write, so no change can fall between it and the wait and no second
+   * read is needed.
    */
-  async waitFor(key: string, done: (e: LedgerEntry) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<Stored | null> {
+  async waitFor(
+    key: string,
+    done: (e: LedgerEntry) => boolean,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    first: () => Promise<Stored | null> = () => this.ledger.get(key),
+  ): Promise<Stored | null> {
     let latest = null as Stored | null;
     let resolve!: (s: Stored | null) => void;
     const result = new Promise<Stored | null>((r) => (resolve = r));
@@ -69,7 +78,7 @@ export class LiveTasks {
     const onAbort = () => resolve(latest);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const cur = await this.ledger.get(key);
+      const cur = await first();
       if (cur && (!latest || cur.entry.v > latest.entry.v)) latest = cur;
       if (latest && done(latest.entry)) return latest;
       return await result;

@@ -76,7 +76,17 @@ export class TaskService {
     return localTaskKey(this.d.ledger, this.machine, session, taskId);
   }
 
-  /** SendMessage without waiting: the task as the bridge (or the ledger) took it. */
+  /** The ledger key a SendMessage's task has (or will have). */
+  keyOfSend(session: string, params: SendMessageParams): string {
+    const { taskId, messageId } = params.message;
+    return taskId ? this.keyOf(session, taskId) : this.d.ledger.key(this.machine, session, messageId);
+  }
+
+  /**
+   * SendMessage without waiting: the task as the bridge (or the ledger) took it. The caller has
+   * checked that the session exists (`requireSession`; both A2A send methods do, before anything
+   * else), so a new task costs no second look-up of it.
+   */
   async submit(session: string, params: SendMessageParams, caller: Caller): Promise<{ stored: Stored; key: string }> {
     const { message } = params;
     validateMessage(message, this.d.limits, params.metadata);
@@ -87,7 +97,7 @@ export class TaskService {
       const stored = await this.deliver(session, { message, metadata, taskId }, caller, key);
       return { stored, key };
     }
-    const key = this.d.ledger.key(this.machine, session, message.messageId);
+    const key = this.keyOfSend(session, params);
     const existing = await this.d.ledger.get(key);
     if (existing) {
       // A resend of the same message is the same task, never a second one (and never counted).
@@ -96,7 +106,6 @@ export class TaskService {
       }
       return { stored: existing, key };
     }
-    await this.requireSession(session);
     const chain = await this.chainOf(metadata, message.metadata);
     Object.assign(metadata, chain.metadata);
     if (this.d.guard) {
@@ -118,14 +127,16 @@ export class TaskService {
 
   /** SendMessage: submits, then waits (unless told not to) until the task finishes or needs input. */
   async send(session: string, params: SendMessageParams, caller: Caller, signal?: AbortSignal): Promise<Task> {
-    const { stored, key } = await this.submit(session, params, caller);
     const cfg = params.configuration;
     const immediate = cfg?.returnImmediately === true || cfg?.blocking === false;
-    let out = stored;
-    if (!immediate && !finished(stored.entry)) {
-      out = (await this.d.live.waitFor(key, finished, this.d.limits.blockingWaitMs, signal)) ?? stored;
-    }
-    return viewTask(out.entry.task, { historyLength: cfg?.historyLength });
+    if (immediate) return viewTask((await this.submit(session, params, caller)).stored.entry.task, { historyLength: cfg?.historyLength });
+    // Listen before submitting: the entry the submit returns is then the read the wait starts
+    // from, and every later change reaches the listener (one ledger read fewer per blocking send).
+    // The message is checked first so that its errors come before those of its task id, as in submit.
+    validateMessage(params.message, this.d.limits, params.metadata);
+    let stored!: Stored;
+    const out = await this.d.live.waitFor(this.keyOfSend(session, params), finished, this.d.limits.blockingWaitMs, signal, async () => (stored = (await this.submit(session, params, caller)).stored));
+    return viewTask((out ?? stored).entry.task, { historyLength: cfg?.historyLength });
   }
 
   private async deliver(session: string, part: Pick<DeliverRequest, 'message' | 'metadata' | 'taskId'>, caller: Caller, key: string): Promise<Stored> {
