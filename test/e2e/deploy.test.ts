@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BUCKETS, SERVICE_NAMES, subjects, type BridgeOp, type NotifyKind } from '@shrooms/protocol';
 import { REPO_ROOT } from '@shrooms/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -78,5 +79,27 @@ describe('check-deploy', () => {
     const { code, out } = check('nats', deploy);
     expect(code).toBe(1);
     expect(out).toMatch(/FAIL deploy\/nats\/nats.conf with compose nats-1/);
+  });
+});
+
+describe('docs/operators.md', () => {
+  it('names every subject, stream, bucket and service of libs/protocol', () => {
+    const doc = readFileSync(join(REPO_ROOT, 'docs/operators.md'), 'utf8');
+    const ops: BridgeOp[] = ['deliver', 'cancel', 'update', 'control'];
+    const kinds: NotifyKind[] = ['stalled', 'held', 'expired', 'reminder'];
+    const names = [
+      ...ops.map((op) => subjects.bridge('M', 'S', op)),
+      subjects.guardAdmit(),
+      subjects.guardControl(),
+      ...(['create', 'list', 'cancel'] as const).map((op) => subjects.scheduler(op)),
+      subjects.signal('M', 'S'),
+      ...kinds.map((k) => subjects.notify('M', 'S', k)),
+      subjects.refusal('M', 'S'),
+      subjects.bridgeInbox('M'),
+      ...Object.values(BUCKETS).flatMap((b) => [b, `KV_${b}`]),
+      ...Object.values(SERVICE_NAMES),
+    ];
+    const missing = names.filter((n) => !doc.includes(`\`${n}`));
+    expect(missing).toEqual([]);
   });
 });
