@@ -40,13 +40,20 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
       if (!session) throw new ShroomsError('INVALID_PARAMS', 'POST /a2a needs a task id or metadata["shrooms/session"] to know the session; or use /a2a/{session}');
       const caller = callerOf(req, ctx.identify, b.params);
       const abort = new AbortController();
-      req.raw.socket.once('close', () => abort.abort());
-      const out = await callMethod(b.method, b.params, { tasks: ctx.tasks, session: ctx.sessionName(session), caller, signal: abort.signal, schedule: ctx.schedule, parent: headerContext(req) });
-      if ('stream' in out) {
-        await ctx.sse.pipe(req, reply, out.stream, (result) => ({ jsonrpc: '2.0', id, result }));
-        return reply;
+      // Removed when the request is done: a keep-alive socket serves many requests, and each
+      // listener left behind would hold its request's state until the connection closes.
+      const onClose = () => abort.abort();
+      req.raw.socket.once('close', onClose);
+      try {
+        const out = await callMethod(b.method, b.params, { tasks: ctx.tasks, session: ctx.sessionName(session), caller, signal: abort.signal, schedule: ctx.schedule, parent: headerContext(req) });
+        if ('stream' in out) {
+          await ctx.sse.pipe(req, reply, out.stream, (result) => ({ jsonrpc: '2.0', id, result }));
+          return reply;
+        }
+        return reply.code(200).send({ jsonrpc: '2.0', id, result: out.result });
+      } finally {
+        req.raw.socket.off('close', onClose);
       }
-      return reply.code(200).send({ jsonrpc: '2.0', id, result: out.result });
     } catch (err) {
       return fail(err);
     }

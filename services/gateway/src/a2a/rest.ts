@@ -48,13 +48,19 @@ export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
       const p = params();
       const caller = callerOf(req, ctx.identify, p);
       const abort = new AbortController();
-      req.raw.socket.once('close', () => abort.abort());
-      const out = await callMethod(method, p, { tasks: ctx.tasks, session, caller, signal: abort.signal, schedule: ctx.schedule, parent: headerContext(req) });
-      if ('stream' in out) {
-        await ctx.sse.pipe(req, reply, out.stream, (e) => e);
-        return reply;
+      // Removed when the request is done (keep-alive sockets serve many requests; see jsonrpc.ts).
+      const onClose = () => abort.abort();
+      req.raw.socket.once('close', onClose);
+      try {
+        const out = await callMethod(method, p, { tasks: ctx.tasks, session, caller, signal: abort.signal, schedule: ctx.schedule, parent: headerContext(req) });
+        if ('stream' in out) {
+          await ctx.sse.pipe(req, reply, out.stream, (e) => e);
+          return reply;
+        }
+        return reply.code(status).header('content-type', 'application/a2a+json').send(JSON.stringify(out.result));
+      } finally {
+        req.raw.socket.off('close', onClose);
       }
-      return reply.code(status).header('content-type', 'application/a2a+json').send(JSON.stringify(out.result));
     } catch (err) {
       const se = asShroomsError(err);
       if (se.key === 'INTERNAL') req.log.error({ err }, 'internal error');
