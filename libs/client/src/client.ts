@@ -19,7 +19,7 @@ import { normalizeError } from './errors.js';
 import { GatewayWire, guarded } from './http.js';
 import { DEFAULT_GATEWAY_URL, isTraceparent, type ClientOptions } from './options.js';
 import { agentRef, newMessageId, parseAgentName, parseTaskRef, type AgentRef, type TaskRef } from './refs.js';
-import { ScheduleViewSchema, natsScheduler, type ScheduleView, type SchedulerPort } from './schedules.js';
+import { ScheduleViewSchema, gatewayScheduler, type ScheduleView, type SchedulerPort } from './schedules.js';
 import { waitForTask, type WaitOptions, type WaitResult } from './wait.js';
 
 export interface Target extends AgentRef {
@@ -312,7 +312,7 @@ export class ShroomsClient {
   // ---- schedules (the scheduler's NATS service) --------------------------------------------------
 
   private scheduler(): SchedulerPort {
-    this.schedulerPort ??= natsScheduler({ settings: this.options.nats });
+    this.schedulerPort ??= gatewayScheduler((method, params) => this.wire.rpcMachine(this.gatewayUrl, method, params));
     return this.schedulerPort;
   }
 

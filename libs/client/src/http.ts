@@ -47,9 +47,17 @@ export class GatewayWire {
     });
   }
 
+  /** One JSON-RPC call about the machine (no session): `POST {gateway}/a2a`. */
+  rpcMachine(gatewayUrl: string, method: string, params: unknown): Promise<unknown> {
+    return this.post(`${gatewayUrl}/a2a`, gatewayUrl, method, params, {});
+  }
+
   /** One JSON-RPC call to `POST {gateway}/a2a/{session}` (for our extension methods). */
-  async rpc(gatewayUrl: string, session: string, method: string, params: unknown, headers: Record<string, string> = {}): Promise<unknown> {
-    const url = `${gatewayUrl}/a2a/${encodeURIComponent(session)}`;
+  rpc(gatewayUrl: string, session: string, method: string, params: unknown, headers: Record<string, string> = {}): Promise<unknown> {
+    return this.post(`${gatewayUrl}/a2a/${encodeURIComponent(session)}`, gatewayUrl, method, params, headers);
+  }
+
+  private async post(url: string, gatewayUrl: string, method: string, params: unknown, headers: Record<string, string>): Promise<unknown> {
     return guarded(gatewayUrl, async () => {
       const res = await this.doFetch(url, {
         method: 'POST',

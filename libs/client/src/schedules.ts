@@ -46,6 +46,21 @@ export interface NatsSchedulerOptions {
   connectTimeoutMs?: number;
 }
 
+/**
+ * The default port: the schedule methods of this machine's gateway (`POST /a2a`, JSON-RPC
+ * CreateSchedule | ListSchedules | CancelSchedule). Needs only HTTP, and the gateway puts the
+ * verified device in as the owner.
+ */
+export function gatewayScheduler(rpc: (method: string, params: unknown) => Promise<unknown>): SchedulerPort {
+  const methods = { create: 'CreateSchedule', list: 'ListSchedules', cancel: 'CancelSchedule' } as const;
+  return {
+    async request(op, body) {
+      return (await rpc(methods[op], body)) as Record<string, unknown>;
+    },
+    async close() {},
+  };
+}
+
 export function natsScheduler(opts: NatsSchedulerOptions): SchedulerPort {
   let own: Promise<NatsConnection> | undefined;
   const url = opts.settings?.url ?? 'nats://127.0.0.1:4222';

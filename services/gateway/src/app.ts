@@ -28,6 +28,7 @@ export interface GatewayDeps {
   identify?: Identify;
   guard?: GuardPort;
   schedule?: A2AContext['schedule'];
+  schedules?: A2AContext['schedules'];
 }
 
 export interface Gateway {
@@ -63,6 +64,7 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
     identify: deps.identify ?? loopbackOnly(machine),
     sse: new SseStreams(config.LIMIT_SSE_STREAMS, config.GATEWAY_SSE_HEARTBEAT_MS),
     schedule: deps.schedule,
+    schedules: deps.schedules,
     sessionName,
   };
 

@@ -8,6 +8,7 @@ import { bindPolicy, identityOptions, loadIdentity } from './identity/index.js';
 import { listenAlso } from './listen.js';
 import { natsGuard } from './tasks/guard.js';
 import { scheduleFromMessage } from './tasks/schedule.js';
+import { scheduleClient } from '@shrooms/scheduler';
 import { VERSION } from './cards/cards.js';
 
 export async function runGateway(env: Record<string, string | undefined> = process.env): Promise<void> {
@@ -35,6 +36,7 @@ export async function runGateway(env: Record<string, string | undefined> = proce
     guard,
     identify: (addr) => identity.identify(addr),
     schedule: scheduleFromMessage(nc, config.LIMIT_DELIVERY_ACK_MS),
+    schedules: scheduleClient(nc, { timeoutMs: config.LIMIT_DELIVERY_ACK_MS }),
   });
   await gw.app.listen({ host: hosts[0]!, port: config.GATEWAY_PORT });
   const port = (gw.app.server.address() as { port: number }).port;

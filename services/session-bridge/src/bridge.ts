@@ -11,13 +11,15 @@ import {
   type CancelRequest,
   type ControlRequest,
   type DeliverRequest,
+  type Message,
   type Task,
+  textOf,
   type UpdateRequest,
 } from '@shrooms/protocol';
 import { intake, localTaskKey, transitions, type Ledger, type LedgerEntry, type SignalField, type Stored } from '@shrooms/ledger';
 import type { Logger, NatsConnection } from '@shrooms/runtime';
 import type { BridgeConfig } from './config.js';
-import type { Harness, HarnessOptions, HarnessState } from './harness/types.js';
+import type { Harness, HarnessOptions, HarnessState, PermissionRequest } from './harness/types.js';
 import { answerText, deliveryText, isAnswer } from './prompt.js';
 import { Serial } from './tasks/lock.js';
 import { TaskQueue } from './tasks/queue.js';
@@ -100,6 +102,7 @@ export class Bridge {
           this.lastSpokeAt = new Date().toISOString();
           this.lastActivityAt = Date.now();
         },
+        permission: (req) => void this.serial.run(() => this.onPermission(req)).catch((err) => this.log.warn({ err }, 'permission relay failed')),
         backgroundJobs: (n) => {
           this.backgroundJobs = n;
           this.lastActivityAt = Date.now();
@@ -141,6 +144,8 @@ export class Bridge {
     if (req.machine !== this.machine || req.session !== this.session) {
       throw new ShroomsError('SESSION_NOT_FOUND', `this bridge serves ${this.machine}/${this.session}`);
     }
+    const permission = req.taskId ? await this.serial.run(() => this.answerPermission(req)) : undefined;
+    if (permission) return permission;
     const result = await this.serial.run(async () => {
       if (!req.taskId) this.checkRoom();
       const key = req.taskId ? '' : this.d.ledger.key(this.machine, this.session, req.message.messageId);
@@ -225,6 +230,34 @@ export class Bridge {
     });
     void this.pump();
     return { task: stored.entry.task, remindersStopped: this.remindersStopped };
+  }
+
+  // ---- permission prompts (Claude Code) --------------------------------------------------------
+
+  /** A prompt waiting on the worker's machine shows as INPUT_REQUIRED with what it asks (spec §5). */
+  private async onPermission(req: PermissionRequest): Promise<void> {
+    const cur = this.current;
+    if (!cur) {
+      this.harness.answerPermission(req.id, false);
+      return;
+    }
+    const input = JSON.stringify(req.input ?? {}).slice(0, 500);
+    const question = `permission needed: the session wants to run ${req.tool} ${input}. Answer "allow" or "deny".`;
+    await this.d.ledger.transition(cur.key, (e) => transitions.block(e, question, new Date(), { [META.permission]: { id: req.id, tool: req.tool } }));
+    this.log.info({ task_id: cur.taskId, tool: req.tool }, 'permission prompt relayed as input-required');
+  }
+
+  /** An answer to a task waiting on a permission prompt goes to the prompt, and the task works on. */
+  private async answerPermission(req: DeliverRequest): Promise<Task | undefined> {
+    const key = localTaskKey(this.d.ledger, this.machine, this.session, req.taskId!);
+    const cur = await this.d.ledger.get(key);
+    const pending = cur?.entry.task.metadata?.[META.permission] as { id?: string } | undefined;
+    if (!cur || cur.entry.task.status.state !== 'TASK_STATE_INPUT_REQUIRED' || !pending?.id || this.current?.key !== key) return undefined;
+    const allow = /^\s*(y|yes|allow|allowed|ok|okay|approve|approved|go)\b/i.test(textOf(req.message));
+    const stored = await this.d.ledger.transition(key, (e) => resumeWorking(e, req.message, new Date()));
+    this.harness.answerPermission(pending.id, allow);
+    this.log.info({ task_id: cur.entry.task.id, allow }, 'permission prompt answered');
+    return stored.entry.task;
   }
 
   // ---- the queue --------------------------------------------------------------------------------
@@ -404,6 +437,16 @@ export class Bridge {
 
 function withMeta(e: LedgerEntry, md: Record<string, unknown>): LedgerEntry {
   return Object.keys(md).length ? { ...e, task: { ...e.task, metadata: { ...e.task.metadata, ...md } } } : e;
+}
+
+/** INPUT_REQUIRED (a permission prompt) → WORKING with the answer in the history. */
+function resumeWorking(e: LedgerEntry, message: Message, now: Date): LedgerEntry {
+  const task = structuredClone(e.task);
+  task.status = { state: 'TASK_STATE_WORKING', timestamp: now.toISOString() };
+  task.history = [...(task.history ?? []), { ...message, taskId: task.id, contextId: task.contextId }];
+  task.metadata = { ...task.metadata };
+  delete task.metadata[META.permission];
+  return { v: e.v + 1, task, events: [{ statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status } }] };
 }
 
 /** WORKING → SUBMITTED (queued again), counting the redelivery. */

@@ -1,5 +1,6 @@
 import { ShroomsError, isValidName } from '@shrooms/protocol';
 import type { ScheduleHook } from '../tasks/schedule.js';
+import type { ScheduleClient } from '@shrooms/scheduler';
 import type { TaskService } from '../tasks/service.js';
 import type { Identify } from './caller.js';
 import type { SseStreams } from './sse.js';
@@ -10,6 +11,7 @@ export interface A2AContext {
   identify: Identify;
   sse: SseStreams;
   schedule?: ScheduleHook;
+  schedules?: ScheduleClient;
   /** Validates a session name from the path (it reaches subjects only encoded, but must be a name). */
   sessionName(raw: string): string;
 }

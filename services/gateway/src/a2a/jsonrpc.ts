@@ -4,7 +4,7 @@ import { ShroomsError, toJsonRpcError } from '@shrooms/protocol';
 import { TaskService } from '../tasks/service.js';
 import type { A2AContext } from './context.js';
 import { callerOf } from './caller.js';
-import { callMethod } from './methods.js';
+import { MACHINE_METHODS, callMethod } from './methods.js';
 import { checkVersion } from './version.js';
 import { headerContext } from './trace.js';
 
@@ -36,7 +36,8 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
       if (b.jsonrpc !== '2.0' || typeof b.method !== 'string') throw new ShroomsError('INVALID_REQUEST', 'a JSON-RPC 2.0 request needs "jsonrpc":"2.0" and a string "method"');
       if (b.id !== undefined && b.id !== null && typeof b.id !== 'string' && typeof b.id !== 'number') throw new ShroomsError('INVALID_REQUEST', 'id must be a string, a number or null');
       checkVersion(req);
-      const session = sessionParam ?? TaskService.sessionFromParams(b.params);
+      const machineLevel = MACHINE_METHODS.has(b.method);
+      const session = sessionParam ?? (machineLevel ? '-' : TaskService.sessionFromParams(b.params));
       if (!session) throw new ShroomsError('INVALID_PARAMS', 'POST /a2a needs a task id or metadata["shrooms/session"] to know the session; or use /a2a/{session}');
       const caller = callerOf(req, ctx.identify, b.params);
       const abort = new AbortController();
@@ -45,7 +46,7 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
       const onClose = () => abort.abort();
       req.raw.socket.once('close', onClose);
       try {
-        const out = await callMethod(b.method, b.params, { tasks: ctx.tasks, session: ctx.sessionName(session), caller, signal: abort.signal, schedule: ctx.schedule, parent: headerContext(req) });
+        const out = await callMethod(b.method, b.params, { tasks: ctx.tasks, session: machineLevel ? session : ctx.sessionName(session), caller, schedules: ctx.schedules, signal: abort.signal, schedule: ctx.schedule, parent: headerContext(req) });
         if ('stream' in out) {
           await ctx.sse.pipe(req, reply, out.stream, (result) => ({ jsonrpc: '2.0', id, result }));
           return reply;

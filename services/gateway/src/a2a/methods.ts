@@ -21,6 +21,7 @@ import type { z } from 'zod';
 import type { Caller } from '../tasks/caller.js';
 import type { TaskService } from '../tasks/service.js';
 import type { ScheduleHook } from '../tasks/schedule.js';
+import { CancelScheduleRequestSchema, CreateScheduleRequestSchema, ListSchedulesRequestSchema, type ScheduleClient } from '@shrooms/scheduler';
 import { LONE_SURROGATE } from '../tasks/validate.js';
 import { openTaskStream, type TaskStream } from './stream.js';
 
@@ -42,7 +43,12 @@ export interface MethodContext {
   parent?: Context;
   /** Hook for SendMessage metadata that asks for a schedule instead of a task. */
   schedule?: ScheduleHook;
+  /** The scheduler's service, for the schedule methods (machine-level, no session). */
+  schedules?: ScheduleClient;
 }
+
+/** Methods about the machine, not one session: `POST /a2a` serves them without a session. */
+export const MACHINE_METHODS = new Set(['CreateSchedule', 'ListSchedules', 'CancelSchedule']);
 
 function parse<S extends z.ZodType>(schema: S, params: unknown): z.infer<S> {
   const r = schema.safeParse(params ?? {});
@@ -73,6 +79,10 @@ function traceContextOf(params: unknown): Context | undefined {
 async function dispatch(method: string, params: unknown, ctx: MethodContext): Promise<MethodOutcome> {
   const { tasks, session, caller } = ctx;
   switch (method) {
+    case 'CreateSchedule':
+    case 'ListSchedules':
+    case 'CancelSchedule':
+      return { result: await scheduleMethod(method, params, ctx) };
     case 'SendMessage': {
       const p = parse(SendMessageParamsSchema, params);
       await tasks.requireSession(session);
@@ -134,6 +144,24 @@ async function dispatch(method: string, params: unknown, ctx: MethodContext): Pr
       throw new ShroomsError('EXTENDED_CARD_NOT_CONFIGURED', 'this agent has no extended card');
     default:
       throw new ShroomsError('METHOD_NOT_FOUND', `unknown method ${JSON.stringify(String(method).slice(0, 100))}`);
+  }
+}
+
+/**
+ * Schedules through the gateway (our extension), so tools and people need only HTTP: the owner is
+ * the verified device and the claimed session, whatever the request says.
+ */
+async function scheduleMethod(method: string, params: unknown, ctx: MethodContext): Promise<unknown> {
+  if (!ctx.schedules) throw new ShroomsError('SCHEDULER_UNAVAILABLE', 'the scheduler is not running (this gateway has no scheduler client)');
+  const origin = { device: ctx.caller.device, ...(ctx.caller.from ? { from: ctx.caller.from } : {}) };
+  const p = { ...((params ?? {}) as Record<string, unknown>), origin };
+  try {
+    if (method === 'CreateSchedule') return await ctx.schedules.create(CreateScheduleRequestSchema.parse(p));
+    if (method === 'ListSchedules') return await ctx.schedules.list(ListSchedulesRequestSchema.parse(p));
+    return { schedule: await ctx.schedules.cancel(CancelScheduleRequestSchema.parse(p)) };
+  } catch (err) {
+    if (err && typeof err === 'object' && 'issues' in err) throw new ShroomsError('INVALID_PARAMS', `invalid params: ${(err as unknown as Error).message.slice(0, 300)}`);
+    throw err;
   }
 }
 

@@ -29,7 +29,12 @@ import type { Harness, HarnessOptions, HarnessState, TurnResult } from './types.
 /** The MCP server's name as Claude Code sees it: tools are `mcp__shrooms__<tool>`. */
 export const CLAUDE_MCP_SERVER = 'shrooms';
 /** Tools that only read: allowed without asking. Every other tool asks unless `autoApprove`. */
-export const CLAUDE_READ_ONLY_TOOLS = ['list_agents', 'task_status'];
+/**
+ * Tools that run without asking: reading the mesh and the session's own task bookkeeping (finishing
+ * the task it was given, acknowledging an answer). Asking another agent or scheduling work makes
+ * work elsewhere, so those ask unless the session auto-approves.
+ */
+export const CLAUDE_READ_ONLY_TOOLS = ['list_agents', 'task_status', 'task_update', 'task_ack', 'list_schedules'];
 
 const READY_TIMEOUT_MS = 60_000;
 const DEFAULT_CANCEL_GRACE_MS = 10_000;

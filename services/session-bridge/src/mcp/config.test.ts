@@ -12,7 +12,7 @@ describe('session configuration', () => {
       args: ['/x/main.js', 'mcp'],
       env: { SHROOMS_MACHINE: 'laptop', SHROOMS_AGENT_SESSION: 'web', SHROOMS_GATEWAY_URL: 'http://127.0.0.1:7387' },
     });
-    expect(c.claude.args.slice(2)).toEqual(['--strict-mcp-config', '--allowedTools', 'mcp__shrooms']);
+    expect(c.claude.args.slice(2)).toEqual(['--strict-mcp-config', '--allowedTools', 'mcp__shrooms__list_agents,mcp__shrooms__task_status,mcp__shrooms__task_update,mcp__shrooms__task_ack,mcp__shrooms__list_schedules']);
   });
 
   it('gives both harnesses the HTTP form when one runs', () => {

@@ -7,6 +7,7 @@
  * - pi: our extension (`-e <file>`), which reads the server's URL from SHROOMS_MCP_URL.
  * - Both: the note for the system prompt, and the environment that names the session.
  */
+import { CLAUDE_READ_ONLY_TOOLS } from '../harness/claude.js';
 import { fileURLToPath } from 'node:url';
 import { MCP_SERVER_NAME } from './server.js';
 
@@ -49,7 +50,7 @@ export function sessionConfig(i: SessionConfigInput): SessionConfig {
     ? { type: 'http', url: i.mcpUrl }
     : { type: 'stdio', command: i.command.command, args: [...i.command.args, 'mcp'], env };
   const mcpConfig = { mcpServers: { [MCP_SERVER_NAME]: server } };
-  const claudeArgs = ['--mcp-config', JSON.stringify(mcpConfig), '--strict-mcp-config', '--allowedTools', `mcp__${MCP_SERVER_NAME}`];
+  const claudeArgs = ['--mcp-config', JSON.stringify(mcpConfig), '--strict-mcp-config', '--allowedTools', CLAUDE_READ_ONLY_TOOLS.map((t) => `mcp__${MCP_SERVER_NAME}__${t}`).join(',')];
   if (i.systemNote) claudeArgs.push('--append-system-prompt', i.systemNote);
   const piEnv: Record<string, string> = { ...env, ...(i.mcpUrl ? { [MCP_URL_ENV]: i.mcpUrl } : {}) };
   return {

@@ -68,13 +68,12 @@ describe('the shrooms MCP server', () => {
     expect((r.content as { text: string }[])[0]!.text).toMatch(/cannot reach the gateway at http:\/\/127\.0\.0\.1:1 — is `shrooms-agent up` running\?/);
   });
 
-  it('answers "the scheduler is not running" when no scheduler can be asked', async () => {
+  it('asks the gateway for schedules, and says so when it cannot reach it', async () => {
     const client = await connect(offline);
     const r = await client.callTool({ name: 'schedule_task', arguments: { to: 'box/beta', text: 'hi', at: '2030-01-01T08:00', zone: 'Europe/Berlin' } });
-    expect(meta(r)?.key).toBe('SCHEDULER_UNAVAILABLE');
-    expect((r.content as { text: string }[])[0]!.text).toMatch(/the scheduler is not running/);
+    expect(meta(r)?.key).toBe('GATEWAY_UNREACHABLE');
     const l = await client.callTool({ name: 'list_schedules', arguments: {} });
-    expect(meta(l)?.key).toBe('SCHEDULER_UNAVAILABLE');
+    expect(meta(l)?.key).toBe('GATEWAY_UNREACHABLE');
   });
 
   it('rejects a bad task name as invalid params', async () => {
