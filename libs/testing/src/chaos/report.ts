@@ -20,6 +20,8 @@ export interface ChaosRow {
   stuck: number;
   /** From the fault until the affected path served a new ask end to end, ms. */
   recoveryMs: number | null;
+  /** One short line for the table's last column (what else a reader must know). */
+  notes?: string;
   /** Anything else worth keeping (errors seen by clients, retries, memory, …). */
   details?: Record<string, unknown>;
 }
@@ -77,8 +79,8 @@ const secs = (ms: number | null) => (ms === null ? '—' : `${(ms / 1000).toFixe
 
 /** A plain-text table (also valid Markdown) of the rows. */
 export function formatChaosTable(rows: ChaosRow[]): string {
-  const head = ['scenario', 'load', 'faults injected', 'acknowledged', 'lost', 'stuck', 'recovery'];
-  const body = rows.map((r) => [r.scenario, r.load, r.faults, String(r.acknowledged), String(r.lost), String(r.stuck), secs(r.recoveryMs)]);
+  const head = ['scenario', 'load', 'faults injected', 'acknowledged', 'lost', 'stuck', 'recovery', 'notes'];
+  const body = rows.map((r) => [r.scenario, r.load, r.faults, String(r.acknowledged), String(r.lost), String(r.stuck), secs(r.recoveryMs), r.notes ?? '']);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
