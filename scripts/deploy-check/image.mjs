@@ -54,7 +54,9 @@ export function checkImageBuild({ file, contextDir, report, repoRoot }) {
     if (r.status !== 0) throw new Error(`shrooms-agent --help from the deployed app failed: ${r.stderr}`);
     report.ok(what, `install, build and deploy --prod succeeded; the deployed CLI runs (${r.stdout.split('\n').filter((l) => /^ {2}\w/.test(l)).length} commands)`);
   } catch (err) {
-    report.fail(what, String(err.stderr ?? '').trim().split('\n').slice(-3).join(' | ') || err.message);
+    const out = `${err.stdout ?? ''}\n${err.stderr ?? ''}`.split('\n');
+    const errors = out.filter((l) => /error|ERR_/i.test(l)).slice(0, 8);
+    report.fail(what, (errors.length ? errors : out.filter(Boolean).slice(-3)).join(' | ') || err.message);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
