@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HealthConfigSchema, healthKey, startHealthServer, type HealthServer } from './health.js';
+import { HealthConfigSchema, checkHealth, healthKey, startHealthServer, type HealthServer } from './health.js';
 
 const servers: HealthServer[] = [];
 afterEach(async () => {
@@ -77,5 +77,15 @@ describe('HealthConfigSchema', () => {
 describe('healthKey', () => {
   it('builds a key no encoded task key can equal', () => {
     expect(healthKey('pi5', 'bridge-my.session')).toBe('_health.pi5.bridge-my_2Esession');
+  });
+});
+
+describe('checkHealth', () => {
+  it('reports like /readyz without a server', async () => {
+    expect(await checkHealth({ nats: () => true, ledger: () => false })).toEqual({
+      status: 'unavailable',
+      checks: { nats: true, ledger: false },
+      errors: { ledger: 'check returned false' },
+    });
   });
 });

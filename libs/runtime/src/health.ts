@@ -158,6 +158,14 @@ export function healthKey(machine: string, name: string): string {
   return `_health.${encodeToken(machine)}.${encodeToken(name)}`;
 }
 
+/**
+ * Runs checks once, concurrently, each bounded by `timeoutMs` (default 2 000): for services that
+ * serve health on their own HTTP server (the gateway's fastify `/readyz`) with the same semantics.
+ */
+export function checkHealth(checks: HealthChecks, { timeoutMs = 2_000 }: { timeoutMs?: number } = {}): Promise<HealthReport> {
+  return evaluate(checks, timeoutMs);
+}
+
 async function evaluate(checks: HealthChecks, timeoutMs: number): Promise<HealthReport> {
   const results: Record<string, boolean> = {};
   const errors: Record<string, string> = {};
