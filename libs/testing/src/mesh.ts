@@ -3,7 +3,7 @@
  * scheduler, and bridges — each its own process started through the `shrooms-agent` CLI, exactly as
  * a person runs them. One shared setup/cleanup for the root test/ suites.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startNatsServer, type NatsServerHandle } from './nats-server.js';
@@ -70,6 +70,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       return p;
     },
     async startBridge(name, harness = 'echo', extra = {}) {
+      await mkdir(join(tmp, name), { recursive: true });
       const p = runTs(CLI, ['bridge', '--harness', harness, '--session', name, '--cwd', join(tmp, name)], { ...env, BRIDGE_STATE_DIR: join(tmp, 'state', name), ...extra });
       services.push(p);
       await p.waitFor(/bridge ready/, 120_000);

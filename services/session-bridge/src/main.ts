@@ -1,5 +1,6 @@
 /** One bridge process: config, logger, NATS, ledger, harness, endpoints, presence; drain on stop. */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Ledger, SignalField } from '@shrooms/ledger';
 import { subjects } from '@shrooms/protocol';
@@ -22,7 +23,12 @@ export async function runBridge(env: Record<string, string | undefined> = proces
   const nc = await connectNats(config, log, `bridge ${config.SHROOMS_MACHINE}/${config.BRIDGE_SESSION}`, { inboxPrefix: subjects.bridgeInbox(config.SHROOMS_MACHINE) });
   const ledger = await Ledger.open(nc, { replicas: config.SHROOMS_REPLICAS, limits: { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS } });
   const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS, ttlMs: config.BRIDGE_SIGNAL_TTL_MS });
-  const stateDir = config.BRIDGE_STATE_DIR ?? join(config.BRIDGE_CWD, '.shrooms', config.BRIDGE_SESSION);
+  if (!(await stat(config.BRIDGE_CWD).then((s) => s.isDirectory(), () => false))) {
+    throw new Error(`the session's directory ${config.BRIDGE_CWD} does not exist (--cwd / BRIDGE_CWD)`);
+  }
+  // The harness's own state lives outside the session's project (never in its git tree).
+  const stateHome = process.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state');
+  const stateDir = config.BRIDGE_STATE_DIR ?? join(stateHome, 'shrooms', 'bridges', `${config.SHROOMS_MACHINE}-${config.BRIDGE_SESSION}`);
   await mkdir(stateDir, { recursive: true });
   const harnessOptions: BridgeDeps['harnessOptions'] = {
     machine: config.SHROOMS_MACHINE,

@@ -1,0 +1,179 @@
+/**
+ * Real sessions behind the bridge (spec §5, §7, §10): the real `claude` and `pi` CLIs, driven by
+ * their bridges, against the fake model server — tasks finished, blocked and answered, cancelled
+ * mid-turn, survived a kill -9 of the harness; a Claude Code permission prompt answered over A2A;
+ * Claude asking pi through ask_agent; the watchdog's ladder; one trace across a chain A → B → C.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { CLI, chain, eventually, nest, rpc, runTs, startFakeModel, startMesh, startOtlpReceiver, useTool, type FakeModel, type Mesh, type OtlpReceiver } from '@shrooms/testing';
+
+let fake: FakeModel;
+let otlp: OtlpReceiver;
+let mesh: Mesh;
+let nc: NatsConnection;
+const notes: { subject: string; data: any }[] = [];
+
+beforeAll(async () => {
+  fake = await startFakeModel({ slow: { chunks: 8, delayMs: 500 } });
+  otlp = await startOtlpReceiver();
+  const dir = await mkdtemp(join(tmpdir(), 'bridge-harness-'));
+  const policy = join(dir, 'policy.yaml');
+  // Agents may give these sessions tasks (pi runs tools without asking, so it must be switched on).
+  await writeFile(policy, 'default: { devices: ["*"], agents: ["*"], agentTasks: true }\n');
+  const claude = { SHROOMS_MODEL_BASE_URL: fake.url, SHROOMS_MODEL_API_KEY: 'sk-fake', CLAUDE_CODE_MAX_RETRIES: '0' };
+  const pi = { SHROOMS_MODEL_BASE_URL: `${fake.url}/v1`, SHROOMS_MODEL: 'fake-model', SHROOMS_MODEL_API_KEY: 'sk-fake', HOME: join(dir, 'home') };
+  mesh = await startMesh({
+    guard: true,
+    env: { GUARD_POLICY_FILE: policy, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '200' },
+    sessions: [
+      { name: 'cc', harness: 'claude', env: claude },
+      { name: 'pi', harness: 'pi', env: pi },
+      { name: 'pi2', harness: 'pi', env: pi },
+      { name: 'dozy', harness: 'pi', env: { ...pi, WATCHDOG_FIRST_MS: '1500', WATCHDOG_LADDER_MS: '1000,1000,1000,1000,1000', WATCHDOG_TICK_MS: '100' } },
+    ],
+  });
+  nc = await connect({ servers: mesh.nats.url });
+  const sub = nc.subscribe('shrooms.notify.>');
+  void (async () => {
+    for await (const m of sub) notes.push({ subject: m.subject, data: m.json() });
+  })();
+}, 240_000);
+
+afterAll(async () => {
+  await nc?.close();
+  await mesh?.stop();
+  await otlp?.close();
+  await fake?.close();
+});
+
+const url = (session: string) => `${mesh.gatewayUrl}/a2a/${session}`;
+const ask = (session: string, id: string, text: string, extra: Record<string, unknown> = {}, immediate = true) =>
+  rpc(url(session), 'SendMessage', { message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra }, ...(immediate ? { configuration: { returnImmediately: true } } : {}) });
+const get = async (session: string, id: string) => (await rpc(url(session), 'GetTask', { id })).result;
+const until = (session: string, id: string, check: (t: any) => boolean, timeoutMs = 120_000) =>
+  eventually(async () => {
+    const t = await get(session, id);
+    return check(t) ? t : undefined;
+  }, timeoutMs, 200);
+const done = (text: string) => useTool('task_update', { task: '$TASK', status: 'done', text });
+
+describe.each([['cc'], ['pi']])('the %s session', (session) => {
+  it('finishes a task when its model calls task_update done', async () => {
+    const r = await ask(session, `${session}-done`, done('all green'), {}, false);
+    expect(r.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(r.result.task.artifacts[0].parts[0].text).toBe('all green');
+  });
+
+  it('blocks, takes the answer carrying the taskId, then completes', async () => {
+    const r = await ask(session, `${session}-blocked`, useTool('task_update', { task: '$TASK', status: 'blocked', text: 'which branch?' }), {}, false);
+    expect(r.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(r.result.task.status.message.parts[0].text).toBe('which branch?');
+    const a = await ask(session, `${session}-answer`, done('main it is'), { taskId: r.result.task.id }, false);
+    expect(a.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(a.result.task.artifacts[0].parts[0].text).toBe('main it is');
+  });
+
+  it('cancels mid-turn and stays usable', async () => {
+    const t = (await ask(session, `${session}-slow`, 'SLOW tell me a long story')).result.task;
+    await until(session, t.id, (x) => x.status.state === 'TASK_STATE_WORKING');
+    await fake.waitForRequest((r) => r.conversation.prompt.includes('tell me a long story'), 60_000);
+    const c = await rpc(url(session), 'CancelTask', { id: t.id });
+    expect(c.result.status.state).toBe('TASK_STATE_CANCELED');
+    const next = await ask(session, `${session}-after-cancel`, done('still here'), {}, false);
+    expect(next.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('survives kill -9 of the harness mid-task: delivered again once, then the next task works', async () => {
+    const t = (await ask(session, `${session}-killed`, `SLOW ${done('made it')}`)).result.task;
+    await until(session, t.id, (x) => x.status.state === 'TASK_STATE_WORKING');
+    await fake.waitForRequest((r) => r.conversation.prompt.includes('made it') && r.conversation.prompt.includes(t.id), 60_000);
+    const bridgePid = mesh.bridges.get(session)!.child.pid!;
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(bridgePid)]).toString().trim().split(/\s+/).filter(Boolean);
+    expect(children.length).toBeGreaterThan(0);
+    for (const pid of children) process.kill(Number(pid), 'SIGKILL');
+    const finished = await until(session, t.id, (x) => x.status.state === 'TASK_STATE_COMPLETED', 180_000);
+    expect(finished.metadata['shrooms/redeliveries']).toBe(1);
+    const next = await ask(session, `${session}-after-kill`, done('next works'), {}, false);
+    expect(next.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+});
+
+describe('Claude Code asking pi', () => {
+  it('relays the permission prompt as INPUT_REQUIRED, and on "allow" gets pi\'s answer as its tool result', async () => {
+    const script = chain(useTool('ask_agent', { to: 'pi', text: nest(done('pi did it')) }), done('cc got: $RESULT'));
+    const t = (await ask('cc', 'cc-asks-pi', script)).result.task;
+    const waiting = await until('cc', t.id, (x) => x.status.state === 'TASK_STATE_INPUT_REQUIRED');
+    expect(waiting.metadata['shrooms/permission'].tool).toContain('ask_agent');
+    expect(waiting.status.message.parts[0].text).toMatch(/permission needed/);
+    const a = await ask('cc', 'cc-allow', 'allow', { taskId: t.id });
+    expect(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']).toContain(a.result.task.status.state);
+    const finished = await until('cc', t.id, (x) => x.status.state === 'TASK_STATE_COMPLETED', 180_000);
+    expect(finished.artifacts[0].parts[0].text).toContain('pi did it');
+    // The task pi worked on names its parent and the asker.
+    const piTasks = (await rpc(url('pi'), 'ListTasks', { pageSize: 50 })).result.tasks;
+    const child = piTasks.find((x: any) => x.metadata['shrooms/parent'] === `${mesh.machine}/${t.id}`);
+    expect(child.metadata['shrooms/from']).toBe(`${mesh.machine}/cc`);
+    expect(child.metadata['shrooms/depth']).toBe(1);
+  });
+});
+
+describe('the watchdog with a real session', () => {
+  it('reminds along the ladder with the request and last words, then stalls and notifies', async () => {
+    const t = (await ask('dozy', 'dozy-1', 'think about the roadmap')).result.task;
+    const stalled = await until('dozy', t.id, (x) => !!x.metadata['shrooms/stalled'], 180_000);
+    expect(stalled.status.state).toBe('TASK_STATE_WORKING');
+    expect(stalled.metadata['shrooms/nudges']).toBe(6);
+    const reminders = fake.requests.map((r) => r.conversation.prompt).filter((p) => p.startsWith('[shrooms reminder]') && p.includes(t.id));
+    expect(reminders).toHaveLength(6);
+    reminders.forEach((p, i) => {
+      expect(p).toContain(`reminder ${i + 1} of 6`);
+      expect(p).toContain('think about the roadmap');
+      expect(p).toMatch(/your last words: "FAKE_REPLY/);
+    });
+    await eventually(() => notes.some((n) => n.subject.endsWith('.dozy.stalled') && n.data.taskId === t.id));
+  });
+});
+
+describe('one trace per ask chain', () => {
+  it('puts a CLI ask to A, A asking B and B asking C into one trace, nested as the chain', async () => {
+    const forC = done('C did it');
+    const forB = chain(useTool('ask_agent', { to: 'cc', text: nest(forC) }), done('B: $RESULT'));
+    const forA = chain(useTool('ask_agent', { to: 'pi2', text: nest(forB) }), done('A: $RESULT'));
+    const cli = runTs(CLI, ['a2a', 'send', 'pi', forA, '--wait', '--json'], { ...mesh.env, SHROOMS_GATEWAY_URL: mesh.gatewayUrl, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url });
+    const code = await new Promise<number | null>((r) => cli.child.once('exit', r));
+    expect(code, cli.output()).toBe(0);
+    const out = JSON.parse(cli.output().slice(cli.output().indexOf('{')));
+    expect(out.state).toBe('TASK_STATE_COMPLETED');
+    expect(out.reply).toContain('C did it');
+    const aId = String(out.task).split('/').pop();
+    const spans = await eventually(() => {
+      const a = otlp.spans.find((s) => s.name === 'task' && s.attributes['shrooms.task_id'] === aId);
+      if (!a) return undefined;
+      const inTrace = otlp.spans.filter((s) => s.traceId === a.traceId);
+      const tasks = inTrace.filter((s) => s.name === 'task');
+      return tasks.length >= 3 ? inTrace : undefined;
+    }, 60_000);
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+    const tasks = spans.filter((s) => s.name === 'task').sort((x, y) => Number(x.attributes['shrooms.depth']) - Number(y.attributes['shrooms.depth']));
+    expect(tasks.map((s) => s.attributes['shrooms.depth'])).toEqual([0, 1, 2]);
+    expect(tasks.map((s) => s.attributes['shrooms.session'])).toEqual([`${mesh.machine}/pi`, `${mesh.machine}/pi2`, `${mesh.machine}/cc`]);
+    const ancestorsOf = (s: (typeof spans)[number]) => {
+      const out: string[] = [];
+      for (let p = byId.get(s.parentSpanId ?? ''); p; p = byId.get(p.parentSpanId ?? '')) out.push(p.spanId);
+      return out;
+    };
+    expect(ancestorsOf(tasks[1]!)).toContain(tasks[0]!.spanId);
+    expect(ancestorsOf(tasks[2]!)).toContain(tasks[1]!.spanId);
+    for (const s of spans) {
+      const parent = byId.get(s.parentSpanId ?? '');
+      if (parent) expect(s.startNs >= parent.startNs).toBe(true);
+    }
+    expect(tasks[2]!.endNs <= tasks[1]!.endNs && tasks[1]!.endNs <= tasks[0]!.endNs).toBe(true);
+  });
+});
