@@ -24,7 +24,7 @@ export interface ArmFigure {
 
 export interface Figure {
   title: string;
-  unit: 'ms' | 'tasks/s' | 'MB';
+  unit: 'ms' | 'tasks/s' | 'MB' | 'msgs';
   better: 'lower' | 'higher';
   arms: Partial<Record<Arm, ArmFigure>>;
   ratios: { ours_reference: number | null; ours_floor: number | null };

@@ -4,7 +4,7 @@
  * `--profile` instead runs ours alone under `--cpu-prof` and writes bench/results/profile.json.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_SRC } from './child.js';
 import { PLANS } from './plan.js';
@@ -14,27 +14,28 @@ import { runBench, type BenchResult } from './run.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
-  options: { quick: { type: 'boolean' }, profile: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  options: { quick: { type: 'boolean' }, profile: { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
 });
 if (values.help) {
-  process.stdout.write('usage: pnpm bench [--quick] [--profile]\n');
+  process.stdout.write('usage: pnpm bench [--quick] [--profile] [--out DIR]\n\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n');
   process.exit(0);
 }
 
-const RESULTS = join(BENCH_SRC, '..', 'results');
+const RESULTS = values.out ? resolve(values.out) : join(BENCH_SRC, '..', 'results');
+const REPORT = values.out ? join(RESULTS, 'REPORT.md') : join(BENCH_SRC, '..', 'REPORT.md');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 await mkdir(RESULTS, { recursive: true });
 
 if (values.profile) {
   const summary = await runProfile(PLANS[values.quick ? 'quick' : 'full'], join(RESULTS, 'profiles'), log);
   await writeFile(join(RESULTS, 'profile.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  log('wrote bench/results/profile.json');
+  log(`wrote ${join(RESULTS, 'profile.json')}`);
 } else {
   const result = await runBench(PLANS[values.quick ? 'quick' : 'full'], log);
   await writeFile(join(RESULTS, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
-  const profile = await readFile(join(RESULTS, 'profile.json'), 'utf8').then((t) => JSON.parse(t), () => undefined);
-  await writeFile(join(BENCH_SRC, '..', 'REPORT.md'), renderReport(result as BenchResult, profile));
-  log('wrote bench/results/latest.json and bench/REPORT.md');
+  const profile = await readFile(join(BENCH_SRC, '..', 'results', 'profile.json'), 'utf8').then((t) => JSON.parse(t), () => undefined);
+  await writeFile(REPORT, renderReport(result as BenchResult, profile));
+  log(`wrote ${join(RESULTS, 'latest.json')} and ${REPORT}`);
 }
 // Child processes and sockets are closed; leave no timer holding the process.
 process.exit(0);

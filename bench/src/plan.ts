@@ -22,6 +22,8 @@ export interface Plan {
   };
   /** Blocking sends again once the large ledger is in place. */
   latencyLargeN: number;
+  /** Sessions for the extra figure with the load spread over several (0: not measured). */
+  spreadSessions: number;
 }
 
 export const PLANS: Record<Plan['mode'], Plan> = {
@@ -34,6 +36,7 @@ export const PLANS: Record<Plan['mode'], Plan> = {
     sseN: 50,
     reads: { small: 1_000, large: 10_000, n: 100, maxMs: 1_500, pageSize: 50 },
     latencyLargeN: 60,
+    spreadSessions: 0,
   },
   full: {
     mode: 'full',
@@ -44,5 +47,6 @@ export const PLANS: Record<Plan['mode'], Plan> = {
     sseN: 200,
     reads: { small: 1_000, large: 100_000, n: 400, maxMs: 6_000, pageSize: 50 },
     latencyLargeN: 200,
+    spreadSessions: 4,
   },
 };

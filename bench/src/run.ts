@@ -3,16 +3,17 @@
  * figure with the arms interleaved (floor, reference, ours, floor, reference, ours …) so drift on a
  * shared machine hits all three alike, and returns everything latest.json holds.
  */
+import { execFileSync } from 'node:child_process';
 import { startNatsServer } from '@shrooms/testing';
 import { SESSION, cliHasGuard, startOurs, RAISED_LIMITS, type Ours } from './arms/ours.js';
 import { SHELF } from './arms/shelf.js';
 import { startChild, type Child } from './child.js';
 import { ARMS, Figures, type Arm, type Figure } from './figures.js';
 import type { LatencyJob, LatencyResult, Op, Target, ThroughputJob, ThroughputResult } from './loadgen/jobs.js';
-import { NoiseMeter, machineInfo, type MachineInfo } from './machine.js';
+import { NoiseMeter, machineInfo, processTicks, type MachineInfo } from './machine.js';
 import { MemorySampler, procMemoryMb } from './memory.js';
 import type { Plan } from './plan.js';
-import { round } from './stats.js';
+import { median, round } from './stats.js';
 
 export interface BenchResult {
   schema: 'shrooms-bench/1';
@@ -51,7 +52,7 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
     const guard = await cliHasGuard();
     if (!guard) notes.push('The CLI has no `guard` command yet, so ours ran with GATEWAY_GUARD=off: the guard\'s cost is not in these figures.');
     const [o, reference, hop1, hop2, loadgen, idle] = await Promise.all([
-      startOurs(nats, { guard }),
+      startOurs(nats, { guard, spread: plan.spreadSessions }),
       startChild<{ url: string }>('reference', 'arms/reference-server.ts'),
       startChild('floor hop1', 'arms/floor-responder.ts', ['hop1', nats.url]),
       startChild('floor hop2', 'arms/floor-responder.ts', ['hop2', nats.url]),
@@ -79,6 +80,25 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
     const noise = new NoiseMeter(() => [process.pid, ...Object.values(pids())]);
 
     const figures = new Figures();
+    /** Serving processes of each arm (nats-server counts for the two arms that use it). */
+    const armPids = (arm: Arm): number[] => {
+      const p = pids();
+      const natsPid = p.nats_server ? [p.nats_server] : [];
+      if (arm === 'floor') return [p.floor_hop1!, p.floor_hop2!, ...natsPid];
+      if (arm === 'reference') return [p.reference_server!];
+      return [p.ours_gateway!, p.ours_bridge!, ...(p.ours_guard ? [p.ours_guard] : []), ...natsPid];
+    };
+    const ticks = (arm: Arm) => armPids(arm).reduce((sum, pid) => sum + processTicks(pid), 0);
+    const TICK_MS = 1000 / clockTicksPerSecond();
+    /** Messages each serving process published to NATS (the server's in_msgs), by connection name. */
+    const natsIn = async (): Promise<Record<string, number>> => {
+      if (!nats.monitorUrl) return {};
+      const c = (await (await fetch(`${nats.monitorUrl}/connz?limit=1024`)).json()) as { connections: { name?: string; in_msgs: number }[] };
+      return Object.fromEntries(c.connections.map((x) => [x.name ?? '?', x.in_msgs]));
+    };
+    const natsPerTask: Record<'floor' | 'ours', Record<string, number>> = { floor: {}, ours: {} };
+    const cpuByProcess: Record<string, number[]> = {};
+    const SERVING: Record<'floor' | 'ours', RegExp> = { floor: /^bench floor hop/, ours: /^(gateway |bridge [^/]+\/bench$|shrooms-guard)/ };
     const lat = (job: Omit<LatencyJob, 'type'>) => loadgen.call<LatencyResult>({ type: 'latency', ...job });
     const thr = (job: Omit<ThroughputJob, 'type'>) => loadgen.call<ThroughputResult>({ type: 'throughput', ...job });
     const http = (arm: 'reference' | 'ours', tenant?: string): Target =>
@@ -107,8 +127,24 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
 
     // ---- blocking SendMessage latency, concurrency 1 -----------------------------------------
     for (let rep = 0; rep < plan.reps; rep++) {
-      for (const arm of ARMS) figures.latency('send_blocking_c1', 'blocking SendMessage latency at concurrency 1', arm, await lat({ target: target(arm, 'send'), op: 'send', n: plan.latencyN, maxMs: 120_000 }));
+      for (const arm of ARMS) {
+        const before = arm === 'reference' ? {} : await natsIn();
+        const r = await lat({ target: target(arm, 'send'), op: 'send', n: plan.latencyN, maxMs: 120_000 });
+        figures.latency('send_blocking_c1', 'blocking SendMessage latency at concurrency 1', arm, r);
+        if (arm === 'reference') continue;
+        const after = await natsIn();
+        for (const [name, n] of Object.entries(after)) {
+          if (!SERVING[arm].test(name) || before[name] === undefined) continue;
+          (natsPerTask[arm][name] ??= 0);
+          natsPerTask[arm][name] += (n - before[name]!) / (r.samples.length + r.errors) / plan.reps;
+        }
+      }
     }
+    for (const arm of ['floor', 'ours'] as const) {
+      const total = Object.values(natsPerTask[arm]).reduce((a, b) => a + b, 0);
+      figures.single('nats_messages_per_blocking_send', 'NATS messages the serving processes publish per blocking send (requests, replies, KV reads and writes; from the server\'s connz)', 'msgs', arm, round(total));
+    }
+    figures.context('nats_messages_per_blocking_send', { byConnection: Object.fromEntries(Object.entries({ ...natsPerTask.floor, ...natsPerTask.ours }).map(([k, v]) => [k, round(v)])) });
     step('blocking latency done');
 
     // ---- tasks/s at concurrency 16 and 64, blocking and not ---------------------------------
@@ -117,14 +153,38 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
         const mode = op === 'send' ? 'blocking' : 'nonblocking';
         for (let rep = 0; rep < plan.reps; rep++) {
           for (const arm of ARMS) {
+            const t0 = ticks(arm);
+            const byPid0 = new Map(armPids(arm).map((pid) => [pid, processTicks(pid)]));
             const r = await thr({ target: target(arm, op), op, concurrency: c, durationMs: plan.throughput.durationMs, maxTasks: plan.throughput.maxTasks, drainTimeoutMs: plan.throughput.drainTimeoutMs });
             figures.throughput(`tasks_per_s_c${c}_${mode}`, `tasks/s at concurrency ${c}, ${mode} SendMessage`, arm, r);
+            if (c === plan.throughput.concurrency[0] && op === 'send') {
+              figures.single('cpu_ms_per_task', `CPU time of the serving processes per blocking task at concurrency ${c} (nats-server included for floor and ours)`, 'ms', arm, r.done ? round(((ticks(arm) - t0) * TICK_MS) / r.done) : null);
+              const names = Object.fromEntries(Object.entries(pids()).map(([k, v]) => [v, k]));
+              for (const [pid, before] of byPid0) {
+                const name = `${arm}: ${(names[pid] ?? String(pid)).replace(/^(ours|floor|reference)_/, '')}`;
+                cpuByProcess[name] ??= [];
+                if (r.done) cpuByProcess[name].push(((processTicks(pid) - before) * TICK_MS) / r.done);
+              }
+            }
             if (op === 'send_nb') figures.throughput(`drained_tasks_per_s_c${c}_nonblocking`, `tasks/s at concurrency ${c}, non-blocking, counted until every accepted task finished`, arm, r, r.drainedPerS ?? null);
           }
         }
         step(`throughput c=${c} ${mode} done`);
       }
     }
+
+    figures.context('cpu_ms_per_task', { byProcess: Object.fromEntries(Object.entries(cpuByProcess).map(([k, v]) => [k, round(median(v))])) });
+
+    // ---- the same load spread over several sessions (ours); one endpoint for the others -----------
+    const cSpread = plan.throughput.concurrency[plan.throughput.concurrency.length - 1]!;
+    for (let rep = 0; rep < (ours.spreadUrls.length > 1 ? plan.reps : 0); rep++) {
+      for (const arm of ARMS) {
+        const t: Target = arm === 'ours' ? { kind: 'http', url: ours.url, urls: ours.spreadUrls } : target(arm, 'send');
+        const r = await thr({ target: t, op: 'send', concurrency: cSpread, durationMs: plan.throughput.durationMs, maxTasks: plan.throughput.maxTasks, drainTimeoutMs: 0 });
+        figures.throughput(`tasks_per_s_c${cSpread}_blocking_${ours.spreadUrls.length}_sessions`, `tasks/s at concurrency ${cSpread}, blocking, ours spread over ${ours.spreadUrls.length} sessions (one endpoint for the others)`, arm, r);
+      }
+    }
+    if (ours.spreadUrls.length > 1) step(`throughput over ${ours.spreadUrls.length} sessions done`);
 
     // ---- SSE first event ----------------------------------------------------------------------
     for (let rep = 0; rep < plan.reps; rep++) {
@@ -144,7 +204,6 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
       const total = (await ours.ledger.kv.status()).values;
       ledgerTasks[size] = total;
       step(`preloaded ${want} shelf tasks in ${((Date.now() - tp) / 1000).toFixed(1)} s (ledger holds ${total})`);
-      memory.mark(`after_${size}_preload`);
       await probe(`get_${size}`, 'get', http('ours', SHELF), { shelf: want });
       await probe(`list_${size}`, 'list', http('ours', SHELF), { shelf: want, pageSize: plan.reads.pageSize });
       for (const [op, name] of [['get', 'get_task'], ['list', 'list_tasks']] as const) {
@@ -156,6 +215,9 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
         }
         for (const q of ['p50', 'p90', 'p99']) figures.context(`${name}_${size}_${q}_ms`, { sessionTasks: want, ledgerTasks: total });
       }
+      // Marked after the reads, not right after the preload: the gateway has had time to collect
+      // what following the burst of writes cost, so the mark shows what it keeps.
+      memory.mark(`after_${size}_preload`);
       step(`reads with ${size} ledger done`);
     }
 
@@ -176,7 +238,7 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
     figures.single('peak_rss_bridge_mb', 'peak RSS of the bridge', 'MB', 'ours', peaks.ours_bridge ?? null);
     for (const size of ['small', 'large'] as const) {
       const m = memory.marks[`after_${size}_preload`] ?? {};
-      figures.single(`rss_after_${size}_ledger_mb`, `RSS right after the ${size} preload (${plan.reads[size].toLocaleString('en')} shelf tasks)`, 'MB', 'reference', m.reference_server ?? null);
+      figures.single(`rss_after_${size}_ledger_mb`, `RSS after the ${size} preload and its reads (${plan.reads[size].toLocaleString('en')} shelf tasks)`, 'MB', 'reference', m.reference_server ?? null);
       figures.single(`rss_after_${size}_ledger_mb`, '', 'MB', 'ours', round((m.ours_gateway ?? 0) + (m.ours_bridge ?? 0)));
       figures.context(`rss_after_${size}_ledger_mb`, { ours_gateway: m.ours_gateway, ours_bridge: m.ours_bridge });
     }
@@ -215,6 +277,14 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
     await Promise.all(children.map((c) => c.stop().catch(() => {})));
     await ours?.stop().catch(() => {});
     await nats.stop();
+  }
+}
+
+function clockTicksPerSecond(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
   }
 }
 

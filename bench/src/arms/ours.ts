@@ -21,8 +21,15 @@ export const RAISED_LIMITS: Record<string, string> = {
   LIMIT_QUEUE_LENGTH: '1000000',
   LIMIT_OPEN_TASKS: '1000000',
   GUARD_RATE_MAX: '1000000000',
+  // The loop guard stores every task admitted within its window; with the default hour and a raised
+  // maximum each admit would carry the whole run (14 KB and growing). 100 ms keeps the window about
+  // as full as the default (30 an hour) is at its limit.
+  GUARD_RATE_WINDOW_MS: '100',
   GUARD_BUDGET_MAX: '0',
 };
+
+/** Sessions beyond the first, for the figure with the load spread over several sessions. */
+export const SPREAD_SESSIONS = ['bench-2', 'bench-3', 'bench-4', 'bench-5', 'bench-6', 'bench-7', 'bench-8'];
 
 /** True when `shrooms-agent guard` exists (the guard service is wired into the CLI). */
 export function cliHasGuard(): Promise<boolean> {
@@ -36,6 +43,8 @@ export function cliHasGuard(): Promise<boolean> {
 export interface Ours {
   mesh: Mesh;
   url: string;
+  /** The first session's url, then one per spread session. */
+  spreadUrls: string[];
   shelfUrl: string;
   guard: boolean;
   nc: NatsConnection;
@@ -48,11 +57,12 @@ export interface Ours {
   stop(): Promise<void>;
 }
 
-export async function startOurs(nats: NatsServerHandle, opts: { guard: boolean; env?: Record<string, string> }): Promise<Ours> {
+export async function startOurs(nats: NatsServerHandle, opts: { guard: boolean; spread?: number; env?: Record<string, string> }): Promise<Ours> {
+  const spread = SPREAD_SESSIONS.slice(0, Math.max(0, (opts.spread ?? 0) - 1));
   const mesh = await startMesh({
     nats,
     machine: MACHINE,
-    sessions: [{ name: SESSION, harness: 'echo' }],
+    sessions: [SESSION, ...spread].map((name) => ({ name, harness: 'echo' as const })),
     guard: opts.guard,
     env: { ...RAISED_LIMITS, ...opts.env },
   });
@@ -61,6 +71,7 @@ export async function startOurs(nats: NatsServerHandle, opts: { guard: boolean; 
   return {
     mesh,
     url: `${mesh.gatewayUrl}/a2a/${SESSION}`,
+    spreadUrls: [SESSION, ...spread].map((name) => `${mesh.gatewayUrl}/a2a/${name}`),
     shelfUrl: `${mesh.gatewayUrl}/a2a/${SHELF}`,
     guard: opts.guard,
     nc,
@@ -72,6 +83,10 @@ export async function startOurs(nats: NatsServerHandle, opts: { guard: boolean; 
       if (b) out.bridge = b;
       const g = mesh.services.find((s) => s !== mesh.gateway && ![...mesh.bridges.values()].includes(s))?.child.pid;
       if (opts.guard && g) out.guard = g;
+      for (const name of spread) {
+        const pid = mesh.bridges.get(name)?.child.pid;
+        if (pid) out[`bridge_${name}`] = pid;
+      }
       return out;
     },
     async preload(from, count, window = 256) {

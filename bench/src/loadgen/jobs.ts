@@ -4,6 +4,8 @@
 export interface HttpTarget {
   kind: 'http';
   url: string;
+  /** Several endpoints (sessions): each request goes to the next one, round robin. */
+  urls?: string[];
   tenant?: string;
 }
 

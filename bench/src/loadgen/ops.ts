@@ -44,6 +44,15 @@ export interface OpOptions {
 
 export async function makeCall(target: Target, op: Op, opts: OpOptions): Promise<{ call: Call; close(): void }> {
   if (target.kind === 'nats') return { call: await natsCall(target, op), close: () => {} };
+  if (target.urls && target.urls.length > 1) {
+    // One keep-alive pool per endpoint (same host and port: sockets would be shared anyway).
+    const calls = target.urls.map((url) => {
+      const client = new RpcClient(url, opts.sockets);
+      return { client, call: httpCall(client, { ...target, url }, op, opts) };
+    });
+    let next = 0;
+    return { call: (t0) => calls[next++ % calls.length]!.call(t0), close: () => calls.forEach((c) => c.client.close()) };
+  }
   const client = new RpcClient(target.url, opts.sockets);
   return { call: httpCall(client, target, op, opts), close: () => client.close() };
 }

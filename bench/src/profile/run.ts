@@ -5,7 +5,8 @@
  * Returns where each process spent its time.
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startNatsServer } from '@shrooms/testing';
 import { cliHasGuard, startOurs } from '../arms/ours.js';
 import { SHELF } from '../arms/shelf.js';
@@ -28,7 +29,9 @@ export async function runProfile(plan: Plan, dir: string, log: (s: string) => vo
   await mkdir(dir, { recursive: true });
   const nats = await startNatsServer({ args: [] });
   const guard = await cliHasGuard();
-  const ours = await startOurs(nats, { guard, env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` } });
+  // Node 20 refuses --cpu-prof in NODE_OPTIONS; a preloaded module starts the profiler instead.
+  const preload = join(dirname(fileURLToPath(import.meta.url)), 'cpu-prof-preload.mjs');
+  const ours = await startOurs(nats, { guard, env: { NODE_OPTIONS: `--import ${preload}`, BENCH_CPU_PROF_DIR: dir } });
   const pids = ours.pids();
   const loadgen = await startChild('loadgen', 'loadgen/main.ts');
   const workload: string[] = [];

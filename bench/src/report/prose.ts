@@ -1,0 +1,240 @@
+/**
+ * The reading of the numbers in REPORT.md: verdicts on the aims, what limits each figure, what the
+ * profile shows, what changed and what we recommend. Written around the run's own numbers.
+ */
+import type { Figure } from '../figures.js';
+import type { ProfileReport } from '../profile/run.js';
+import type { Row } from '../profile/summarise.js';
+import type { BenchResult } from '../run.js';
+
+const fmt = (x: number | null | undefined, digits = 2): string => (x === null || x === undefined ? '–' : Math.abs(x) >= 100 ? Math.round(x).toLocaleString('en') : x.toFixed(digits));
+const v = (r: BenchResult, key: string, arm: 'floor' | 'reference' | 'ours') => r.figures[key]?.arms[arm]?.value ?? null;
+const div = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : a / b);
+
+function verdict(f: Figure | undefined): string {
+  const x = f?.ratios.ours_reference;
+  if (!f || x === null || x === undefined) return 'no figure';
+  const met = f.better === 'lower' ? x <= 1 : x >= 1;
+  if (met) return '**met**';
+  return f.better === 'lower' ? `not met: ours takes ${fmt(x, 1)}× as long` : `not met: ours does ${fmt(x, 2)}× as many`;
+}
+
+export function aims(r: BenchResult): string {
+  const c = r.run.plan.throughput.concurrency;
+  const rows: [string, string][] = [
+    ['send_blocking_c1_p50_ms', 'blocking SendMessage, p50'],
+    ['send_blocking_c1_p99_ms', 'blocking SendMessage, p99'],
+    ...c.map((n) => [`tasks_per_s_c${n}_blocking`, `tasks/s, concurrency ${n}, blocking`] as [string, string]),
+    ...c.map((n) => [`tasks_per_s_c${n}_nonblocking`, `tasks/s, concurrency ${n}, non-blocking`] as [string, string]),
+    ['sse_first_event_p50_ms', 'SSE first event, p50'],
+    ['get_task_large_p50_ms', 'GetTask, large ledger, p50'],
+    ['list_tasks_large_p50_ms', 'ListTasks, large ledger, p50'],
+  ];
+  const table = ['| figure | ours/reference | verdict |', '|---|---:|---|', ...rows.map(([k, label]) => `| ${label} | ${fmt(r.figures[k]?.ratios.ours_reference)}× | ${verdict(r.figures[k])} |`)].join('\n');
+  const getGrowth = div(v(r, 'get_task_large_p50_ms', 'ours'), v(r, 'get_task_small_p50_ms', 'ours'));
+  const refGetGrowth = div(v(r, 'get_task_large_p50_ms', 'reference'), v(r, 'get_task_small_p50_ms', 'reference'));
+  const listGrowth = div(v(r, 'list_tasks_large_p50_ms', 'ours'), v(r, 'list_tasks_small_p50_ms', 'ours'));
+  const refListGrowth = div(v(r, 'list_tasks_large_p50_ms', 'reference'), v(r, 'list_tasks_small_p50_ms', 'reference'));
+  const flat = getGrowth !== null && getGrowth <= 1.3;
+  const small = r.run.plan.reads.small;
+  const large = r.run.plan.reads.large;
+  const gwSmall = (r.figures.rss_after_small_ledger_mb?.context?.ours_gateway as number | undefined) ?? null;
+  const gwLarge = (r.figures.rss_after_large_ledger_mb?.context?.ours_gateway as number | undefined) ?? null;
+  const perTaskKb = gwSmall !== null && gwLarge !== null ? ((gwLarge - gwSmall) * 1024) / (large - small) : null;
+  const brStart = v(r, 'bridge_start_large_session_peak_rss_mb', 'ours');
+  const brPeak = v(r, 'peak_rss_bridge_mb', 'ours');
+  return `**1. Ours at least as fast as the in-memory reference — not met.**
+
+${table}
+
+The reference keeps tasks in a Map inside the one process that speaks HTTP; ours crosses NATS
+between three processes and writes every change durably: ${fmt(v(r, 'nats_messages_per_blocking_send', 'ours'), 1)} NATS messages per blocking send
+against the floor's ${fmt(v(r, 'nats_messages_per_blocking_send', 'floor'), 0)}, of which about ten are sequential round trips on the critical path
+(session look-up, resend check, guard admit with its own read and compare-and-set, delivery, and the bridge's
+create, start and complete writes, then the watch event back to the gateway). One session also does
+one task at a time by design (a coding-agent session cannot do two things at once), so tasks/s for one
+session is bounded by the bridge's serial section (three ledger writes per task). ${spreadSentence(r)}
+Per task ours spends ${fmt(v(r, 'cpu_ms_per_task', 'ours'))} ms of CPU across its processes and nats-server, the reference
+${fmt(v(r, 'cpu_ms_per_task', 'reference'))} ms, the floor ${fmt(v(r, 'cpu_ms_per_task', 'floor'), 3)} ms: on a small machine that, not the wire, is what caps ours. ${listSentence(r)}
+
+**2. GetTask flat from ${small.toLocaleString('en')} to ${large.toLocaleString('en')} tasks — ${flat ? 'met' : 'not met'}.** Ours' GetTask p50 is ${fmt(getGrowth)}× at the large
+ledger what it is at the small one (reference: ${fmt(refGetGrowth)}×): one direct KV get of one key, whatever the ledger
+holds. ListTasks (first page) is ${fmt(listGrowth)}× (reference: ${fmt(refListGrowth)}×): since this round the first page walks only
+the page, not the session's history (it used to walk every task of the session to count them).
+
+**3. Memory bounded by limits, not by history — partly.** The bridge's resident memory does not follow
+history: it holds the open tasks of its session (peak ${fmt(brPeak, 0)} MB for the bench session). The gateway's
+does: it follows every task of the machine (a KV watch feeding the listing index), about ${fmt(perTaskKb, 1)} KB per
+retained task here (RSS ${fmt(gwSmall, 0)} MB after ${small.toLocaleString('en')} tasks, ${fmt(gwLarge, 0)} MB after ${large.toLocaleString('en')}; a GC-noisy
+measure). That index is bounded only by the ledger's retention (finished tasks kept a week), not by a
+count: \`DEFAULT_LIMITS.retainedTasks\` (200,000) is declared but no bucket applies it. A bridge starting on a
+session with ${large.toLocaleString('en')} finished tasks reads them all once (peak ${fmt(brStart, 0)} MB, against ${fmt(brPeak, 0)} MB for a fresh one);
+since this round it keeps only the open ones while it recovers.`;
+}
+
+function spreadSentence(r: BenchResult): string {
+  const key = Object.keys(r.figures).find((k) => /^tasks_per_s_c\d+_blocking_\d+_sessions$/.test(k));
+  if (!key) return 'The full run also measures the load spread over several sessions.';
+  const n = key.match(/_(\d+)_sessions$/)![1];
+  const c = key.match(/^tasks_per_s_c(\d+)_/)![1];
+  const spread = v(r, key, 'ours');
+  const one = v(r, `tasks_per_s_c${c}_blocking`, 'ours');
+  const gain = div(spread, one);
+  return gain !== null && gain >= 1.2
+    ? `Spread over ${n} sessions, ours serves ${fmt(gain, 1)}× what one session does (${fmt(spread, 0)} against ${fmt(one, 0)} tasks/s).`
+    : `Spread over ${n} sessions ours did not serve more here (${fmt(spread, 0)} against ${fmt(one, 0)} tasks/s for one): the CPU, not the session, was the limit on this machine.`;
+}
+
+function listSentence(r: BenchResult): string {
+  const x = r.figures.list_tasks_large_p50_ms?.ratios.ours_reference;
+  if (x === null || x === undefined) return '';
+  return x <= 1
+    ? 'Ours does beat the reference on a ListTasks page over a large ledger: the reference sorts every task of the tenant on every call.'
+    : `The reference's ListTasks sorts every task of the tenant on every call, so it grows with the ledger (see its large/small ratio under 2.); ours reads the page's tasks one direct get each, so at ${r.run.plan.reads.large.toLocaleString('en')} tasks ours is still ${fmt(x, 1)}× slower — the crossing point lies further out.`;
+}
+
+export function limits(r: BenchResult): string {
+  const cpu = (key: string, arm: 'floor' | 'reference' | 'ours') => r.figures[key]?.arms[arm]?.loadgenCpuPct ?? null;
+  const c = r.run.plan.throughput.concurrency;
+  const hi = c[c.length - 1];
+  const maxLg = Math.max(...Object.values(r.figures).flatMap((f) => Object.values(f.arms).map((a) => a?.loadgenCpuPct ?? 0)));
+  return `- **The machine.** ${r.machine.cores} cores shared by every process of all three arms, nats-server and the load
+  generator, and — during this run — by other people's work (${r.machine.noise.otherPct}% of the CPU). Absolute numbers
+  move with that; the ratios hold better because the arms take turns within seconds of each other.
+  Spreads (lowest–highest repetition) show how much each figure moved.
+- **The load generator** is its own process (node:http, one keep-alive socket per request in flight, no
+  retries). Its CPU stayed at or below ${fmt(maxLg, 0)}% of one core in every job (e.g. ${fmt(cpu(`tasks_per_s_c${hi}_nonblocking`, 'floor'), 0)}% driving the floor at
+  concurrency ${hi}, ${fmt(cpu(`tasks_per_s_c${hi}_blocking`, 'reference'), 0)}% the reference), but on ${r.machine.cores} cores it competes with the arm it drives: the
+  floor's and the reference's tasks/s are partly limited by the generator sharing their CPU. Ours is not
+  (its generator CPU is a few %).
+- **Blocking latency, ours:** sequential NATS round trips (about ten on the critical path, see above), each
+  a wake-up of another process; JetStream file-store writes (no fsync per write in nats-server 2.9 by
+  default, so the disk is not the limit); the guard's read and compare-and-set.
+- **Tasks/s, ours, one session:** the bridge runs one task at a time and records create, start and complete
+  with a compare-and-set each; concurrency only lengthens the queue. The non-blocking figure counts
+  accepted tasks (the bridge's intake, serialised with the rest of the bridge); "until all finished" waits
+  for the queue to drain.
+- **Tasks/s, reference:** one Node process doing HTTP, JSON-RPC, the executor and the store; CPU-bound.
+- **SSE first event, ours:** the stream's first event is the task as the bridge took it, so it waits for
+  the same session look-up, resend check, guard and delivery as a blocking send, but not for the work.
+- **GetTask:** one KV direct get in ours (flat in ledger size); a Map lookup plus a structured clone in the
+  reference. **ListTasks:** ours reads the page's ${r.run.plan.reads.pageSize} tasks with as many direct gets in parallel; the reference
+  sorts all tasks of the tenant on every call.
+- **Memory:** peak RSS (VmHWM from /proc) includes module loading under tsx and whatever heap V8 chose
+  to keep; it is an upper bound, not live data. The gateway's growth with history is its listing index.
+- **What is not measured:** clients on other machines (everything is loopback), a replicated (R3)
+  ledger, real harnesses (the echo harness answers at once), and the full run's 100,000 tasks in the
+  quick run.`;
+}
+
+function rows(list: Row[], n: number): string {
+  return list
+    .slice(0, n)
+    .map((x) => `${x.name.replace(/\|/g, '\\|')} ${x.pct}%`)
+    .join('; ');
+}
+
+export function profileFindings(p: ProfileReport): string {
+  const out: string[] = [];
+  out.push(`From \`pnpm bench --profile\` (${p.startedAt.slice(0, 16).replace('T', ' ')} UTC): ours alone under the V8 sampling profiler, driven through
+${p.workload.join('; ')}. Shares are of each process's busy (non-idle) time, start-up included.
+`);
+  out.push('| process | busy ms | by area (self time) |', '|---|---:|---|');
+  for (const [role, s] of Object.entries(p.processes)) out.push(`| ${role} | ${s.activeMs.toLocaleString('en')} | ${rows(s.byArea, 8)} |`);
+  out.push('');
+  for (const [role, s] of Object.entries(p.processes)) out.push(`- **${role}**, top self time: ${rows(s.topSelf, 10)}.`);
+  const gw = p.processes.gateway;
+  const share = (name: string) => gw?.topSelf.filter((x) => x.name.startsWith(name)).reduce((a, b) => a + b.pct, 0) ?? 0;
+  out.push(`
+What the profile says is avoidable:
+
+- **An Error with a stack trace per NATS request** (${fmt(share('RequestError') + share('TimeoutError'), 1)}% of the gateway's busy time in \`RequestError\` and
+  \`TimeoutError\` constructors). nats.js builds both up front for every request so that a failure
+  shows the caller's stack; the connection option \`noAsyncTraces: true\` turns that off. It belongs in
+  \`connectNats\` (libs/runtime) — not changed here, recommended below.
+- **One socket write per message** (\`writeBuffer\`/\`writev\` lead the self time of every process). Each
+  request is flushed on its own; fewer round trips per task is the way to fewer writes, which is
+  what the changes below do. Batching inside nats.js would need a client change.
+- **Decoding whole tasks to look at their state**: \`KvEntry.json()\` on every watched and read entry (the
+  gateway decodes each change of every task of the machine to keep its index). A listing index that
+  needs only state, context and times could be fed from a smaller value (see recommendations).
+- **The listing index walk** (\`page\` in task-index) was the gateway's largest function of our own code
+  before this round; it is now bounded by the page.
+- **Module loading under tsx** is a start-up cost only (compileSourceTextModule, the esm hooks), not in
+  the steady state.`);
+  return out.join('\n');
+}
+
+export function changes(): string {
+  return `Each kept behaviour identical and ran the affected tests (\`vitest --project unit services/gateway
+services/session-bridge libs/ledger\`, \`--project e2e test/e2e/a2a-sdk.test.ts test/e2e/restart.test.ts
+test/e2e/a2a-errors.test.ts\`). Counted with the nats-server's per-connection counters over 200 blocking
+sends (a measure the machine's noise does not move):
+
+| change | where | effect per blocking send |
+|---|---|---|
+| A transition right after this process's own write tries the compare-and-set from the bytes it wrote instead of reading the task first; anything short of a clean write (refused update, a change that declines or refuses) falls back to the usual read, so the decision is never taken on a remembered value. At most 1,024 keys remembered, as bytes. | \`libs/ledger/src/ledger.ts\` (\`transition\`, \`create\`) | bridge: 2 KV reads fewer (start and complete follow its own create); its serial section goes from 5 to 3 round trips per task |
+| A blocking send listens before it submits and starts its wait from the entry the submit returned, instead of reading the ledger again after submitting. | \`services/gateway/src/tasks/service.ts\` (\`send\`), \`tasks/live.ts\` (\`waitFor\` takes the first read as a parameter) | gateway: 1 KV read fewer |
+| \`submit\` no longer looks the session up a second time: both A2A send methods do it before anything else. | \`services/gateway/src/tasks/service.ts\` (\`submit\`) | gateway: 1 KV read fewer, on the critical path |
+| An unfiltered ListTasks page walks only the page and counts with the index's size. | \`libs/ledger/src/task-index.ts\` | ListTasks first page no longer grows with the session's history |
+| A bridge starting on a session keeps only its open tasks while it recovers (finished ones were held, then ignored). | \`services/session-bridge/src/bridge.ts\` (\`start\`) | start-up memory follows open tasks, not history |
+
+Net: the gateway publishes 5 messages per blocking send instead of 7 and receives 8 instead of 10;
+the bridge 5.2 instead of 7.2 (and receives 8.1 instead of 10.1). With the machine as busy as it was,
+a before/after A/B of ours alone (3 alternating runs each) moved blocking p50 within the noise and
+the one-session drain rate from 51–93 to 109–129 tasks/s.
+
+Two observable details: a blocking send's 10-minute wait now also covers the (≤ 5 s) delivery, and a
+client that goes away while its task is being delivered ends the wait right after the delivery
+instead of at the task's end — nobody reads that answer.`;
+}
+
+export function recommendations(r: BenchResult): string {
+  void r;
+  return `In order of what they would buy (owners' code, so not done here):
+
+1. **libs/runtime: a static import in \`requestJson\`, and \`noAsyncTraces: true\` in \`connectNats\`.**
+   \`requestJson\` does \`await import('@nats-io/nats-core')\` on every call to get \`headers()\`; under tsx (how
+   the CLI runs the services) every such import goes through the loader hooks on another thread — about
+   0.5 ms of the gateway's CPU per send in the profile, on the critical path of the delivery and of the
+   guard's admit. And nats.js builds a \`RequestError\` and a \`TimeoutError\` with a stack trace for every
+   request so that a failure shows the caller's stack (6–8% of each process's busy time); the connection
+   option \`noAsyncTraces: true\` turns that off, at the price of that stack on a NATS timeout. Tried
+   together in a copy of the repository (ours alone, 5 alternating runs each, same load): blocking p50
+   10.7–11.9 ms → 7.3–8.8 ms, about a quarter off; tasks/s up by a similar share. Each alone moved less.
+2. **The gateway's session look-up from memory.** \`requireSession\` reads the signal field (a KV get) on
+   every send; the gateway could follow the \`shrooms_signals\` bucket with a watch, as it follows the
+   ledger. One round trip fewer per send and per ListTasks. (services/gateway)
+3. **The guard's compare-and-set from the window it wrote last** — the same trick as the ledger's
+   transition above: the guard reads each window before writing it, though with one guard replica it
+   nearly always wrote it last. One round trip fewer per new task. (services/guard)
+4. **The resend check and the session look-up in parallel**, or the resend check left to the bridge's
+   intake (it already answers a resend with the existing task). The guard is idempotent per task id, so
+   a resend would not count twice — but a resend arriving when the window is full would then be refused
+   instead of answered, so this needs the owner's decision.
+5. **Pipelined intake in the bridge.** Deliveries wait on one lock for the whole intake (a ledger create);
+   creates of different tasks could be in flight together, keeping only the queue update under the lock.
+   That lifts the non-blocking (accepted) rate of one session; the session still works one task at a time.
+6. **A count limit on the ledger.** \`retainedTasks\` (200,000) is declared in the limits but not applied
+   (no \`max_msgs\`/\`maxBucketSize\` on \`shrooms_tasks\`), so the gateway's index — and its start-up, which
+   reads every task of the machine — follow a week of history, not a limit.
+7. **The session queue's insert is O(n log n)** (\`TaskQueue.add\` sorts the whole queue and \`has\` scans it);
+   harmless at the default 50, quadratic when the limit is raised as this run does.
+8. **The guard window under a raised limit** holds every admitted id for the whole window (14 KB per admit
+   after ~2,000 tasks with the default hour): fine at the default 30, not at large limits; a count per
+   time bucket would keep it constant.`;
+}
+
+export function reproduce(): string {
+  return `\`\`\`sh
+pnpm install
+pnpm bench --quick      # under two minutes on 2 cores: 1,000 and 10,000 tasks for the reads
+pnpm bench              # the full run: more repetitions, longer runs, 1,000 and 100,000 tasks
+pnpm bench --profile    # ours alone under the V8 profiler -> bench/results/profile.json (+ raw profiles)
+pnpm exec vitest run --config bench/vitest.config.ts   # smoke test: --quick writes both files with every figure
+\`\`\`
+
+Each run starts its own nats-server (\`nats-server\` on the PATH or in /usr/sbin; \`NATS_URL\` is ignored)
+and its own processes, and leaves nothing behind. The raw V8 profiles go to \`bench/results/profiles/\`
+(not committed); open them in Chrome DevTools or speedscope.`;
+}
