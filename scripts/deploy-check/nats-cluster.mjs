@@ -46,7 +46,21 @@ export function rewriteNatsConfig(text, { port, httpPort, storeDir, clusterPort 
  * Starts `nodes` servers from `configFile`. `env`: the variables the config needs (passwords, …);
  * NATS_SERVER_NAME and NATS_ROUTE_1..3 are set here. Resolves when every node's /healthz is ok.
  */
-export async function startNatsFromConfig({ configFile, nodes = 1, env = {}, timeoutMs = 30_000 }) {
+/**
+ * Free ports are picked before the servers bind them, so another process can take one in between:
+ * on "address already in use" the whole start is tried again with new ports (three times at most).
+ */
+export async function startNatsFromConfig(opts) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNatsFromConfigOnce(opts);
+    } catch (err) {
+      if (attempt >= 3 || !/address already in use/.test(String(err?.message))) throw err;
+    }
+  }
+}
+
+async function startNatsFromConfigOnce({ configFile, nodes = 1, env = {}, timeoutMs = 30_000 }) {
   const dir = mkdtempSync(join(tmpdir(), 'shrooms-deploy-nats-'));
   const text = readFileSync(configFile, 'utf8');
   for (const inc of natsIncludes(configFile)) {

@@ -60,6 +60,7 @@ it('shows every state exactly once across a cut stream and SubscribeToTask', asy
   // Occupy the worker so the next task waits in the queue, then stream it.
   await mesh.bridges.get('work')!.stop();
   await mesh.startBridge('work', 'echo', { ECHO_DELAY_MS: '1500' });
+  await rpc(slowUrl, 'SendMessage', { ...msg('s0', 'keeps the worker busy'), configuration: { returnImmediately: true } });
   const seen: string[] = [];
   const ctrl = new AbortController();
   const res = await fetch(slowUrl, {

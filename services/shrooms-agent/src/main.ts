@@ -30,6 +30,7 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     process.stderr.write(`shrooms-agent: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
+    // A service that failed to start may hold open connections: leave now, so supervisors restart it.
+    process.exit(1);
   },
 );

@@ -4,7 +4,7 @@
  * `shrooms-agent` once and returns its exit code and output.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, freePort, runTs, startNatsServer, type NatsServerHandle, type ServiceProcess } from '@shrooms/testing';
@@ -55,6 +55,7 @@ export async function startClientMesh(opts: { machine: string; sessions: { name:
     env,
     bridges,
     async startBridge(name, extra = {}) {
+      await mkdir(join(tmp, name), { recursive: true });
       const p = start(['bridge', '--harness', 'echo', '--session', name, '--cwd', join(tmp, name)], { BRIDGE_STATE_DIR: join(tmp, 'state', name), ...extra });
       await p.waitFor(/bridge ready/, 120_000);
       bridges.set(name, p);
