@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-const all = ['unit', 'e2e', 'harness', 'chaos'];
+const all = ['typecheck', 'deploy', 'unit', 'e2e', 'harness', 'chaos'];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const projects = wanted.length ? wanted : all;
 const outDir = join(process.cwd(), 'test-output');
@@ -21,7 +21,15 @@ if (!wanted.length || wanted.includes('typecheck')) {
   if (tc.status === 0) passed++;
   else failed++;
 }
-for (const project of projects.filter((p) => p !== 'typecheck')) {
+if (!wanted.length || wanted.includes('deploy')) {
+  // The deploy files: manifests and compose against their schemas, NATS configs with nats-server -t,
+  // and every container command started for real (scripts/check-deploy.mjs).
+  console.log('\n=== deploy ===');
+  const dc = spawnSync(process.execPath, ['scripts/check-deploy.mjs', '--strict'], { stdio: 'inherit' });
+  if (dc.status === 0) passed++;
+  else failed++;
+}
+for (const project of projects.filter((p) => p !== 'typecheck' && p !== 'deploy')) {
   const report = join(outDir, `vitest-${project}.json`);
   rmSync(report, { force: true });
   console.log(`\n=== ${project} ===`);

@@ -142,6 +142,8 @@ export function bridgeUser(machine, { local = false } = {}) {
     why: `the bridges of machine ${machine}; connect with inboxPrefix "${bridgeInbox(machine)}"`,
     publish: [
       ...kvScoped(BUCKET.tasks, `${m}.>`),
+      // Readiness probes write under `_health.MACHINE.*` (never a task key).
+      `$KV.${BUCKET.tasks}._health.${m}.>`,
       `$KV.${BUCKET.signals}.${m}.>`,
       ...kvReader(BUCKET.signals),
       `${js}.INFO`,

@@ -177,7 +177,10 @@ export class Ledger {
 
 function decode(e: KvEntry | null): Stored | null {
   if (!e || e.operation !== 'PUT' || e.value.length === 0) return null;
-  return { key: e.key, revision: e.revision, entry: e.json<LedgerEntry>() };
+  // Only task entries: the bucket also holds health checks' writes under `_health.` keys.
+  if (e.key.startsWith('_health.')) return null;
+  const entry = e.json<LedgerEntry>();
+  return entry && typeof entry === 'object' && entry.task ? { key: e.key, revision: e.revision, entry } : null;
 }
 
 function isWrongSequence(err: unknown): boolean {

@@ -1,18 +1,16 @@
 import type { FastifyInstance } from 'fastify';
+import { checkHealth, healthKey, natsHealthChecks } from '@shrooms/runtime';
 import type { GatewayDeps } from './app.js';
 
-/** `/healthz`: the process answers. `/readyz`: NATS connected and the ledger reachable. */
-export function registerHealth(app: FastifyInstance, deps: Pick<GatewayDeps, 'nc' | 'ledger'>): void {
-  app.get('/healthz', async () => ({ status: 'ok' }));
+/**
+ * `/healthz`: the process answers. `/readyz`: NATS answers, JetStream answers and the ledger takes
+ * a write (under a `_health.` key no task listing matches) — what the manifests' probes ask.
+ */
+export function registerHealth(app: FastifyInstance, deps: Pick<GatewayDeps, 'nc' | 'ledger' | 'config'>): void {
+  const checks = natsHealthChecks({ nc: deps.nc, kv: deps.ledger.kv, key: healthKey(deps.config.SHROOMS_MACHINE, 'gateway') });
+  app.get('/healthz', async (_req, reply) => reply.code(deps.nc.isClosed() ? 503 : 200).send({ status: deps.nc.isClosed() ? 'unavailable' : 'ok' }));
   app.get('/readyz', async (_req, reply) => {
-    const checks: Record<string, boolean> = { nats: !deps.nc.isClosed() && !deps.nc.isDraining() };
-    try {
-      await deps.ledger.kv.status();
-      checks.ledger = true;
-    } catch {
-      checks.ledger = false;
-    }
-    const ok = Object.values(checks).every(Boolean);
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks });
+    const report = await checkHealth(checks);
+    return reply.code(report.status === 'ok' ? 200 : 503).send(report);
   });
 }

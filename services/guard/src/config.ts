@@ -3,13 +3,13 @@
  * carry their units. Defaults are the spec's (§6): 30 new tasks an hour from one device to one
  * session, chains at most 3 deep.
  */
-import { BaseConfigSchema, envBool, loadConfig } from '@shrooms/runtime';
+import { BaseConfigSchema, HealthConfigSchema, envBool, loadConfig } from '@shrooms/runtime';
 import { z } from 'zod';
 
 const positiveInt = (dflt: number) => z.coerce.number().int().min(1).default(dflt);
 const HOUR_MS = 60 * 60 * 1000;
 
-export const GuardConfigSchema = BaseConfigSchema.extend({
+export const GuardConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.shape).extend({
   /** New tasks one device may give one session within the window (the loop guard). */
   GUARD_RATE_MAX: positiveInt(30),
   /** Length of the loop guard's sliding window, ms. */

@@ -3,7 +3,7 @@
  * then wait; drain on SIGTERM/SIGINT. `main.ts` calls it; so can the `shrooms-agent guard` command.
  */
 import { SERVICE_NAMES } from '@shrooms/protocol';
-import { connectNats, createLogger, onShutdown, redactConfig } from '@shrooms/runtime';
+import { connectNats, createLogger, natsHealthChecks, natsLiveness, onShutdown, redactConfig, startHealthServer } from '@shrooms/runtime';
 import { loadGuardConfig } from './config.js';
 import { buildGuard, type Guard } from './guard.js';
 
@@ -13,8 +13,10 @@ export async function runGuard(env: Record<string, string | undefined> = process
   log.info({ config: redactConfig(config) }, 'guard starting');
   const nc = await connectNats(config, log, SERVICE_NAMES.guard);
   const guard = await buildGuard({ nc, log, config });
+  const health = await startHealthServer({ host: config.HEALTH_HOST, port: config.HEALTH_PORT, log, checks: natsHealthChecks({ nc }), live: natsLiveness(nc) });
   log.info({ id: guard.service.info().id }, 'guard ready');
   onShutdown(log, async function stopGuard() {
+    await health?.close();
     await guard.stop();
     await nc.drain();
   });

@@ -1,10 +1,10 @@
-import { BaseConfigSchema, envBool } from '@shrooms/runtime';
+import { BaseConfigSchema, HealthConfigSchema, envBool } from '@shrooms/runtime';
 import { DEFAULT_LIMITS } from '@shrooms/protocol';
 import { z } from 'zod';
 
 const ms = (d: number) => z.coerce.number().int().positive().default(d);
 
-export const BridgeConfigSchema = BaseConfigSchema.extend({
+export const BridgeConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.shape).extend({
   BRIDGE_SESSION: z.string(),
   BRIDGE_HARNESS: z.enum(['claude', 'pi', 'echo']).default('echo'),
   BRIDGE_CWD: z.string().default(() => process.cwd()),

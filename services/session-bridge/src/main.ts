@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Ledger, SignalField } from '@shrooms/ledger';
 import { subjects } from '@shrooms/protocol';
-import { connectNats, createLogger, loadConfig, onShutdown, redactConfig } from '@shrooms/runtime';
+import { connectNats, createLogger, healthKey, loadConfig, natsHealthChecks, natsLiveness, onShutdown, redactConfig, startHealthServer } from '@shrooms/runtime';
 import { Bridge, type BridgeDeps } from './bridge.js';
 import { startMcpHttpServer } from './mcp/index.js';
 import { BridgeConfigSchema } from './config.js';
@@ -69,8 +69,16 @@ export async function runBridge(env: Record<string, string | undefined> = proces
   watchdog.start();
   const svc = await registerBridgeService(bridge);
   const stopPresence = startPresence(bridge);
+  const health = await startHealthServer({
+    host: config.HEALTH_HOST,
+    port: config.HEALTH_PORT,
+    log,
+    checks: natsHealthChecks({ nc, kv: ledger.kv, key: healthKey(config.SHROOMS_MACHINE, `bridge-${config.BRIDGE_SESSION}`) }),
+    live: natsLiveness(nc),
+  });
   log.info({ session: `${bridge.machine}/${bridge.session}`, harness: config.BRIDGE_HARNESS }, `bridge ready for ${bridge.machine}/${bridge.session}`);
   onShutdown(log, async () => {
+    await health?.close();
     watchdog.stop();
     await stopPresence();
     await svc.stop();
