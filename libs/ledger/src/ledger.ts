@@ -4,12 +4,17 @@
  * the key's last revision, so concurrent writers (bridge, gateway, sweeper) can never lose or reorder
  * a change, and nothing reopens a finished task.
  *
- * Reading one task is a direct get of its key (cost flat in ledger size). `reads` counts KV reads so
+ * Reading one task is a direct get of its key (cost flat in ledger size). Reads and writes ride out
+ * a stream leader's election (a few seconds in a cluster) with bounded retries. `reads` counts KV reads so
  * tests can show a page touches only what it returns.
  */
 import { Kvm, type KV, type KvEntry, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
+import { isUndoneJetStreamError, retryJetStream } from '@shrooms/runtime';
+
+/** Writes are sent again only when they surely did not happen (a timeout may have stored them). */
+const WRITE = { retryIf: isUndoneJetStreamError };
 import type { LedgerEntry, Stored } from './entry.js';
 
 export interface LedgerOptions {
@@ -38,13 +43,13 @@ export class Ledger {
   /** Creates the bucket if needed (idempotent) and binds to it. */
   static async open(nc: NatsConnection, opts: LedgerOptions = {}): Promise<Ledger> {
     const limits = { ...DEFAULT_LIMITS, ...opts.limits } as Limits;
-    const kv = await new Kvm(nc).create(BUCKETS.tasks, {
+    const kv = await retryJetStream(() => new Kvm(nc).create(BUCKETS.tasks, {
       history: 1,
       replicas: opts.replicas ?? 1,
       ttl: limits.finishedRetentionMs,
       maxValueSize: limits.taskBytes + 64 * 1024,
       description: 'shrooms task ledger: one value per task, the task as it stands',
-    });
+    }));
     return new Ledger(kv, limits);
   }
 
@@ -54,7 +59,7 @@ export class Ledger {
 
   async get(key: string): Promise<Stored | null> {
     this.reads++;
-    const e = await this.kv.get(key);
+    const e = await retryJetStream(() => this.kv.get(key));
     return decode(e);
   }
 
@@ -62,7 +67,7 @@ export class Ledger {
   async create(key: string, entry: LedgerEntry): Promise<Stored | null> {
     const data = this.encode(entry);
     try {
-      const revision = await this.kv.create(key, data);
+      const revision = await retryJetStream(() => this.kv.create(key, data), WRITE);
       this.remember(key, revision, data);
       return { key, revision, entry };
     } catch (err) {

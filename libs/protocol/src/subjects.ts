@@ -12,7 +12,7 @@
  *   shrooms.sched.create|list|cancel  request  → scheduler (queue group)
  *   shrooms.signal.M.S            publish  bridge: live activity pulses (core NATS, never stored)
  *   shrooms.notify.M.S.KIND       publish  bridge: owner notifications (KIND = stalled | held | expired | reminder)
- *   shrooms.refusal.M.S           publish  gateway: a guard refusal, for the dashboard
+ *   shrooms.refusal.M.S           publish  guard: a refusal (loop guard, chain, allow-list), for the dashboard
  *
  * Stores (JetStream):
  *   KV shrooms_tasks      the ledger; key M.S.K (K = encoded message id); one value per state change,

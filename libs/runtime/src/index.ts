@@ -4,3 +4,4 @@ export * from './nats.js';
 export * from './service.js';
 export * from './health.js';
 export * from './telemetry.js';
+export * from './retry.js';
