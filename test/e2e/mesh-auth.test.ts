@@ -152,6 +152,17 @@ describe('the sharp edge', () => {
     await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'GetTask', { id: t.id })).result.status.state === 'TASK_STATE_COMPLETED');
   });
 
+  it('lets the owner reject a held task from the command line', async () => {
+    const t = (await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'SendMessage', msg('held-2', 'rm -rf /', { metadata: { 'shrooms/from': `${mesh.machine}/b` } }))).result.task;
+    expect(t.metadata['shrooms/held']).toBe(true);
+    const cli = runTs(CLI, ['a2a', 'reject', `auto:${t.id.split(':')[1]}`, '--json'], { ...mesh.env, SHROOMS_GATEWAY_URL: mesh.gatewayUrl });
+    const code = await new Promise<number | null>((r) => cli.child.once('exit', r));
+    expect(code, cli.output()).toBe(2);
+    const after = (await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'GetTask', { id: t.id })).result;
+    expect(after.status.state).toBe('TASK_STATE_REJECTED');
+    expect(after.status.message.parts[0].text).toMatch(/rejected by the owner/);
+  });
+
   it('runs a person\'s task on an auto-approving session at once', async () => {
     const t = (await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'SendMessage', { message: { messageId: 'person-1', role: 'ROLE_USER', parts: [{ text: 'go' }] } })).result.task;
     expect(t.status.state).toBe('TASK_STATE_COMPLETED');

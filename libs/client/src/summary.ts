@@ -2,7 +2,7 @@
  * A task as a model or a person reads it: one short paragraph, and a flat summary object for
  * programs (MCP structured content, `--json`). The full A2A task stays available beside it.
  */
-import { META, isInterrupted, isTerminal, textOf, type Task, type TaskState } from '@shrooms/protocol';
+import { META, displayOrigin, isInterrupted, isTerminal, textOf, type Task, type TaskState } from '@shrooms/protocol';
 import { z } from 'zod';
 import { parseTaskRef } from './refs.js';
 
@@ -22,6 +22,8 @@ export const TaskSummarySchema = z.object({
   reply: z.string().optional(),
   /** What was asked (first message). */
   request: z.string().optional(),
+  /** Who asked: the verified device, the claimed session beside it (`pi5.home (pi5/jimmy)`). */
+  from: z.string().optional(),
   updatedAt: z.string().optional(),
   acknowledged: z.boolean(),
   stalled: z.boolean(),
@@ -69,6 +71,7 @@ export function summarize(task: Task, machine: string): TaskSummary {
     needsInput: isInterrupted(state),
     ...(reply !== undefined ? { reply } : {}),
     ...(request !== undefined ? { request } : {}),
+    ...(task.metadata?.[META.device] ? { from: displayOrigin(String(task.metadata[META.device]), task.metadata[META.from] ? String(task.metadata[META.from]) : undefined) } : {}),
     ...(task.status.timestamp ? { updatedAt: task.status.timestamp } : {}),
     acknowledged: task.metadata?.[META.acknowledged] !== undefined && task.metadata?.[META.acknowledged] !== false,
     stalled: task.metadata?.[META.stalled] !== undefined && task.metadata?.[META.stalled] !== false,

@@ -6,3 +6,4 @@ export * from './names.js';
 export * from './sdk.js';
 export * from './subjects.js';
 export * from './wire.js';
+export * from './display.js';

@@ -2,13 +2,12 @@
  * What the session reads: the header of a delivered task, of an answer to a blocked one, of a
  * reminder, and the system-prompt note (spec §5, §8). Written by us, never by a model.
  */
-import { META, textOf, type Task } from '@shrooms/protocol';
+import { META, displayOrigin, textOf, type Task } from '@shrooms/protocol';
 
+/** Who asked, as shown everywhere: the verified device, the claimed session beside it. */
 export function origin(task: Task): string {
   const md = task.metadata ?? {};
-  const device = String(md[META.device] ?? 'unknown device');
-  const from = md[META.from] ? String(md[META.from]) : undefined;
-  return from ? `${device} (${from})` : device;
+  return displayOrigin(String(md[META.device] ?? 'unknown device'), md[META.from] ? String(md[META.from]) : undefined);
 }
 
 function scheduled(task: Task): string {

@@ -5,7 +5,7 @@
  */
 import { META, decodeToken, isTerminal, keys, parseTaskName, type Message, type Task, type TaskState } from '@shrooms/protocol';
 import type { Stored } from '@shrooms/ledger';
-import { displayOrigin } from '../identity/display.js';
+import { displayOrigin } from '@shrooms/protocol';
 
 /** Longest text a row carries (characters); the detail carries more. */
 export const ROW_TEXT_MAX = 240;

@@ -2,6 +2,7 @@
 import type { Command } from '../types.js';
 import { listCommand, tasksCommand } from './list.js';
 import { scheduleCommand } from './schedule.js';
+import { rejectCommand, releaseCommand, remindersCommand } from './control.js';
 import { sendCommand } from './send.js';
 import { ackCommand, cancelCommand, getCommand, updateCommand } from './tasks.js';
 
@@ -14,6 +15,9 @@ const SUBCOMMANDS: Record<string, { summary: string; run: (args: string[]) => Pr
   update: { summary: 'finish a task you were given: done | blocked | failed', run: updateCommand },
   tasks: { summary: 'the tasks of a session, newest first', run: tasksCommand },
   schedule: { summary: 'tasks at a time: create | list | cancel', run: scheduleCommand },
+  release: { summary: 'let a held task run (owner only)', run: releaseCommand },
+  reject: { summary: 'refuse a held task (owner only)', run: rejectCommand },
+  reminders: { summary: "stop or resume a session's reminders (owner only)", run: remindersCommand },
 };
 
 export const A2A_HELP = `usage: shrooms-agent a2a <command> [options]   (each command has --help)
@@ -34,7 +38,7 @@ Exit codes: 0 ok, 1 usage or connection error, 2 failed/rejected/canceled task o
 `;
 
 export const a2aCommand: Command = {
-  summary: 'talk to sessions on the mesh: list | send | get | cancel | ack | update | tasks | schedule',
+  summary: 'talk to sessions on the mesh: list | send | get | cancel | ack | update | tasks | schedule | release | reject | reminders',
   async run(args) {
     const [sub, ...rest] = args;
     if (!sub || sub === '--help' || sub === '-h' || sub === 'help') {

@@ -22,7 +22,7 @@ export function taskText(s: TaskSummary, opts: { waitedOut?: boolean; replyOnly?
     default:
       return opts.waitedOut
         ? `${s.task} is still ${s.status}; follow it: shrooms-agent a2a get ${s.task} --wait`
-        : `${s.task} ${s.status}${s.stalled ? ' (stalled)' : ''}`;
+        : `${s.task} ${s.status}${s.stalled ? ' (stalled)' : ''}${s.from ? `, asked by ${s.from}` : ''}`;
   }
 }
 

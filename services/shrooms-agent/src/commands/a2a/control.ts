@@ -1,0 +1,60 @@
+/** The owner's controls: `release` / `reject` a held task, `reminders stop|resume` for a session. */
+import { isTaskName } from '@shrooms/client';
+import { makeClient, output, parse, run, UsageError } from './io.js';
+import { printTask } from './show.js';
+
+export const RELEASE_HELP = `usage: shrooms-agent a2a release TASK [--json]
+       shrooms-agent a2a reject TASK [--json]
+
+A task an agent gave a session that runs tools without asking waits, held (shrooms/held), until
+its owner lets it through (release: it runs) or refuses it (reject: TASK_STATE_REJECTED). Only the
+owner may, on the session's own machine. TASK is MACHINE/SESSION:ID, or SESSION:ID of this machine.
+`;
+
+function heldTask(action: 'release' | 'reject') {
+  return (args: string[]): Promise<number> =>
+    run(action, RELEASE_HELP, args, async () => {
+      const { values, positionals } = parse(args, {});
+      const name = positionals[0];
+      if (!name || !isTaskName(name)) throw new UsageError(`say which held task to ${action}: MACHINE/SESSION:ID or SESSION:ID`);
+      const out = output(values.json === true);
+      const client = makeClient(values.gateway);
+      try {
+        const ref = await client.taskRef(name);
+        const res = (await client.control(`${ref.machine}/${ref.session}`, action, ref.task)) as { task?: Parameters<typeof printTask>[1] };
+        if (res.task) return printTask(out, res.task, ref.machine);
+        out.data(res);
+        return 0;
+      } finally {
+        await client.close();
+      }
+    });
+}
+
+export const releaseCommand = heldTask('release');
+export const rejectCommand = heldTask('reject');
+
+export const REMINDERS_HELP = `usage: shrooms-agent a2a reminders stop|resume SESSION [--json]
+
+Stops (or resumes) the watchdog's reminders for a session: its open tasks are left alone, nobody
+nudges it. SESSION is MACHINE/SESSION or a session of this machine. Owner only, on its machine.
+`;
+
+export function remindersCommand(args: string[]): Promise<number> {
+  return run('reminders', REMINDERS_HELP, args, async () => {
+    const { values, positionals } = parse(args, {});
+    const [what, agent] = positionals;
+    if (what !== 'stop' && what !== 'resume') throw new UsageError('say stop or resume');
+    if (!agent) throw new UsageError('say which session');
+    const out = output(values.json === true);
+    const client = makeClient(values.gateway);
+    try {
+      const res = (await client.control(agent, what === 'stop' ? 'stop_reminders' : 'resume_reminders')) as { remindersStopped?: boolean };
+      out.data(res);
+      out.say(`reminders for ${agent} ${res.remindersStopped ? 'stopped' : 'running'}`);
+      return 0;
+    } finally {
+      await client.close();
+    }
+  });
+}
