@@ -11,7 +11,7 @@ const HELP = `usage: shrooms-agent config [--session NAME] [--machine M] [--gate
                             [--mcp-url URL | --http-port PORT] [--note] [--json]
 
 Prints how to give a Claude Code or pi session the "shrooms" MCP tools:
-  Claude Code  claude --mcp-config '<json>' --strict-mcp-config --allowedTools mcp__shrooms
+  Claude Code  claude --mcp-config '<json>' --strict-mcp-config --allowedTools <the read-only tools>
                (stdio: runs \`shrooms-agent mcp\` with the session's environment; or the HTTP form)
   pi           SHROOMS_MCP_URL=<url> pi -e <the shrooms-tools extension>
                (pi needs the HTTP form: \`shrooms-agent mcp --http PORT\`, or the bridge's)
