@@ -98,3 +98,18 @@ export const GuardDecisionSchema = z.object({
   error: z.object({ key: z.string(), message: z.string(), details: z.record(z.string(), z.union([z.string(), z.number()])).optional() }).optional(),
 });
 export type GuardDecision = z.infer<typeof GuardDecisionSchema>;
+
+/** A guard refusal, published on `subjects.refusal(M, S)` for the dashboard and operators. */
+export const RefusalEventSchema = z.object({
+  at: z.string(),
+  machine: z.string(),
+  session: z.string(),
+  taskId: z.string(),
+  device: z.string(),
+  from: z.string().optional(),
+  key: z.string(),
+  code: z.number(),
+  message: z.string(),
+  details: z.record(z.string(), z.union([z.string(), z.number()])),
+});
+export type RefusalEvent = z.infer<typeof RefusalEventSchema>;

@@ -5,3 +5,4 @@ export * from './service.js';
 export * from './health.js';
 export * from './telemetry.js';
 export * from './retry.js';
+export * from './watch-file.js';

@@ -3,22 +3,9 @@
  * for operators (`nats sub 'shrooms.refusal.>'`).
  */
 import type { NatsConnection } from '@nats-io/nats-core';
-import { subjects, type GuardAdmitRequest, type ShroomsError } from '@shrooms/protocol';
-import { z } from 'zod';
+import { subjects, type GuardAdmitRequest, type RefusalEvent, type ShroomsError } from '@shrooms/protocol';
 
-export const RefusalEventSchema = z.object({
-  at: z.string(),
-  machine: z.string(),
-  session: z.string(),
-  taskId: z.string(),
-  device: z.string(),
-  from: z.string().optional(),
-  key: z.string(),
-  code: z.number(),
-  message: z.string(),
-  details: z.record(z.string(), z.union([z.string(), z.number()])),
-});
-export type RefusalEvent = z.infer<typeof RefusalEventSchema>;
+export { RefusalEventSchema, type RefusalEvent } from '@shrooms/protocol';
 
 export function refusalPublisher(nc: NatsConnection, now: () => number = Date.now) {
   return function publishRefusal(req: GuardAdmitRequest, err: ShroomsError): void {

@@ -8,7 +8,7 @@
  * a burst larger than `batchMax` becomes a `resync` (the page reloads what it shows).
  */
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
-import { SignalSchema, decodeToken, subjects, type Signal } from '@shrooms/protocol';
+import { RefusalEventSchema, SignalSchema, decodeToken, subjects, type Signal } from '@shrooms/protocol';
 import type { Ledger, SignalField, Stored } from '@shrooms/ledger';
 import type { Logger } from '@shrooms/runtime';
 import { z } from 'zod';
@@ -62,19 +62,7 @@ export interface AgentRow {
   dashboardUrl?: string;
 }
 
-const RefusalSchema = z
-  .object({
-    at: z.string(),
-    machine: z.string(),
-    session: z.string(),
-    taskId: z.string(),
-    device: z.string(),
-    from: z.string().optional(),
-    key: z.string(),
-    code: z.number(),
-    message: z.string(),
-  })
-  .loose();
+const RefusalSchema = RefusalEventSchema.partial({ details: true }).loose();
 export type Refusal = z.infer<typeof RefusalSchema>;
 
 export interface Note {

@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import type { Logger } from '@shrooms/runtime';
 import { parsePeersMapFile, type PeersSource } from './map-file.js';
 import { PeersMap, type Identity } from './peers.js';
-import { watchFile } from './watch-file.js';
+import { watchFile } from '@shrooms/runtime';
 import { peersFromWg } from './wg.js';
 
 export interface IdentityOptions {
