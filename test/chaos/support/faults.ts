@@ -32,12 +32,14 @@ export interface FaultRun {
 /** Retries one ask (same message id) until its task is COMPLETED; resolves with that moment. */
 export async function probeUntilCompleted(gatewayUrl: string, session: string, messageId: string, boundMs = 120_000): Promise<number> {
   const deadline = Date.now() + boundMs;
+  let last = '';
   while (Date.now() < deadline) {
     const a = await sendAsk(gatewayUrl, session, messageId, `probe ${messageId}`, { blocking: true, timeoutMs: 40_000 });
     if (a.task?.status.state === 'TASK_STATE_COMPLETED') return Date.now();
+    last = a.task ? a.task.status.state : `${a.error?.kind} ${a.error?.code ?? ''} ${a.error?.message}`;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`probe ${session}:${messageId} did not complete within ${boundMs} ms`);
+  throw new Error(`probe ${session}:${messageId} did not complete within ${boundMs} ms (last answer: ${last})`);
 }
 
 /** Errors that happened before the fault or to requests sent after the recovery (+ grace). */
