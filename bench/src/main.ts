@@ -14,10 +14,12 @@ import { runBench, type BenchResult } from './run.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
-  options: { quick: { type: 'boolean' }, profile: { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  options: { quick: { type: 'boolean' }, profile: { type: 'boolean' }, render: { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
 });
 if (values.help) {
-  process.stdout.write('usage: pnpm bench [--quick] [--profile] [--out DIR]\n\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n');
+  process.stdout.write(
+    'usage: pnpm bench [--quick] [--profile] [--render] [--out DIR]\n\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
+  );
   process.exit(0);
 }
 
@@ -26,15 +28,20 @@ const REPORT = values.out ? join(RESULTS, 'REPORT.md') : join(BENCH_SRC, '..', '
 const log = (line: string) => process.stderr.write(`${line}\n`);
 await mkdir(RESULTS, { recursive: true });
 
-if (values.profile) {
+const readProfile = () => readFile(join(BENCH_SRC, '..', 'results', 'profile.json'), 'utf8').then((t) => JSON.parse(t), () => undefined);
+
+if (values.render) {
+  const result = JSON.parse(await readFile(join(RESULTS, 'latest.json'), 'utf8')) as BenchResult;
+  await writeFile(REPORT, renderReport(result, await readProfile()));
+  log(`wrote ${REPORT} from ${join(RESULTS, 'latest.json')}`);
+} else if (values.profile) {
   const summary = await runProfile(PLANS[values.quick ? 'quick' : 'full'], join(RESULTS, 'profiles'), log);
   await writeFile(join(RESULTS, 'profile.json'), `${JSON.stringify(summary, null, 2)}\n`);
   log(`wrote ${join(RESULTS, 'profile.json')}`);
 } else {
   const result = await runBench(PLANS[values.quick ? 'quick' : 'full'], log);
   await writeFile(join(RESULTS, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
-  const profile = await readFile(join(BENCH_SRC, '..', 'results', 'profile.json'), 'utf8').then((t) => JSON.parse(t), () => undefined);
-  await writeFile(REPORT, renderReport(result as BenchResult, profile));
+  await writeFile(REPORT, renderReport(result as BenchResult, await readProfile()));
   log(`wrote ${join(RESULTS, 'latest.json')} and ${REPORT}`);
 }
 // Child processes and sockets are closed; leave no timer holding the process.

@@ -47,21 +47,22 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
   // `args` makes startNatsServer start its own server even when NATS_URL is set.
   const nats = await startNatsServer({ args: [] });
   const children: Child[] = [];
+  /** Every child is stopped at the end, also when another one failed to start. */
+  const keep = <T extends Child>(p: Promise<T>) => p.then((c) => (children.push(c), c));
   let ours: Ours | undefined;
   try {
     const guard = await cliHasGuard();
     if (!guard) notes.push('The CLI has no `guard` command yet, so ours ran with GATEWAY_GUARD=off: the guard\'s cost is not in these figures.');
     const [o, reference, hop1, hop2, loadgen, idle] = await Promise.all([
-      startOurs(nats, { guard, spread: plan.spreadSessions }),
-      startChild<{ url: string }>('reference', 'arms/reference-server.ts'),
-      startChild('floor hop1', 'arms/floor-responder.ts', ['hop1', nats.url]),
-      startChild('floor hop2', 'arms/floor-responder.ts', ['hop2', nats.url]),
-      startChild('loadgen', 'loadgen/main.ts'),
-      startChild('idle', 'arms/idle.ts'),
+      startOurs(nats, { guard, spread: plan.spreadSessions }).then((x) => (ours = x)),
+      keep(startChild<{ url: string }>('reference', 'arms/reference-server.ts')),
+      keep(startChild('floor hop1', 'arms/floor-responder.ts', ['hop1', nats.url])),
+      keep(startChild('floor hop2', 'arms/floor-responder.ts', ['hop2', nats.url])),
+      keep(startChild('loadgen', 'loadgen/main.ts')),
+      keep(startChild('idle', 'arms/idle.ts')),
     ]);
     ours = o;
-    children.push(reference, hop1, hop2, loadgen, idle);
-    step(`started: ours ${ours.url}${guard ? ' (with guard)' : ''}, reference ${reference.ready.url}, floor hops, load generator`);
+    step(`started: ours ${o.url}${guard ? ' (with guard)' : ''}, reference ${reference.ready.url}, floor hops, load generator`);
     await new Promise((r) => setTimeout(r, 300));
     const idleTsxProcessMb = procMemoryMb(idle.pid)?.hwm ?? null;
     await idle.stop();

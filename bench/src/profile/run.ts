@@ -28,23 +28,29 @@ export async function runProfile(plan: Plan, dir: string, log: (s: string) => vo
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const nats = await startNatsServer({ args: [] });
-  const guard = await cliHasGuard();
-  // Node 20 refuses --cpu-prof in NODE_OPTIONS; a preloaded module starts the profiler instead.
-  const preload = join(dirname(fileURLToPath(import.meta.url)), 'cpu-prof-preload.mjs');
-  const ours = await startOurs(nats, { guard, env: { NODE_OPTIONS: `--import ${preload}`, BENCH_CPU_PROF_DIR: dir } });
-  const pids = ours.pids();
-  const loadgen = await startChild('loadgen', 'loadgen/main.ts');
   const workload: string[] = [];
   let sends = 0;
+  let ours: Awaited<ReturnType<typeof startOurs>> | undefined;
+  let loadgen: Awaited<ReturnType<typeof startChild>> | undefined;
+  let pids: Record<string, number> = {};
+  let guard = false;
   try {
+    guard = await cliHasGuard();
+    // Node 20 refuses --cpu-prof in NODE_OPTIONS; a preloaded module starts the profiler instead.
+    const preload = join(dirname(fileURLToPath(import.meta.url)), 'cpu-prof-preload.mjs');
+    ours = await startOurs(nats, { guard, env: { NODE_OPTIONS: `--import ${preload}`, BENCH_CPU_PROF_DIR: dir } });
+    pids = ours.pids();
+    loadgen = await startChild('loadgen', 'loadgen/main.ts');
+    const lg = loadgen;
     const target = { kind: 'http' as const, url: ours.url };
+    const o = ours;
     const lat = async (job: Omit<LatencyJob, 'type'>, what: string) => {
-      const r = await loadgen.call<{ samples: number[] }>({ type: 'latency', ...job });
+      const r = await lg.call<{ samples: number[] }>({ type: 'latency', ...job });
       workload.push(`${what}: ${r.samples.length}`);
       return r;
     };
     const thr = async (job: Omit<ThroughputJob, 'type'>, what: string) => {
-      const r = await loadgen.call<{ done: number }>({ type: 'throughput', ...job });
+      const r = await lg.call<{ done: number }>({ type: 'throughput', ...job });
       workload.push(`${what}: ${r.done}`);
       sends += r.done;
       return r;
@@ -54,15 +60,15 @@ export async function runProfile(plan: Plan, dir: string, log: (s: string) => vo
     await thr({ target, op: 'send', concurrency: 16, durationMs: 3_000 * k, maxTasks: 1e6, drainTimeoutMs: 0 }, 'blocking SendMessage, 16 at once');
     await thr({ target, op: 'send_nb', concurrency: 64, durationMs: 2_000 * k, maxTasks: 1e6, drainTimeoutMs: 300_000 }, 'non-blocking SendMessage, 64 at once (then drained)');
     await lat({ target, op: 'stream', n: 200 * k, maxMs: 120_000 }, 'SendStreamingMessage, one at a time');
-    await ours.preload(0, 10_000);
-    const shelf = { kind: 'http' as const, url: ours.shelfUrl };
+    await o.preload(0, 10_000);
+    const shelf = { kind: 'http' as const, url: o.shelfUrl };
     await new Promise((r) => setTimeout(r, 2_000));
     await lat({ target: shelf, op: 'get', n: 1_000 * k, maxMs: 120_000, shelf: 10_000 }, 'GetTask (10,000 tasks in the session)');
     await lat({ target: shelf, op: 'list', n: 300 * k, maxMs: 120_000, shelf: 10_000, pageSize: 50 }, 'ListTasks, one page of 50 (10,000 tasks)');
     log(`profile workload done: ${workload.join('; ')}`);
   } finally {
-    await loadgen.stop();
-    await ours.stop();
+    await loadgen?.stop();
+    await ours?.stop();
     await nats.stop();
   }
   const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));

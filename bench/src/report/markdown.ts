@@ -142,7 +142,7 @@ CPU ms per task by process: ${Object.entries((pct(r, 'cpu_ms_per_task')?.context
   s.push(`## What limits each figure\n\n${limits(r)}\n`);
   if (profile) s.push(`## Profile of ours' hot path\n\n${profileFindings(profile)}\n`);
   s.push(`## Changes made to the hot path\n\n${changes()}\n`);
-  s.push(`## Recommendations (not done)\n\n${recommendations(r)}\n`);
+  s.push(`## Recommendations (not done)\n\n${recommendations(r, profile)}\n`);
   s.push(`## How to reproduce\n\n${reproduce()}\n`);
   return s.join('\n');
 }

@@ -69,7 +69,10 @@ retained task here (RSS ${fmt(gwSmall, 0)} MB after ${small.toLocaleString('en')
 measure). That index is bounded only by the ledger's retention (finished tasks kept a week), not by a
 count: \`DEFAULT_LIMITS.retainedTasks\` (200,000) is declared but no bucket applies it. A bridge starting on a
 session with ${large.toLocaleString('en')} finished tasks reads them all once (peak ${fmt(brStart, 0)} MB, against ${fmt(brPeak, 0)} MB for a fresh one);
-since this round it keeps only the open ones while it recovers.`;
+since this round it keeps only the open ones while it recovers. For contrast, the reference holds every
+task in its own heap: ${fmt(v(r, 'rss_after_small_ledger_mb', 'reference'), 0)} MB after the small preload, ${fmt(v(r, 'rss_after_large_ledger_mb', 'reference'), 0)} MB after the large one (peak ${fmt(v(r, 'peak_rss_mb', 'reference'), 0)} MB). Ours keeps
+task bodies in nats-server's file store (its process peaked at ${fmt(r.memory.peaksMb.nats_server ?? null, 0)} MB, shared with the floor), bounded by
+the bucket's retention (a week) — again not by a size or count limit.`;
 }
 
 function spreadSentence(r: BenchResult): string {
@@ -157,7 +160,7 @@ What the profile says is avoidable:
   what the changes below do. Batching inside nats.js would need a client change.
 - **Decoding whole tasks to look at their state**: \`KvEntry.json()\` on every watched and read entry (the
   gateway decodes each change of every task of the machine to keep its index). A listing index that
-  needs only state, context and times could be fed from a smaller value (see recommendations).
+  needs only state, context and times could be fed from a smaller value (recommendation 9).
 - **The listing index walk** (\`page\` in task-index) was the gateway's largest function of our own code
   before this round; it is now bounded by the page.
 - **Module loading under tsx** is a start-up cost only (compileSourceTextModule, the esm hooks), not in
@@ -189,16 +192,23 @@ client that goes away while its task is being delivered ends the wait right afte
 instead of at the task's end — nobody reads that answer.`;
 }
 
-export function recommendations(r: BenchResult): string {
+export function recommendations(r: BenchResult, p?: ProfileReport): string {
   void r;
+  const share = (role: string, name: string) => p?.processes[role]?.topSelf.filter((x) => x.name.startsWith(name)).reduce((a, b) => a + b.pct, 0) ?? null;
+  const errShare = (role: string) => {
+    const a = share(role, 'RequestError');
+    const b = share(role, 'TimeoutError');
+    return a === null || b === null ? '–' : `${fmt(a + b, 0)}%`;
+  };
   return `In order of what they would buy (owners' code, so not done here):
 
 1. **libs/runtime: a static import in \`requestJson\`, and \`noAsyncTraces: true\` in \`connectNats\`.**
    \`requestJson\` does \`await import('@nats-io/nats-core')\` on every call to get \`headers()\`; under tsx (how
-   the CLI runs the services) every such import goes through the loader hooks on another thread — about
-   0.5 ms of the gateway's CPU per send in the profile, on the critical path of the delivery and of the
+   the CLI runs the services) every such import goes through the loader hooks on another thread — roughly
+   0.4 ms of the gateway's CPU per send in the profile, on the critical path of the delivery and of the
    guard's admit. And nats.js builds a \`RequestError\` and a \`TimeoutError\` with a stack trace for every
-   request so that a failure shows the caller's stack (6–8% of each process's busy time); the connection
+   request so that a failure shows the caller's stack (in the profile: ${errShare('gateway')} of the gateway's busy time,
+   ${errShare('bridge')} of the bridge's, ${errShare('guard')} of the guard's — every KV read is a request); the connection
    option \`noAsyncTraces: true\` turns that off, at the price of that stack on a NATS timeout. Tried
    together in a copy of the repository (ours alone, 5 alternating runs each, same load): blocking p50
    10.7–11.9 ms → 7.3–8.8 ms, about a quarter off; tasks/s up by a similar share. Each alone moved less.
@@ -222,7 +232,12 @@ export function recommendations(r: BenchResult): string {
    harmless at the default 50, quadratic when the limit is raised as this run does.
 8. **The guard window under a raised limit** holds every admitted id for the whole window (14 KB per admit
    after ~2,000 tasks with the default hour): fine at the default 30, not at large limits; a count per
-   time bucket would keep it constant.`;
+   time bucket would keep it constant.
+9. **Followers that need the state, not the task.** The gateway's listing index and each bridge's watch
+   decode the whole task (history, artifacts) on every change of every task they follow, and a bridge
+   starting on a long session reads its whole history once (see the start-up figures). A small second
+   value per task (state, context, times) under its own key prefix — or the state in a message header —
+   would let them follow that instead. (libs/ledger, with the gateway and bridge owners)`;
 }
 
 export function reproduce(): string {
