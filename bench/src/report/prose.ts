@@ -125,6 +125,10 @@ export function limits(r: BenchResult): string {
   sorts all tasks of the tenant on every call.
 - **Memory:** peak RSS (VmHWM from /proc) includes module loading under tsx and whatever heap V8 chose
   to keep; it is an upper bound, not live data. The gateway's growth with history is its listing index.
+- **How ours runs:** from its TypeScript sources under tsx, as the CLI (\`shrooms-agent\`, \`startMesh\`) runs
+  it. Under tsx every dynamic \`import()\` crosses to the loader-hook thread, which the per-request import in
+  \`requestJson\` pays on each delivery and guard admit (recommendation 1); a build run from \`dist/\` would
+  pay less of it. The reference and the floor run under tsx too, but make no such imports.
 - **What is not measured:** clients on other machines (everything is loopback), a replicated (R3)
   ledger, real harnesses (the echo harness answers at once), and the full run's 100,000 tasks in the
   quick run.`;
