@@ -66,18 +66,25 @@ describe('the Claude Code harness', () => {
     expect(rec.seen.permissions).toEqual([]);
   });
 
-  it('relays a permission prompt; allowing it lets task_update run with the task id', async () => {
-    const turn = claude.send('t3', `${HEADER}\n${useTool('task_update', { task: '$TASK', status: 'done', text: 'all good' })}`);
-    await rec.until((s) => s.permissions.length === 1);
-    const p = rec.seen.permissions[0]!;
-    expect(p).toMatchObject({ tool: 'mcp__shrooms__task_update', input: { task: 'harness-test:m-42', status: 'done', text: 'all good' } });
-    expect(claude.state).toBe('waiting');
-    expect(mcp.calls.some((c) => c.tool === 'task_update')).toBe(false);
-    claude.answerPermission(p.id, true);
-    const r = await turn;
+  it('runs task_update without asking: it is the session\'s own bookkeeping', async () => {
+    const r = await claude.send('t3a', `${HEADER}\n${useTool('task_update', { task: '$TASK', status: 'done', text: 'all good' })}`);
     expect(r).toMatchObject({ status: 'completed' });
     expect(r.text).toContain('task harness-test:m-42 is now done');
     expect(mcp.calls).toContainEqual({ tool: 'task_update', args: { task: 'harness-test:m-42', status: 'done', text: 'all good' } });
+    expect(rec.seen.permissions).toEqual([]);
+  });
+
+  it('relays a permission prompt for ask_agent; allowing it lets the call run', async () => {
+    const turn = claude.send('t3', `${HEADER}\n${useTool('ask_agent', { to: 'laptop/webapp', text: 'run the tests' })}`);
+    await rec.until((s) => s.permissions.length === 1);
+    const p = rec.seen.permissions[0]!;
+    expect(p).toMatchObject({ tool: 'mcp__shrooms__ask_agent', input: { to: 'laptop/webapp', text: 'run the tests' } });
+    expect(claude.state).toBe('waiting');
+    expect(mcp.calls.some((c) => c.tool === 'ask_agent')).toBe(false);
+    claude.answerPermission(p.id, true);
+    const r = await turn;
+    expect(r).toMatchObject({ status: 'completed' });
+    expect(mcp.calls.some((c) => c.tool === 'ask_agent' && (c.args as { to: string }).to === 'laptop/webapp')).toBe(true);
     expect(rec.seen.states.slice(-3)).toEqual(['waiting', 'busy', 'idle']);
   });
 

@@ -22,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { access, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { claudeCommand } from './binaries.js';
+import { ProcessHarness } from './process-harness.js';
 import { JsonlChild, within, type ChildExit } from './child.js';
 import { inheritedEnv, MODEL_ENV, modelSetting } from './env.js';
 import type { Harness, HarnessOptions, HarnessState, TurnResult } from './types.js';
@@ -65,11 +66,8 @@ interface StoredSession {
 
 type Event = Record<string, unknown> & { type?: string; subtype?: string };
 
-export class ClaudeHarness implements Harness {
+export class ClaudeHarness extends ProcessHarness implements Harness {
   readonly kind = 'claude' as const;
-  private _state: HarnessState = 'starting';
-  private proc?: JsonlChild;
-  private starting?: Promise<void>;
   private turn?: Turn;
   /** Claude Code is running a turn of its own (a background command finished). */
   private ownTurnRunning = false;
@@ -81,41 +79,8 @@ export class ClaudeHarness implements Harness {
   private respawning = false;
   /** The process that answered `initialize`; one that never did ends in a rejected `start()`, not an `exit`. */
   private readyProc?: JsonlChild;
-  private _sessionId?: string;
 
-  constructor(private readonly opts: HarnessOptions) {}
-
-  get state(): HarnessState {
-    return this._state;
-  }
-
-  /** Claude Code's session id (known once started). */
-  get sessionId(): string | undefined {
-    return this._sessionId;
-  }
-
-  /** The CLI's process id while it runs. */
-  get pid(): number | undefined {
-    return this.proc?.alive ? this.proc.pid : undefined;
-  }
-
-  private get log() {
-    return this.opts.log;
-  }
-
-  private setState(s: HarnessState): void {
-    if (s === this._state) return;
-    this._state = s;
-    this.opts.events.state?.(s);
-  }
-
-  start(): Promise<void> {
-    if (this.proc?.alive && this._state !== 'starting') return Promise.resolve();
-    this.starting ??= this.spawnAndWait().finally(() => (this.starting = undefined));
-    return this.starting;
-  }
-
-  private async spawnAndWait(): Promise<void> {
+  protected async spawnAndWait(): Promise<void> {
     this.setState('starting');
     const { args, env } = await this.prepare();
     const cmd = claudeCommand(env);

@@ -24,6 +24,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { piCommand } from './binaries.js';
+import { ProcessHarness } from './process-harness.js';
 import { JsonlChild, within, type ChildExit } from './child.js';
 import { inheritedEnv, MODEL_ENV, modelSetting } from './env.js';
 import type { Harness, HarnessOptions, HarnessState, TurnResult } from './types.js';
@@ -50,52 +51,16 @@ interface Turn {
 type Event = Record<string, unknown> & { type?: string };
 type Message = { role?: string; content?: unknown; stopReason?: string; errorMessage?: string };
 
-export class PiHarness implements Harness {
+export class PiHarness extends ProcessHarness implements Harness {
   readonly kind = 'pi' as const;
-  private _state: HarnessState = 'starting';
-  private proc?: JsonlChild;
   private readyProc?: JsonlChild;
-  private starting?: Promise<void>;
   private turn?: Turn;
   private readonly rpcs = new Map<string, { resolve(r: Event): void; reject(e: Error): void }>();
   private rpcSeq = 0;
   private respawning = false;
-  private _sessionId?: string;
   private sessionFile?: string;
 
-  constructor(private readonly opts: HarnessOptions) {}
-
-  get state(): HarnessState {
-    return this._state;
-  }
-
-  /** pi's session id (known once started). */
-  get sessionId(): string | undefined {
-    return this._sessionId;
-  }
-
-  /** The CLI's process id while it runs. */
-  get pid(): number | undefined {
-    return this.proc?.alive ? this.proc.pid : undefined;
-  }
-
-  private get log() {
-    return this.opts.log;
-  }
-
-  private setState(s: HarnessState): void {
-    if (s === this._state) return;
-    this._state = s;
-    this.opts.events.state?.(s);
-  }
-
-  start(): Promise<void> {
-    if (this.proc?.alive && this._state !== 'starting') return Promise.resolve();
-    this.starting ??= this.spawnAndWait().finally(() => (this.starting = undefined));
-    return this.starting;
-  }
-
-  private async spawnAndWait(): Promise<void> {
+  protected async spawnAndWait(): Promise<void> {
     this.setState('starting');
     const { args, env } = await this.prepare();
     const cmd = piCommand(env);
