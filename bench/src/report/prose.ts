@@ -83,9 +83,8 @@ function spreadSentence(r: BenchResult): string {
   const spread = v(r, key, 'ours');
   const one = v(r, `tasks_per_s_c${c}_blocking`, 'ours');
   const gain = div(spread, one);
-  return gain !== null && gain >= 1.2
-    ? `Spread over ${n} sessions, ours serves ${fmt(gain, 1)}× what one session does (${fmt(spread, 0)} against ${fmt(one, 0)} tasks/s).`
-    : `Spread over ${n} sessions ours did not serve more here (${fmt(spread, 0)} against ${fmt(one, 0)} tasks/s for one): the CPU, not the session, was the limit on this machine.`;
+  if (gain !== null && gain >= 1.5) return `Spread over ${n} sessions, ours serves ${fmt(gain, 1)}× what one session does (${fmt(spread, 0)} against ${fmt(one, 0)} tasks/s).`;
+  return `Spread over ${n} sessions ours served ${gain !== null && gain >= 1 ? 'hardly' : 'no'} more here (${fmt(spread, 0)} against ${fmt(one, 0)} tasks/s for one): on this machine the CPU, not the session, was the limit.`;
 }
 
 function listSentence(r: BenchResult): string {
