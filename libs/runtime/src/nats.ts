@@ -23,6 +23,8 @@ export async function connectNats(
     reconnectTimeWait: 250,
     waitOnFirstConnect: true,
     pingInterval: 10_000,
+    // Without this nats.js builds two errors with stack traces per request (a tenth of the CPU).
+    noAsyncTraces: true,
     ...(extra.inboxPrefix ? { inboxPrefix: extra.inboxPrefix } : {}),
   };
   if (config.NATS_USER) Object.assign(opts, { user: config.NATS_USER, pass: config.NATS_PASS });

@@ -1,5 +1,5 @@
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
 import { ShroomsError, fromWireError, toWireError, type WireError } from '@shrooms/protocol';
 import type { Logger } from 'pino';
 import { SpanKind, contextFromTraceparent, inSpan, traceHeaders } from './telemetry.js';
@@ -79,8 +79,7 @@ export async function requestJson<Res>(
 ): Promise<Res> {
   let reply;
   try {
-    const { headers } = await import('@nats-io/nats-core');
-    const h = headers();
+    const h = natsHeaders();
     for (const [k, v] of Object.entries({ ...traceHeaders(), ...opts.headers })) h.set(k, v);
     reply = await nc.request(subject, JSON.stringify(body), { timeout: opts.timeoutMs, headers: h });
   } catch {
