@@ -29,14 +29,20 @@ export interface FaultRun {
   strayErrors: AskError[];
 }
 
-/** Retries one ask (same message id) until its task is COMPLETED; resolves with that moment. */
+/**
+ * Retries one ask (same message id) until its task is COMPLETED; resolves with that moment. A probe
+ * task that ended otherwise (canceled by expiry while the session was stuck) is replaced by a new one.
+ */
 export async function probeUntilCompleted(gatewayUrl: string, session: string, messageId: string, boundMs = 120_000): Promise<number> {
   const deadline = Date.now() + boundMs;
   let last = '';
-  while (Date.now() < deadline) {
-    const a = await sendAsk(gatewayUrl, session, messageId, `probe ${messageId}`, { blocking: true, timeoutMs: 40_000 });
-    if (a.task?.status.state === 'TASK_STATE_COMPLETED') return Date.now();
-    last = a.task ? a.task.status.state : `${a.error?.kind} ${a.error?.code ?? ''} ${a.error?.message}`;
+  let id = messageId;
+  for (let n = 1; Date.now() < deadline; ) {
+    const a = await sendAsk(gatewayUrl, session, id, `probe ${id}`, { blocking: true, timeoutMs: 40_000 });
+    const state = a.task?.status.state;
+    if (state === 'TASK_STATE_COMPLETED') return Date.now();
+    if (state === 'TASK_STATE_CANCELED' || state === 'TASK_STATE_FAILED' || state === 'TASK_STATE_REJECTED') id = `${messageId}-${++n}`;
+    last = a.task ? `${id} ${state}` : `${a.error?.kind} ${a.error?.code ?? ''} ${a.error?.message}`;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`probe ${session}:${messageId} did not complete within ${boundMs} ms (last answer: ${last})`);
