@@ -205,11 +205,11 @@ describe('a2a', () => {
     expect(json(after.stdout).schedules.map((x: { id: string }) => x.id)).not.toContain(s.id);
   });
 
-  it('schedule without a scheduler reachable says it is not running (exit 1)', async () => {
-    const r = await mesh.cli(['a2a', 'schedule', 'list'], { NATS_URL: 'nats://127.0.0.1:1' });
+  it('schedule with the gateway unreachable says what to do in one line (exit 1)', async () => {
+    const r = await mesh.cli(['a2a', 'schedule', 'list', '--gateway', 'http://127.0.0.1:1']);
     expect(r.code).toBe(1);
     expect(oneLine(r.stderr)).toBe(true);
-    expect(r.stderr).toMatch(/the scheduler is not running .*\[SCHEDULER_UNAVAILABLE\]/);
+    expect(r.stderr).toMatch(/cannot reach the gateway at http:\/\/127\.0\.0\.1:1/);
   });
 });
 

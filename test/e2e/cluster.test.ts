@@ -7,7 +7,7 @@
  * every service still answers `$SRV.INFO`.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -153,6 +153,7 @@ beforeAll(async () => {
     }
   }
   // The bridge of machine laptop with its own least-privilege user (it binds to the ledger only).
+  await mkdir(join(tmp, SESSION), { recursive: true });
   await start('bridge', CLI, ['bridge', '--harness', 'echo', '--session', SESSION, '--cwd', join(tmp, SESSION)], { ...base, ...as('bridge', 'NATS_BRIDGE_PASSWORD'), GATEWAY_URL: gatewayUrl, BRIDGE_STATE_DIR: join(tmp, 'state') }, /bridge ready/);
   expected.push(SERVICE_NAMES.bridge);
   admin = await connect({ servers: cluster.url.split(','), user: 'admin', pass: passwords.NATS_ADMIN_PASSWORD, maxReconnectAttempts: -1, reconnectTimeWait: 250 });

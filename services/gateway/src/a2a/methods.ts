@@ -15,7 +15,7 @@ import {
 } from '@shrooms/protocol';
 import { z as zod } from 'zod';
 import type { Stored } from '@shrooms/ledger';
-import { META } from '@shrooms/protocol';
+import { META, parseAgent } from '@shrooms/protocol';
 import { SpanKind, contextFromTraceparent, inSpan, trace, type Context } from '@shrooms/runtime';
 import type { z } from 'zod';
 import type { Caller } from '../tasks/caller.js';
@@ -153,8 +153,11 @@ async function dispatch(method: string, params: unknown, ctx: MethodContext): Pr
  */
 async function scheduleMethod(method: string, params: unknown, ctx: MethodContext): Promise<unknown> {
   if (!ctx.schedules) throw new ShroomsError('SCHEDULER_UNAVAILABLE', 'the scheduler is not running (this gateway has no scheduler client)');
-  const origin = { device: ctx.caller.device, ...(ctx.caller.from ? { from: ctx.caller.from } : {}) };
-  const p = { ...((params ?? {}) as Record<string, unknown>), origin };
+  // The device is the verified one; the session may be claimed in metadata or in `origin.from`.
+  const raw = (params ?? {}) as Record<string, unknown> & { origin?: { from?: unknown } };
+  const claimed = ctx.caller.from ?? (typeof raw.origin?.from === 'string' && parseAgent(raw.origin.from) ? raw.origin.from : undefined);
+  const origin = { device: ctx.caller.device, ...(claimed ? { from: claimed } : {}) };
+  const p = { ...raw, origin };
   try {
     if (method === 'CreateSchedule') return await ctx.schedules.create(CreateScheduleRequestSchema.parse(p));
     if (method === 'ListSchedules') return await ctx.schedules.list(ListSchedulesRequestSchema.parse(p));

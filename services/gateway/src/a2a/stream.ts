@@ -27,8 +27,10 @@ export function openTaskStream(live: LiveTasks, key: string, start: () => Promis
     queue.push(s);
     wake?.();
   });
+  const stopRefresh = live.refreshEvery(key);
   const close = () => {
     closed = true;
+    stopRefresh();
     unlisten();
     wake?.();
   };

@@ -8,6 +8,9 @@ import { TaskIndex, type Ledger, type LedgerEntry, type Stored } from '@shrooms/
 
 type Listener = (s: Stored) => void;
 
+/** How often a waiting request reads its task itself, in case the watch stalls (ms). */
+export const LIVE_REFRESH_MS = 2_000;
+
 export class LiveTasks {
   readonly index = new TaskIndex();
   private listeners = new Map<string, Set<Listener>>();
@@ -39,6 +42,24 @@ export class LiveTasks {
     const session = sessionOfKey(s.key);
     this.index.upsertTask(s.key, session, s.entry.task);
     for (const l of this.listeners.get(s.key) ?? []) l(s);
+  }
+
+  /**
+   * Reads `key` every `everyMs` and hands what it finds to the key's listeners (who skip what they
+   * have seen). A backstop for the watch: after a stream leader's failover a KV watch can stall for
+   * a while before it resumes, and a waiting client must not wait with it.
+   */
+  refreshEvery(key: string, everyMs = LIVE_REFRESH_MS): () => void {
+    const timer = setInterval(() => {
+      this.ledger.get(key).then(
+        (s) => {
+          if (s) for (const l of this.listeners.get(key) ?? []) l(s);
+        },
+        () => {},
+      );
+    }, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** Calls `fn` for every change of `key` until the returned function is called. */
@@ -75,6 +96,7 @@ export class LiveTasks {
       if (done(s.entry)) resolve(s);
     });
     const timer = setTimeout(() => resolve(latest), timeoutMs);
+    const stopRefresh = this.refreshEvery(key);
     const onAbort = () => resolve(latest);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -84,6 +106,7 @@ export class LiveTasks {
       return await result;
     } finally {
       clearTimeout(timer);
+      stopRefresh();
       unlisten();
       signal?.removeEventListener('abort', onAbort);
     }
