@@ -237,7 +237,7 @@ describe('kill -9 under a steady load of asks', () => {
     expect(tasks.map((t) => t.id).sort()).toEqual(want.sort());
   });
 
-  it('keeps serving and loses nothing when the node leading the ledger is killed (3-node cluster)', async () => {
+  it('loses no acknowledged task when the node leading the ledger is killed (3-node cluster)', async () => {
     let victim = '';
     const fault: Fault = {
       what: 'nats node',
