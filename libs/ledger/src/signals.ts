@@ -57,7 +57,11 @@ export class SignalField {
   async list(machine?: string, now = Date.now()): Promise<SignalView[]> {
     const out: SignalView[] = [];
     const filter = machine ? keys.tasksOfMachine(machine) : '>';
+    // A key renewed while the listing runs can be listed twice: take each once.
+    const seen = new Set<string>();
     for await (const k of await this.kv.keys(filter)) {
+      if (seen.has(k)) continue;
+      seen.add(k);
       const e = await this.kv.get(k);
       if (!e || e.operation !== 'PUT' || e.value.length === 0) continue;
       const v = view(e.json<unknown>(), now);
