@@ -11,10 +11,7 @@
 import { Kvm, type KV, type KvEntry, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
-import { isUndoneJetStreamError, retryJetStream } from '@shrooms/runtime';
-
-/** Writes are sent again only when they surely did not happen (a timeout may have stored them). */
-const WRITE = { retryIf: isUndoneJetStreamError };
+import { isTransientJetStreamError, retryJetStream } from '@shrooms/runtime';
 import type { LedgerEntry, Stored } from './entry.js';
 
 export interface LedgerOptions {
@@ -67,12 +64,35 @@ export class Ledger {
   async create(key: string, entry: LedgerEntry): Promise<Stored | null> {
     const data = this.encode(entry);
     try {
-      const revision = await retryJetStream(() => this.kv.create(key, data), WRITE);
+      const revision = await this.write(key, data, 0);
+      if (revision === null) return null;
       this.remember(key, revision, data);
       return { key, revision, entry };
     } catch (err) {
       if (isExists(err)) return null;
       throw err;
+    }
+  }
+
+  /**
+   * One write: a create (`expected` 0) or a compare-and-set on `expected`. Returns the new revision,
+   * or null when the key has moved on (someone else wrote). A write that fails ambiguously — a
+   * timeout while a stream leader is being elected — may have been stored: it is read back, and
+   * sent again only when it surely was not, so a worker's result is neither lost nor applied twice.
+   */
+  private async write(key: string, data: Uint8Array, expected: number): Promise<number | null> {
+    let delay = 100;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return expected === 0 ? await this.kv.create(key, data) : await this.kv.update(key, data, expected);
+      } catch (err) {
+        const moved = isWrongSequence(err) || isExists(err);
+        if (!moved && (!isTransientJetStreamError(err) || attempt >= 8)) throw err;
+        if (!moved) await new Promise((r) => setTimeout(r, (delay = Math.min(delay * 2, 2_000))));
+        const now = await retryJetStream(() => this.kv.get(key)).catch(() => undefined);
+        if (now && now.operation === 'PUT' && sameBytes(now.value, data)) return now.revision;
+        if (moved || (now && now.revision !== expected)) return null;
+      }
     }
   }
 
@@ -92,13 +112,11 @@ export class Ledger {
       if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${key}`);
       const next = change(cur.entry);
       if (!next) return cur;
-      try {
-        const data = this.encode(next);
-        const revision = await this.kv.update(key, data, cur.revision);
+      const data = this.encode(next);
+      const revision = await this.write(key, data, cur.revision);
+      if (revision !== null) {
         this.remember(key, revision, data);
         return { key, revision, entry: next };
-      } catch (err) {
-        if (!isWrongSequence(err)) throw err;
       }
     }
     throw new ShroomsError('INTERNAL', `task ${key} changed too often to update; retry`);
@@ -121,15 +139,16 @@ export class Ledger {
     } catch {
       return null;
     }
-    try {
-      const revision = await this.kv.update(key, data, known.revision);
-      this.remember(key, revision, data);
-      return { key, revision, entry: next };
-    } catch (err) {
+    const revision = await this.write(key, data, known.revision).catch((err: unknown) => {
       this.written.delete(key);
-      if (isWrongSequence(err)) return null;
       throw err;
+    });
+    if (revision === null) {
+      this.written.delete(key);
+      return null;
     }
+    this.remember(key, revision, data);
+    return { key, revision, entry: next };
   }
 
   /** Remembers the bytes written (not the object, which callers may change), newest last. */
@@ -186,6 +205,10 @@ function decode(e: KvEntry | null): Stored | null {
   if (e.key.startsWith('_health.')) return null;
   const entry = e.json<LedgerEntry>();
   return entry && typeof entry === 'object' && entry.task ? { key: e.key, revision: e.revision, entry } : null;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
 }
 
 function isWrongSequence(err: unknown): boolean {
