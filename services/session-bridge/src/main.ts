@@ -68,7 +68,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
   );
   watchdog.start();
   const svc = await registerBridgeService(bridge);
-  const stopPresence = startPresence(bridge);
+  const stopPresence = await startPresence(bridge);
   const health = await startHealthServer({
     host: config.HEALTH_HOST,
     port: config.HEALTH_PORT,

@@ -4,7 +4,7 @@
  */
 import type { Bridge } from './bridge.js';
 
-export function startPresence(bridge: Bridge): () => Promise<void> {
+export async function startPresence(bridge: Bridge): Promise<() => Promise<void>> {
   const { signals, config, log } = bridge.d;
   let last = 0;
   let pending: NodeJS.Timeout | undefined;
@@ -16,7 +16,7 @@ export function startPresence(bridge: Bridge): () => Promise<void> {
   };
   const renew = () => {
     last = Date.now();
-    signals
+    return signals
       .renew({
         machine: bridge.machine,
         session: bridge.session,
@@ -36,13 +36,13 @@ export function startPresence(bridge: Bridge): () => Promise<void> {
     if (pending) return;
     pending = setTimeout(() => {
       pending = undefined;
-      renew();
+      void renew();
     }, Math.max(0, 200 - (Date.now() - last)));
   };
   bridge.on.change.add(onChange);
-  const timer = setInterval(renew, Math.max(1000, Math.floor(signals.ttlMs / 3)));
+  const timer = setInterval(() => void renew(), Math.max(1000, Math.floor(signals.ttlMs / 3)));
   timer.unref();
-  renew();
+  await renew(); // the session is known to the mesh before the bridge says it is ready
   return async () => {
     clearInterval(timer);
     if (pending) clearTimeout(pending);
