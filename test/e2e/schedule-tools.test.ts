@@ -1,0 +1,57 @@
+/**
+ * Scheduling from a session's MCP tools against a running scheduler: create, list, cancel; a
+ * schedule fires its task through the normal path, and a cancelled one fires no more.
+ */
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CLI, REPO_ROOT, eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
+
+let mesh: Mesh;
+let client: Client;
+
+beforeAll(async () => {
+  mesh = await startMesh({ scheduler: true, sessions: [{ name: 'demo' }] });
+  const env = Object.fromEntries(
+    Object.entries({ ...process.env, ...mesh.env, SHROOMS_GATEWAY_URL: mesh.gatewayUrl, SHROOMS_AGENT_SESSION: 'planner' }).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
+  client = new Client({ name: 'e2e', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, CLI), 'mcp'], env, cwd: REPO_ROOT, stderr: 'pipe' }));
+});
+afterAll(async () => {
+  await client?.close();
+  await mesh?.stop();
+});
+
+const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as any;
+const soon = (ms: number) => new Date(Date.now() + ms).toISOString();
+
+it('creates, lists and cancels schedules with the MCP tools; only the live one fires', async () => {
+  const fires = await call('schedule_task', { to: `${mesh.machine}/demo`, text: 'fires once', at: soon(3000) });
+  expect(fires.isError, JSON.stringify(fires)).toBeFalsy();
+  const staysAt = soon(6000);
+  const stays = await call('schedule_task', { to: `${mesh.machine}/demo`, text: 'never fires', at: staysAt });
+  const firesId = fires.structuredContent.schedule.id as string;
+  const staysId = stays.structuredContent.schedule.id as string;
+
+  const listed = await call('list_schedules', { mine: true });
+  expect(listed.structuredContent.schedules.map((s: { id: string }) => s.id)).toEqual(expect.arrayContaining([firesId, staysId]));
+
+  const canceled = await call('cancel_schedule', { id: staysId });
+  expect(canceled.structuredContent.schedule.state).toBe('canceled');
+  expect((await call('list_schedules', {})).structuredContent.schedules.map((s: { id: string }) => s.id)).not.toContain(staysId);
+
+  // The live schedule's occurrence becomes an ordinary task of the session, once.
+  const fired = await eventually(async () => {
+    const tasks = (await rpc(`${mesh.gatewayUrl}/a2a/demo`, 'ListTasks', { pageSize: 50 })).result.tasks;
+    const mine = tasks.filter((t: any) => t.metadata['shrooms/schedule'] === firesId);
+    return mine.length ? mine : undefined;
+  }, 30_000);
+  expect(fired).toHaveLength(1);
+  // Past the canceled one's time, it has produced nothing.
+  await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(staysAt) - Date.now()) + 3000));
+  const all = (await rpc(`${mesh.gatewayUrl}/a2a/demo`, 'ListTasks', { pageSize: 100 })).result.tasks;
+  expect(all.filter((t: any) => t.metadata['shrooms/schedule'] === staysId)).toEqual([]);
+  expect(all.filter((t: any) => t.metadata['shrooms/schedule'] === firesId)).toHaveLength(1);
+});
