@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { natsServerBinary, REPO_ROOT, startNatsServer, wrap, type ServiceProcess } from '@shrooms/testing';
+import type { ServiceProcess } from '@shrooms/testing';
 import type { Command } from './types.js';
 
 const HELP = `usage: shrooms-agent up [--port 7387] [--nats-port N] [--session demo] [--no-guard] [--no-scheduler]
@@ -42,6 +42,8 @@ export const upCommand: Command = {
       process.stdout.write(HELP);
       return 0;
     }
+    // Loaded only here: every other command starts without the local-mesh helpers.
+    const { natsServerBinary, REPO_ROOT, startNatsServer, wrap } = await import('@shrooms/testing');
     const bin = natsServerBinary();
     if (!process.env.NATS_URL && bin === 'nats-server' && !onPath('nats-server')) {
       process.stderr.write('nats-server is not installed. Install it with:  sudo apt-get install -y nats-server\n');
