@@ -15,6 +15,8 @@ export interface TaskSummary {
   statusAt: number;
   /** When the task was asked, ms since epoch (expiry counts from here). */
   createdAt: number;
+  /** The ledger entry's version: an older one never replaces a newer one. */
+  v: number;
 }
 
 interface Slot extends TaskSummary {
@@ -49,7 +51,11 @@ class SessionTasks {
 
   upsert(s: TaskSummary): void {
     const cur = this.byKey.get(s.key);
-    if (cur && cur.statusAt === s.statusAt && cur.state === s.state) return;
+    if (cur && s.v < cur.v) return;
+    if (cur && cur.statusAt === s.statusAt && cur.state === s.state) {
+      cur.v = s.v;
+      return;
+    }
     if (cur) {
       cur.seq = -1; // left in `order` as a tombstone, skipped and compacted later
       this.stale++;
@@ -122,12 +128,12 @@ class SessionTasks {
 export class TaskIndex {
   private sessions = new Map<string, SessionTasks>();
 
-  upsertTask(key: string, session: string, task: Task): void {
+  upsertTask(key: string, session: string, task: Task, v = 0): void {
     let st = this.sessions.get(session);
     if (!st) this.sessions.set(session, (st = new SessionTasks()));
     const statusAt = Date.parse(task.status.timestamp ?? '') || 0;
     const createdAt = Date.parse(String(task.metadata?.[META.createdAt] ?? '')) || statusAt;
-    st.upsert({ key, session, contextId: task.contextId, state: task.status.state, statusAt, createdAt });
+    st.upsert({ key, session, contextId: task.contextId, state: task.status.state, statusAt, createdAt, v });
   }
 
   remove(key: string, session: string): void {

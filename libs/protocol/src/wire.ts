@@ -28,7 +28,8 @@ export const DeliverRequestSchema = z.object({
 export type DeliverRequest = z.infer<typeof DeliverRequestSchema>;
 
 export const TaskReplySchema = z.union([
-  z.object({ ok: z.literal(true), task: TaskSchema, created: z.boolean().optional() }),
+  /** `v`: the ledger entry's version of `task` (deliver answers it, so the gateway need not read it back). */
+  z.object({ ok: z.literal(true), task: TaskSchema, v: z.number().int().optional(), created: z.boolean().optional() }),
   z.object({ ok: z.literal(false), error: z.object({ key: z.string(), message: z.string(), details: z.record(z.string(), z.union([z.string(), z.number()])).optional() }) }),
 ]);
 export type TaskReply = z.infer<typeof TaskReplySchema>;

@@ -140,12 +140,13 @@ export class Bridge {
 
   // ---- the endpoints ----------------------------------------------------------------------------
 
-  async deliver(req: DeliverRequest): Promise<Task> {
+  /** Takes a message into the ledger; returns the task as stored and its entry version. */
+  async deliver(req: DeliverRequest): Promise<{ task: Task; v: number }> {
     if (req.machine !== this.machine || req.session !== this.session) {
       throw new ShroomsError('SESSION_NOT_FOUND', `this bridge serves ${this.machine}/${this.session}`);
     }
     const permission = req.taskId ? await this.serial.run(() => this.answerPermission(req)) : undefined;
-    if (permission) return permission;
+    if (permission) return { task: permission.entry.task, v: permission.entry.v };
     const result = await this.serial.run(async () => {
       if (!req.taskId) this.checkRoom();
       const key = req.taskId ? '' : this.d.ledger.key(this.machine, this.session, req.message.messageId);
@@ -165,7 +166,7 @@ export class Bridge {
       return r;
     });
     void this.pump();
-    return result.stored.entry.task;
+    return { task: result.stored.entry.task, v: result.stored.entry.v };
   }
 
   async cancel(req: CancelRequest): Promise<Task> {
@@ -248,7 +249,7 @@ export class Bridge {
   }
 
   /** An answer to a task waiting on a permission prompt goes to the prompt, and the task works on. */
-  private async answerPermission(req: DeliverRequest): Promise<Task | undefined> {
+  private async answerPermission(req: DeliverRequest): Promise<Stored | undefined> {
     const key = localTaskKey(this.d.ledger, this.machine, this.session, req.taskId!);
     const cur = await this.d.ledger.get(key);
     const pending = cur?.entry.task.metadata?.[META.permission] as { id?: string } | undefined;
@@ -257,7 +258,7 @@ export class Bridge {
     const stored = await this.d.ledger.transition(key, (e) => resumeWorking(e, req.message, new Date()));
     this.harness.answerPermission(pending.id, allow);
     this.log.info({ task_id: cur.entry.task.id, allow }, 'permission prompt answered');
-    return stored.entry.task;
+    return stored;
   }
 
   // ---- the queue --------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ export class LiveTasks {
   /** Folds a stored entry into the index (also used for read-your-writes after a send). */
   apply(s: Stored): void {
     const session = sessionOfKey(s.key);
-    this.index.upsertTask(s.key, session, s.entry.task);
+    this.index.upsertTask(s.key, session, s.entry.task, s.entry.v);
     for (const l of this.listeners.get(s.key) ?? []) l(s);
   }
 

@@ -154,6 +154,13 @@ export class TaskService {
         timeoutMs: this.d.limits.deliveryAckMs,
         unavailable: requestTimeoutError('BRIDGE_UNAVAILABLE', `${this.machine}/${session}`),
       });
+      // The bridge answers the task as stored, with its version: no need to read it back. Later
+      // changes reach waiters and streams through the watch (they skip versions they have seen).
+      if (typeof reply.v === 'number') {
+        const stored: Stored = { key, revision: 0, entry: { v: reply.v, task: reply.task, events: [] } };
+        this.d.live.apply(stored);
+        return stored;
+      }
       const fresh = await this.d.ledger.get(key);
       if (fresh) this.d.live.apply(fresh);
       return fresh ?? { key, revision: 0, entry: { v: 0, task: reply.task, events: [] } };
