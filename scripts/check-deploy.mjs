@@ -46,17 +46,26 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  process.stdout.write('usage: node scripts/check-deploy.mjs [--only docker,compose,k8s,nats,systemd,run] [--skip …] [--image] [--strict] [--built] [--deploy-dir DIR] [--no-kubectl]\n');
+  process.stdout.write(
+    'usage: node scripts/check-deploy.mjs [--only docker,compose,k8s,nats,systemd,run] [--skip …] [--image] [--strict] [--built] [--deploy-dir DIR] [--no-kubectl]\n',
+  );
   process.exit(0);
 }
-const list = (s) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : []);
+const list = (s) =>
+  s
+    ? s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : [];
 const wanted = new Set(values.only ? list(values.only) : ALL);
 for (const s of list(values.skip)) wanted.delete(s);
 if (values.image) wanted.add('image');
-for (const w of wanted) if (![...ALL, 'image'].includes(w)) {
-  process.stderr.write(`check-deploy: unknown check ${w} (checks: ${ALL.join(', ')}, image)\n`);
-  process.exit(2);
-}
+for (const w of wanted)
+  if (![...ALL, 'image'].includes(w)) {
+    process.stderr.write(`check-deploy: unknown check ${w} (checks: ${ALL.join(', ')}, image)\n`);
+    process.exit(2);
+  }
 
 const repoRoot = REPO_ROOT;
 const deployDir = resolve(values['deploy-dir'] ?? join(repoRoot, 'deploy'));
@@ -70,8 +79,18 @@ const quietReport = createReport({ quiet: true });
 const pick = (check) => (wanted.has(check) ? report : quietReport);
 
 if (wanted.has('docker')) checkDockerfile({ file: join(deployDir, 'Dockerfile'), contextDir: repoRoot, report, repoRoot });
-const compose = needsCompose ? checkCompose({ file: join(deployDir, 'compose/docker-compose.yml'), report: pick('compose'), cli, repoRoot: resolve(deployDir, '..') }) : undefined;
-const k8s = needsK8s ? await checkK8s({ dir: join(deployDir, 'k3s'), report: pick('k8s'), cli, repoRoot: resolve(deployDir, '..'), useKubectl: !values['no-kubectl'] && onPath('kubectl') }) : undefined;
+const compose = needsCompose
+  ? checkCompose({ file: join(deployDir, 'compose/docker-compose.yml'), report: pick('compose'), cli, repoRoot: resolve(deployDir, '..') })
+  : undefined;
+const k8s = needsK8s
+  ? await checkK8s({
+      dir: join(deployDir, 'k3s'),
+      report: pick('k8s'),
+      cli,
+      repoRoot: resolve(deployDir, '..'),
+      useKubectl: !values['no-kubectl'] && onPath('kubectl'),
+    })
+  : undefined;
 if (wanted.has('nats')) checkNats({ natsDir: join(deployDir, 'nats'), compose, k8s, report, repoRoot: resolve(deployDir, '..') });
 if (wanted.has('systemd')) checkSystemd({ dir: join(deployDir, 'systemd'), report, cli, repoRoot });
 if (wanted.has('run')) {

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-const all = ['typecheck', 'deploy', 'unit', 'e2e', 'harness', 'chaos'];
+const all = ['lint', 'typecheck', 'deploy', 'unit', 'e2e', 'harness', 'chaos'];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const projects = wanted.length ? wanted : all;
 const outDir = join(process.cwd(), 'test-output');
@@ -15,6 +15,13 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 let broken = false;
+if (!wanted.length || wanted.includes('lint')) {
+  // Format (and, as it grows, lint) checks: `pnpm format` fixes what this reports.
+  console.log('\n=== lint ===');
+  const lint = spawnSync('pnpm', ['run', '--silent', 'lint'], { stdio: 'inherit' });
+  if (lint.status === 0) passed++;
+  else failed++;
+}
 if (!wanted.length || wanted.includes('typecheck')) {
   console.log('\n=== typecheck ===');
   const tc = spawnSync('pnpm', ['exec', 'tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
@@ -29,13 +36,27 @@ if (!wanted.length || wanted.includes('deploy')) {
   if (dc.status === 0) passed++;
   else failed++;
 }
-for (const project of projects.filter((p) => p !== 'typecheck' && p !== 'deploy')) {
+for (const project of projects.filter((p) => !['lint', 'typecheck', 'deploy'].includes(p))) {
   const report = join(outDir, `vitest-${project}.json`);
   rmSync(report, { force: true });
   console.log(`\n=== ${project} ===`);
-  const r = spawnSync('pnpm', ['exec', 'vitest', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, '--passWithNoTests'], {
-    stdio: 'inherit',
-  });
+  const r = spawnSync(
+    'pnpm',
+    [
+      'exec',
+      'vitest',
+      'run',
+      '--project',
+      project,
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${report}`,
+      '--passWithNoTests',
+    ],
+    {
+      stdio: 'inherit',
+    },
+  );
   try {
     const j = JSON.parse(readFileSync(report, 'utf8'));
     passed += j.numPassedTests;

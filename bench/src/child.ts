@@ -23,7 +23,13 @@ export interface Child<Ready = unknown> {
 type Reply = { id: number; ok: boolean; result?: unknown; error?: string };
 
 /** Starts `bench/src/<script>` with IPC and waits for its `{ ready }` message. */
-export async function startChild<Ready>(name: string, script: string, args: string[] = [], env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Child<Ready>> {
+export async function startChild<Ready>(
+  name: string,
+  script: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<Child<Ready>> {
   const proc = spawn(process.execPath, [...nodeArgs, '--conditions=development', '--import', 'tsx', join(BENCH_SRC, script), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },

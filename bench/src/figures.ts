@@ -56,7 +56,11 @@ export class Figures {
   /** One repetition of a latency job: adds its p50, p90 and p99 to `<prefix>_pNN_ms`. */
   latency(prefix: string, title: string, arm: Arm, r: LatencyResult): void {
     const p = percentiles(r.samples);
-    for (const [q, v] of [['p50', p.p50], ['p90', p.p90], ['p99', p.p99]] as const) {
+    for (const [q, v] of [
+      ['p50', p.p50],
+      ['p90', p.p90],
+      ['p99', p.p99],
+    ] as const) {
       const s = this.slot(`${prefix}_${q}_ms`, `${title}, ${q}`, 'ms', 'lower', arm);
       s.reps.push(v);
       s.samples += r.samples.length;

@@ -21,7 +21,9 @@ export interface MachineInfo {
 export function machineInfo(): MachineInfo {
   let nats = 'unknown';
   try {
-    nats = execFileSync(natsServerBinary(), ['--version'], { encoding: 'utf8' }).trim().replace(/^nats-server:\s*/, '');
+    nats = execFileSync(natsServerBinary(), ['--version'], { encoding: 'utf8' })
+      .trim()
+      .replace(/^nats-server:\s*/, '');
   } catch {
     /* reported as unknown */
   }
@@ -94,6 +96,12 @@ export class NoiseMeter {
     const pct = (x: number) => Math.round((x / total) * 1000) / 10;
     const busy = b.busy - a.busy;
     const ours = b.ours - a.ours;
-    return { busyPct: pct(busy), benchPct: pct(ours), otherPct: pct(Math.max(0, busy - ours)), stealPct: pct(b.steal - a.steal), loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100) };
+    return {
+      busyPct: pct(busy),
+      benchPct: pct(ours),
+      otherPct: pct(Math.max(0, busy - ours)),
+      stealPct: pct(b.steal - a.steal),
+      loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    };
   }
 }

@@ -14,7 +14,13 @@ import { runBench, type BenchResult } from './run.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
-  options: { quick: { type: 'boolean' }, profile: { type: 'boolean' }, render: { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  options: {
+    quick: { type: 'boolean' },
+    profile: { type: 'boolean' },
+    render: { type: 'boolean' },
+    out: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
 });
 if (values.help) {
   process.stdout.write(
@@ -28,7 +34,11 @@ const REPORT = values.out ? join(RESULTS, 'REPORT.md') : join(BENCH_SRC, '..', '
 const log = (line: string) => process.stderr.write(`${line}\n`);
 await mkdir(RESULTS, { recursive: true });
 
-const readProfile = () => readFile(join(BENCH_SRC, '..', 'results', 'profile.json'), 'utf8').then((t) => JSON.parse(t), () => undefined);
+const readProfile = () =>
+  readFile(join(BENCH_SRC, '..', 'results', 'profile.json'), 'utf8').then(
+    (t) => JSON.parse(t),
+    () => undefined,
+  );
 
 if (values.render) {
   const result = JSON.parse(await readFile(join(RESULTS, 'latest.json'), 'utf8')) as BenchResult;

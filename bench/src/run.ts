@@ -42,7 +42,9 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
   const step = (s: string) => log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${s}`);
   const notes: string[] = [];
   const machine = machineInfo();
-  step(`machine: ${machine.cores} cores, node ${machine.node}, nats-server ${machine.natsServer}, load ${machine.loadavgAtStart.join(' ')}`);
+  step(
+    `machine: ${machine.cores} cores, node ${machine.node}, nats-server ${machine.natsServer}, load ${machine.loadavgAtStart.join(' ')}`,
+  );
 
   // `args` makes startNatsServer start its own server even when NATS_URL is set.
   const nats = await startNatsServer({ args: [] });
@@ -52,7 +54,8 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
   let ours: Ours | undefined;
   try {
     const guard = await cliHasGuard();
-    if (!guard) notes.push('The CLI has no `guard` command yet, so ours ran with GATEWAY_GUARD=off: the guard\'s cost is not in these figures.');
+    if (!guard)
+      notes.push("The CLI has no `guard` command yet, so ours ran with GATEWAY_GUARD=off: the guard's cost is not in these figures.");
     const [o, reference, hop1, hop2, loadgen, idle] = await Promise.all([
       startOurs(nats, { guard, spread: plan.spreadSessions }).then((x) => (ours = x)),
       keep(startChild<{ url: string }>('reference', 'arms/reference-server.ts')),
@@ -94,7 +97,9 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
     /** Messages each serving process published to NATS (the server's in_msgs), by connection name. */
     const natsIn = async (): Promise<Record<string, number>> => {
       if (!nats.monitorUrl) return {};
-      const c = (await (await fetch(`${nats.monitorUrl}/connz?limit=1024`)).json()) as { connections: { name?: string; in_msgs: number }[] };
+      const c = (await (await fetch(`${nats.monitorUrl}/connz?limit=1024`)).json()) as {
+        connections: { name?: string; in_msgs: number }[];
+      };
       return Object.fromEntries(c.connections.map((x) => [x.name ?? '?', x.in_msgs]));
     };
     const natsPerTask: Record<'floor' | 'ours', Record<string, number>> = { floor: {}, ours: {} };
@@ -103,7 +108,9 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
     const lat = (job: Omit<LatencyJob, 'type'>) => loadgen.call<LatencyResult>({ type: 'latency', ...job });
     const thr = (job: Omit<ThroughputJob, 'type'>) => loadgen.call<ThroughputResult>({ type: 'throughput', ...job });
     const http = (arm: 'reference' | 'ours', tenant?: string): Target =>
-      arm === 'ours' ? { kind: 'http', url: tenant ? ours!.shelfUrl : ours!.url } : { kind: 'http', url: reference.ready.url, ...(tenant ? { tenant } : {}) };
+      arm === 'ours'
+        ? { kind: 'http', url: tenant ? ours!.shelfUrl : ours!.url }
+        : { kind: 'http', url: reference.ready.url, ...(tenant ? { tenant } : {}) };
     const probes: BenchResult['run']['probes'] = {};
     /** Sizes the floor's messages like ours' request and answer of the same operation. */
     const probe = async (name: string, op: Op, target: Target, extra: Partial<LatencyJob> = {}) => {
@@ -111,7 +118,12 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
       if (!r.samples.length) throw new Error(`probe ${name} failed: ${r.firstError}`);
       probes[name] = { requestBytes: r.requestBytes, responseBytes: r.responseBytes };
     };
-    const floor = (name: string): Target => ({ kind: 'nats', url: nats.url, requestBytes: probes[name]!.requestBytes, replyBytes: probes[name]!.responseBytes });
+    const floor = (name: string): Target => ({
+      kind: 'nats',
+      url: nats.url,
+      requestBytes: probes[name]!.requestBytes,
+      replyBytes: probes[name]!.responseBytes,
+    });
     const target = (arm: Arm, probeName: string, tenant?: string): Target => (arm === 'floor' ? floor(probeName) : http(arm, tenant));
 
     // ---- warm-up ----------------------------------------------------------------------------
@@ -121,7 +133,14 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
     for (const arm of ARMS) {
       await lat({ target: target(arm, 'send'), op: 'send', n: plan.warmup.sends, maxMs: 60_000 });
       await lat({ target: target(arm, 'send'), op: 'stream', n: plan.warmup.streams, maxMs: 60_000 });
-      await thr({ target: target(arm, 'send'), op: 'send', concurrency: 16, durationMs: plan.warmup.throughputMs, maxTasks: 100_000, drainTimeoutMs: 0 });
+      await thr({
+        target: target(arm, 'send'),
+        op: 'send',
+        concurrency: 16,
+        durationMs: plan.warmup.throughputMs,
+        maxTasks: 100_000,
+        drainTimeoutMs: 0,
+      });
     }
     step('warmed up');
     noise.start();
@@ -136,16 +155,24 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
         const after = await natsIn();
         for (const [name, n] of Object.entries(after)) {
           if (!SERVING[arm].test(name) || before[name] === undefined) continue;
-          (natsPerTask[arm][name] ??= 0);
+          natsPerTask[arm][name] ??= 0;
           natsPerTask[arm][name] += (n - before[name]!) / (r.samples.length + r.errors) / plan.reps;
         }
       }
     }
     for (const arm of ['floor', 'ours'] as const) {
       const total = Object.values(natsPerTask[arm]).reduce((a, b) => a + b, 0);
-      figures.single('nats_messages_per_blocking_send', 'NATS messages the serving processes publish per blocking send (requests, replies, KV reads and writes; from the server\'s connz)', 'msgs', arm, round(total));
+      figures.single(
+        'nats_messages_per_blocking_send',
+        "NATS messages the serving processes publish per blocking send (requests, replies, KV reads and writes; from the server's connz)",
+        'msgs',
+        arm,
+        round(total),
+      );
     }
-    figures.context('nats_messages_per_blocking_send', { byConnection: Object.fromEntries(Object.entries({ ...natsPerTask.floor, ...natsPerTask.ours }).map(([k, v]) => [k, round(v)])) });
+    figures.context('nats_messages_per_blocking_send', {
+      byConnection: Object.fromEntries(Object.entries({ ...natsPerTask.floor, ...natsPerTask.ours }).map(([k, v]) => [k, round(v)])),
+    });
     step('blocking latency done');
 
     // ---- tasks/s at concurrency 16 and 64, blocking and not ---------------------------------
@@ -156,10 +183,23 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
           for (const arm of ARMS) {
             const t0 = ticks(arm);
             const byPid0 = new Map(armPids(arm).map((pid) => [pid, processTicks(pid)]));
-            const r = await thr({ target: target(arm, op), op, concurrency: c, durationMs: plan.throughput.durationMs, maxTasks: plan.throughput.maxTasks, drainTimeoutMs: plan.throughput.drainTimeoutMs });
+            const r = await thr({
+              target: target(arm, op),
+              op,
+              concurrency: c,
+              durationMs: plan.throughput.durationMs,
+              maxTasks: plan.throughput.maxTasks,
+              drainTimeoutMs: plan.throughput.drainTimeoutMs,
+            });
             figures.throughput(`tasks_per_s_c${c}_${mode}`, `tasks/s at concurrency ${c}, ${mode} SendMessage`, arm, r);
             if (c === plan.throughput.concurrency[0] && op === 'send') {
-              figures.single('cpu_ms_per_task', `CPU time of the serving processes per blocking task at concurrency ${c} (nats-server included for floor and ours)`, 'ms', arm, r.done ? round(((ticks(arm) - t0) * TICK_MS) / r.done) : null);
+              figures.single(
+                'cpu_ms_per_task',
+                `CPU time of the serving processes per blocking task at concurrency ${c} (nats-server included for floor and ours)`,
+                'ms',
+                arm,
+                r.done ? round(((ticks(arm) - t0) * TICK_MS) / r.done) : null,
+              );
               const names = Object.fromEntries(Object.entries(pids()).map(([k, v]) => [v, k]));
               for (const [pid, before] of byPid0) {
                 const name = `${arm}: ${(names[pid] ?? String(pid)).replace(/^(ours|floor|reference)_/, '')}`;
@@ -167,29 +207,56 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
                 if (r.done) cpuByProcess[name].push(((processTicks(pid) - before) * TICK_MS) / r.done);
               }
             }
-            if (op === 'send_nb') figures.throughput(`drained_tasks_per_s_c${c}_nonblocking`, `tasks/s at concurrency ${c}, non-blocking, counted until every accepted task finished`, arm, r, r.drainedPerS ?? null);
+            if (op === 'send_nb')
+              figures.throughput(
+                `drained_tasks_per_s_c${c}_nonblocking`,
+                `tasks/s at concurrency ${c}, non-blocking, counted until every accepted task finished`,
+                arm,
+                r,
+                r.drainedPerS ?? null,
+              );
           }
         }
         step(`throughput c=${c} ${mode} done`);
       }
     }
 
-    figures.context('cpu_ms_per_task', { byProcess: Object.fromEntries(Object.entries(cpuByProcess).map(([k, v]) => [k, round(median(v))])) });
+    figures.context('cpu_ms_per_task', {
+      byProcess: Object.fromEntries(Object.entries(cpuByProcess).map(([k, v]) => [k, round(median(v))])),
+    });
 
     // ---- the same load spread over several sessions (ours); one endpoint for the others -----------
     const cSpread = plan.throughput.concurrency[plan.throughput.concurrency.length - 1]!;
     for (let rep = 0; rep < (ours.spreadUrls.length > 1 ? plan.reps : 0); rep++) {
       for (const arm of ARMS) {
         const t: Target = arm === 'ours' ? { kind: 'http', url: ours.url, urls: ours.spreadUrls } : target(arm, 'send');
-        const r = await thr({ target: t, op: 'send', concurrency: cSpread, durationMs: plan.throughput.durationMs, maxTasks: plan.throughput.maxTasks, drainTimeoutMs: 0 });
-        figures.throughput(`tasks_per_s_c${cSpread}_blocking_${ours.spreadUrls.length}_sessions`, `tasks/s at concurrency ${cSpread}, blocking, ours spread over ${ours.spreadUrls.length} sessions (one endpoint for the others)`, arm, r);
+        const r = await thr({
+          target: t,
+          op: 'send',
+          concurrency: cSpread,
+          durationMs: plan.throughput.durationMs,
+          maxTasks: plan.throughput.maxTasks,
+          drainTimeoutMs: 0,
+        });
+        figures.throughput(
+          `tasks_per_s_c${cSpread}_blocking_${ours.spreadUrls.length}_sessions`,
+          `tasks/s at concurrency ${cSpread}, blocking, ours spread over ${ours.spreadUrls.length} sessions (one endpoint for the others)`,
+          arm,
+          r,
+        );
       }
     }
     if (ours.spreadUrls.length > 1) step(`throughput over ${ours.spreadUrls.length} sessions done`);
 
     // ---- SSE first event ----------------------------------------------------------------------
     for (let rep = 0; rep < plan.reps; rep++) {
-      for (const arm of ARMS) figures.latency('sse_first_event', 'SendStreamingMessage: time to the first SSE event', arm, await lat({ target: target(arm, 'stream'), op: 'stream', n: plan.sseN, maxMs: 120_000 }));
+      for (const arm of ARMS)
+        figures.latency(
+          'sse_first_event',
+          'SendStreamingMessage: time to the first SSE event',
+          arm,
+          await lat({ target: target(arm, 'stream'), op: 'stream', n: plan.sseN, maxMs: 120_000 }),
+        );
     }
     step('SSE done');
 
@@ -199,7 +266,10 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
     for (const size of ['small', 'large'] as const) {
       const want = plan.reads[size];
       const tp = Date.now();
-      await Promise.all([ours.preload(loaded, want - loaded), reference.call({ type: 'preload', tenant: SHELF, from: loaded, count: want - loaded })]);
+      await Promise.all([
+        ours.preload(loaded, want - loaded),
+        reference.call({ type: 'preload', tenant: SHELF, from: loaded, count: want - loaded }),
+      ]);
       loaded = want;
       await waitIndexed(ours, want);
       const total = (await ours.ledger.kv.status()).values;
@@ -207,11 +277,26 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
       step(`preloaded ${want} shelf tasks in ${((Date.now() - tp) / 1000).toFixed(1)} s (ledger holds ${total})`);
       await probe(`get_${size}`, 'get', http('ours', SHELF), { shelf: want });
       await probe(`list_${size}`, 'list', http('ours', SHELF), { shelf: want, pageSize: plan.reads.pageSize });
-      for (const [op, name] of [['get', 'get_task'], ['list', 'list_tasks']] as const) {
+      for (const [op, name] of [
+        ['get', 'get_task'],
+        ['list', 'list_tasks'],
+      ] as const) {
         for (let rep = 0; rep < plan.reps; rep++) {
           for (const arm of ARMS) {
-            const r = await lat({ target: target(arm, `${op}_${size}`, SHELF), op, n: plan.reads.n, maxMs: plan.reads.maxMs, shelf: want, pageSize: plan.reads.pageSize });
-            figures.latency(`${name}_${size}`, `${op === 'get' ? 'GetTask' : `ListTasks (one page of ${plan.reads.pageSize})`} latency, ${want.toLocaleString('en')} tasks in the session`, arm, r);
+            const r = await lat({
+              target: target(arm, `${op}_${size}`, SHELF),
+              op,
+              n: plan.reads.n,
+              maxMs: plan.reads.maxMs,
+              shelf: want,
+              pageSize: plan.reads.pageSize,
+            });
+            figures.latency(
+              `${name}_${size}`,
+              `${op === 'get' ? 'GetTask' : `ListTasks (one page of ${plan.reads.pageSize})`} latency, ${want.toLocaleString('en')} tasks in the session`,
+              arm,
+              r,
+            );
           }
         }
         for (const q of ['p50', 'p90', 'p99']) figures.context(`${name}_${size}_${q}_ms`, { sessionTasks: want, ledgerTasks: total });
@@ -224,7 +309,13 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
 
     // ---- blocking sends again on the large ledger ----------------------------------------------
     for (let rep = 0; rep < plan.reps; rep++) {
-      for (const arm of ARMS) figures.latency('send_blocking_c1_large', 'blocking SendMessage latency at concurrency 1, after the large preload', arm, await lat({ target: target(arm, 'send'), op: 'send', n: plan.latencyLargeN, maxMs: 60_000 }));
+      for (const arm of ARMS)
+        figures.latency(
+          'send_blocking_c1_large',
+          'blocking SendMessage latency at concurrency 1, after the large preload',
+          arm,
+          await lat({ target: target(arm, 'send'), op: 'send', n: plan.latencyLargeN, maxMs: 60_000 }),
+        );
     }
     const noiseResult = noise.stop();
     step(`blocking latency on the large ledger done; other processes used ${noiseResult.otherPct}% of the machine`);
@@ -232,14 +323,28 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
     // ---- memory --------------------------------------------------------------------------------
     const peaks = memory.peaks();
     const oursTotal = (peaks.ours_gateway ?? 0) + (peaks.ours_bridge ?? 0) + (peaks.ours_guard ?? 0);
-    figures.single('peak_rss_mb', 'peak RSS (VmHWM) of the serving processes (ours: gateway + bridge' + (guard ? ' + guard' : '') + '; reference: its server; floor: both hops)', 'MB', 'floor', round((peaks.floor_hop1 ?? 0) + (peaks.floor_hop2 ?? 0)));
+    figures.single(
+      'peak_rss_mb',
+      'peak RSS (VmHWM) of the serving processes (ours: gateway + bridge' +
+        (guard ? ' + guard' : '') +
+        '; reference: its server; floor: both hops)',
+      'MB',
+      'floor',
+      round((peaks.floor_hop1 ?? 0) + (peaks.floor_hop2 ?? 0)),
+    );
     figures.single('peak_rss_mb', '', 'MB', 'reference', peaks.reference_server ?? null);
     figures.single('peak_rss_mb', '', 'MB', 'ours', round(oursTotal));
     figures.single('peak_rss_gateway_mb', 'peak RSS of the gateway', 'MB', 'ours', peaks.ours_gateway ?? null);
     figures.single('peak_rss_bridge_mb', 'peak RSS of the bridge', 'MB', 'ours', peaks.ours_bridge ?? null);
     for (const size of ['small', 'large'] as const) {
       const m = memory.marks[`after_${size}_preload`] ?? {};
-      figures.single(`rss_after_${size}_ledger_mb`, `RSS after the ${size} preload and its reads (${plan.reads[size].toLocaleString('en')} shelf tasks)`, 'MB', 'reference', m.reference_server ?? null);
+      figures.single(
+        `rss_after_${size}_ledger_mb`,
+        `RSS after the ${size} preload and its reads (${plan.reads[size].toLocaleString('en')} shelf tasks)`,
+        'MB',
+        'reference',
+        m.reference_server ?? null,
+      );
       figures.single(`rss_after_${size}_ledger_mb`, '', 'MB', 'ours', round((m.ours_gateway ?? 0) + (m.ours_bridge ?? 0)));
       figures.context(`rss_after_${size}_ledger_mb`, { ours_gateway: m.ours_gateway, ours_bridge: m.ours_bridge });
     }
@@ -250,7 +355,13 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
     const readyMs = Date.now() - tb;
     await new Promise((r) => setTimeout(r, 500));
     const shelfPeak = procMemoryMb(shelfBridge.child.pid!)?.hwm ?? null;
-    figures.single('bridge_start_large_session_ms', `a bridge starting on a session of ${plan.reads.large.toLocaleString('en')} finished tasks: process start to ready`, 'ms', 'ours', readyMs);
+    figures.single(
+      'bridge_start_large_session_ms',
+      `a bridge starting on a session of ${plan.reads.large.toLocaleString('en')} finished tasks: process start to ready`,
+      'ms',
+      'ours',
+      readyMs,
+    );
     figures.single('bridge_start_large_session_peak_rss_mb', `peak RSS of that bridge`, 'MB', 'ours', shelfPeak);
     step(`bridge on the shelf session ready in ${readyMs} ms, peak RSS ${shelfPeak} MB`);
 

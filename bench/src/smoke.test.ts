@@ -12,7 +12,10 @@ const ALL_ARMS = ['floor', 'reference', 'ours'];
 /** Every figure the issue asks for, with the arms that must have a value. */
 const EXPECTED: Record<string, string[]> = Object.fromEntries([
   ...['p50', 'p90', 'p99'].flatMap((q) =>
-    ['send_blocking_c1', 'sse_first_event', 'get_task_small', 'get_task_large', 'list_tasks_small', 'list_tasks_large'].map((f) => [`${f}_${q}_ms`, ALL_ARMS]),
+    ['send_blocking_c1', 'sse_first_event', 'get_task_small', 'get_task_large', 'list_tasks_small', 'list_tasks_large'].map((f) => [
+      `${f}_${q}_ms`,
+      ALL_ARMS,
+    ]),
   ),
   ...[16, 64].flatMap((c) => [`tasks_per_s_c${c}_blocking`, `tasks_per_s_c${c}_nonblocking`].map((f) => [f, ALL_ARMS])),
   ['peak_rss_mb', ALL_ARMS],
@@ -21,7 +24,11 @@ const EXPECTED: Record<string, string[]> = Object.fromEntries([
 ]);
 
 it('writes latest.json and REPORT.md with every figure, each with its ratios', async () => {
-  const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, 'bench/src/main.ts'), '--quick', '--out', out], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, 'bench/src/main.ts'), '--quick', '--out', out],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-5000)));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -45,5 +52,6 @@ it('writes latest.json and REPORT.md with every figure, each with its ratios', a
   }
 
   const report = await readFile(join(out, 'REPORT.md'), 'utf8');
-  for (const heading of ['Where we stand against the aims', 'The machine and the run', 'What limits each figure', 'How to reproduce']) expect(report).toContain(heading);
+  for (const heading of ['Where we stand against the aims', 'The machine and the run', 'What limits each figure', 'How to reproduce'])
+    expect(report).toContain(heading);
 });

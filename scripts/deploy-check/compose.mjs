@@ -20,31 +20,34 @@ const require = createRequire(import.meta.url);
  */
 export function interpolate(value, vars, placeholders = new Set()) {
   if (typeof value === 'string') {
-    return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (all, name, op, arg, bare) => {
-      if (all === '$$') return '$';
-      const n = name ?? bare;
-      const v = vars[n];
-      const unsetOrEmpty = v === undefined || v === '';
-      switch (op) {
-        case ':-':
-          return unsetOrEmpty ? interpolate(arg, vars, placeholders) : v;
-        case '-':
-          return v === undefined ? interpolate(arg, vars, placeholders) : v;
-        case ':+':
-          return unsetOrEmpty ? '' : interpolate(arg, vars, placeholders);
-        case '+':
-          return v === undefined ? '' : interpolate(arg, vars, placeholders);
-        case ':?':
-        case '?':
-          if ((op === ':?' && unsetOrEmpty) || v === undefined) {
-            placeholders.add(n);
-            return `check-${n.toLowerCase().replace(/_/g, '-')}`;
-          }
-          return v;
-        default:
-          return v ?? '';
-      }
-    });
+    return value.replace(
+      /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+      (all, name, op, arg, bare) => {
+        if (all === '$$') return '$';
+        const n = name ?? bare;
+        const v = vars[n];
+        const unsetOrEmpty = v === undefined || v === '';
+        switch (op) {
+          case ':-':
+            return unsetOrEmpty ? interpolate(arg, vars, placeholders) : v;
+          case '-':
+            return v === undefined ? interpolate(arg, vars, placeholders) : v;
+          case ':+':
+            return unsetOrEmpty ? '' : interpolate(arg, vars, placeholders);
+          case '+':
+            return v === undefined ? '' : interpolate(arg, vars, placeholders);
+          case ':?':
+          case '?':
+            if ((op === ':?' && unsetOrEmpty) || v === undefined) {
+              placeholders.add(n);
+              return `check-${n.toLowerCase().replace(/_/g, '-')}`;
+            }
+            return v;
+          default:
+            return v ?? '';
+        }
+      },
+    );
   }
   if (Array.isArray(value)) return value.map((v) => interpolate(v, vars, placeholders));
   if (value && typeof value === 'object') {
@@ -132,7 +135,11 @@ export function checkCompose({ file, report, cli, repoRoot }) {
   const doc = interpolate(raw, vars, placeholders);
   const validate = composeValidator();
   if (!validate(doc)) {
-    for (const e of validate.errors) report.fail(`${name} schema`, `${e.instancePath || '/'} ${e.message}${e.params?.additionalProperty ? ` (${e.params.additionalProperty})` : ''}`);
+    for (const e of validate.errors)
+      report.fail(
+        `${name} schema`,
+        `${e.instancePath || '/'} ${e.message}${e.params?.additionalProperty ? ` (${e.params.additionalProperty})` : ''}`,
+      );
     return undefined;
   }
   report.ok(`${name} schema`, `compose-spec, ${Object.keys(doc.services ?? {}).length} services`);
@@ -148,11 +155,13 @@ export function checkCompose({ file, report, cli, repoRoot }) {
   const hostPorts = new Map();
   for (const [svcName, svc] of Object.entries(services)) {
     for (const m of serviceMounts(svc, dir)) {
-      if (m.source && !existsSync(m.source)) fail(`services.${svcName}.volumes`, `${m.raw} does not exist (${relative(repoRoot, m.source)})`);
-      if (m.volume && !(doc.volumes && m.volume in doc.volumes)) fail(`services.${svcName}.volumes`, `named volume ${m.volume} is not declared under volumes:`);
+      if (m.source && !existsSync(m.source))
+        fail(`services.${svcName}.volumes`, `${m.raw} does not exist (${relative(repoRoot, m.source)})`);
+      if (m.volume && !(doc.volumes && m.volume in doc.volumes))
+        fail(`services.${svcName}.volumes`, `named volume ${m.volume} is not declared under volumes:`);
     }
     if (svc.build) {
-      const ctx = resolve(dir, typeof svc.build === 'string' ? svc.build : svc.build.context ?? '.');
+      const ctx = resolve(dir, typeof svc.build === 'string' ? svc.build : (svc.build.context ?? '.'));
       const df = join(ctx, svc.build.dockerfile ?? 'Dockerfile');
       if (!existsSync(ctx)) fail(`services.${svcName}.build.context`, `${relative(repoRoot, ctx)} does not exist`);
       else if (!existsSync(df)) fail(`services.${svcName}.build.dockerfile`, `${relative(repoRoot, df)} does not exist`);
@@ -167,10 +176,19 @@ export function checkCompose({ file, report, cli, repoRoot }) {
       hostPorts.set(published, svcName);
     }
     if (isOurImage(svc)) {
-      const command = Array.isArray(svc.command) ? svc.command : String(svc.command ?? '').split(/\s+/).filter(Boolean);
+      const command = Array.isArray(svc.command)
+        ? svc.command
+        : String(svc.command ?? '')
+            .split(/\s+/)
+            .filter(Boolean);
       if (!command.length) fail(`services.${svcName}.command`, 'no command: the image would only print its help');
-      else if (cli?.helpOk && !cli.commands.has(command[0])) report.wait(`${name} services.${svcName}.command`, `the CLI has no \`${command[0]}\` command yet (has: ${[...cli.commands].join(', ')})`);
-      if (command[0] === 'gateway' && svc.network_mode !== 'host') fail(`services.${svcName}`, 'the gateway must use network_mode: host so source addresses stay real');
+      else if (cli?.helpOk && !cli.commands.has(command[0]))
+        report.wait(
+          `${name} services.${svcName}.command`,
+          `the CLI has no \`${command[0]}\` command yet (has: ${[...cli.commands].join(', ')})`,
+        );
+      if (command[0] === 'gateway' && svc.network_mode !== 'host')
+        fail(`services.${svcName}`, 'the gateway must use network_mode: host so source addresses stay real');
       if (svc.healthcheck?.test && /HEALTH_PORT/.test(JSON.stringify(svc.healthcheck.test)) && !serviceEnv(svc).HEALTH_PORT) {
         fail(`services.${svcName}.healthcheck`, 'asks HEALTH_PORT, which the service does not set');
       }
@@ -182,7 +200,8 @@ export function checkCompose({ file, report, cli, repoRoot }) {
   for (const [svcName, svc] of nodes) {
     const env = serviceEnv(svc);
     if (!env.NATS_SERVER_NAME) fail(`services.${svcName}`, 'NATS_SERVER_NAME is not set');
-    else if (names.has(env.NATS_SERVER_NAME)) fail(`services.${svcName}`, `NATS_SERVER_NAME ${env.NATS_SERVER_NAME} is also ${names.get(env.NATS_SERVER_NAME)}'s`);
+    else if (names.has(env.NATS_SERVER_NAME))
+      fail(`services.${svcName}`, `NATS_SERVER_NAME ${env.NATS_SERVER_NAME} is also ${names.get(env.NATS_SERVER_NAME)}'s`);
     names.set(env.NATS_SERVER_NAME, svcName);
     for (const [k, v] of Object.entries(env)) {
       const host = /^NATS_ROUTE_\d+$/.test(k) ? /^(?:nats|nats-route):\/\/([^:/@]+)/.exec(v)?.[1] : undefined;

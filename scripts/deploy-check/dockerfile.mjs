@@ -37,7 +37,14 @@ function ignoreMatcher(patterns) {
     const glob = (neg ? p.slice(1) : p).replace(/^\/+|\/+$/g, '');
     const re = glob
       .split('/')
-      .map((seg) => (seg === '**' ? '(?:.*)' : seg.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')))
+      .map((seg) =>
+        seg === '**'
+          ? '(?:.*)'
+          : seg
+              .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+              .replace(/\*/g, '[^/]*')
+              .replace(/\?/g, '[^/]'),
+      )
       .join('/')
       .replace(/\(\?:\.\*\)\//g, '(?:.*/)?');
     return { neg, re: new RegExp(`^${re}(?:/.*)?$`) };
@@ -50,7 +57,14 @@ export function checkDockerfile({ file, contextDir, report, repoRoot }) {
   if (!existsSync(file)) return report.fail(name, 'missing');
   const ins = parseDockerfile(readFileSync(file, 'utf8'));
   const ignoreFile = [`${file}.dockerignore`, join(contextDir, '.dockerignore')].find(existsSync);
-  const ignored = ignoreMatcher(ignoreFile ? readFileSync(ignoreFile, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')) : []);
+  const ignored = ignoreMatcher(
+    ignoreFile
+      ? readFileSync(ignoreFile, 'utf8')
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l && !l.startsWith('#'))
+      : [],
+  );
   const problems = [];
   const args = {};
   const stages = [];
@@ -88,7 +102,8 @@ export function checkDockerfile({ file, contextDir, report, repoRoot }) {
         const pnpmInstall = /npm (?:i|install) -g pnpm@(\S+)/.exec(i.args);
         if (pnpmInstall) {
           installsPinnedPnpm = pnpmInstall[1] === pnpmPinned;
-          if (!installsPinnedPnpm) problems.push(`line ${i.line}: installs pnpm@${pnpmInstall[1]}, the workspace pins ${root.packageManager}`);
+          if (!installsPinnedPnpm)
+            problems.push(`line ${i.line}: installs pnpm@${pnpmInstall[1]}, the workspace pins ${root.packageManager}`);
         }
         if (/pnpm install[^&;]*--frozen-lockfile/.test(i.args)) frozen = true;
         for (const m of i.args.matchAll(/--filter[= ]+["']?([^"'\s]+)["']?/g)) {
@@ -99,7 +114,8 @@ export function checkDockerfile({ file, contextDir, report, repoRoot }) {
       }
     }
   }
-  if (!installsPinnedPnpm && !problems.some((p) => p.includes('installs pnpm'))) problems.push(`does not install the pinned pnpm (${root.packageManager})`);
+  if (!installsPinnedPnpm && !problems.some((p) => p.includes('installs pnpm')))
+    problems.push(`does not install the pinned pnpm (${root.packageManager})`);
   if (!frozen) problems.push('never runs pnpm install --frozen-lockfile');
   if (!deploysProd) problems.push('never runs pnpm deploy --prod: the runtime image would carry dev dependencies');
 
@@ -107,12 +123,18 @@ export function checkDockerfile({ file, contextDir, report, repoRoot }) {
   const user = last?.ins.filter((i) => i.op === 'USER').at(-1)?.args;
   if (!user || /^(root|0)(:|$)/.test(user)) problems.push(`the runtime stage runs as ${user ?? 'root'}; it must be a non-root user`);
   const entry = last?.ins.filter((i) => i.op === 'ENTRYPOINT').at(-1)?.args;
-  if (!entry || !/shrooms-agent/.test(entry)) problems.push(`the runtime stage's ENTRYPOINT is ${entry ?? 'unset'}; expected the shrooms-agent CLI`);
+  if (!entry || !/shrooms-agent/.test(entry))
+    problems.push(`the runtime stage's ENTRYPOINT is ${entry ?? 'unset'}; expected the shrooms-agent CLI`);
   const cliDir = packages.get('@shrooms/shrooms-agent');
   const bin = cliDir && JSON.parse(readFileSync(join(contextDir, cliDir, 'package.json'), 'utf8')).bin?.['shrooms-agent'];
   if (!bin) problems.push('services/shrooms-agent has no bin "shrooms-agent"');
-  else if (!last?.ins.some((i) => i.op === 'RUN' && i.args.includes(bin.replace(/^\.\//, '')))) problems.push(`the runtime stage never links the CLI's bin (${bin})`);
+  else if (!last?.ins.some((i) => i.op === 'RUN' && i.args.includes(bin.replace(/^\.\//, ''))))
+    problems.push(`the runtime stage never links the CLI's bin (${bin})`);
 
   for (const p of problems) report.fail(name, p);
-  if (!problems.length) report.ok(name, `${stages.length} stages; context paths exist; pnpm ${pnpmPinned}; frozen lockfile; deploy --prod; runs as ${user}; entrypoint ${entry}`);
+  if (!problems.length)
+    report.ok(
+      name,
+      `${stages.length} stages; context paths exist; pnpm ${pnpmPinned}; frozen lockfile; deploy --prod; runs as ${user}; entrypoint ${entry}`,
+    );
 }

@@ -15,8 +15,9 @@ export function checkImageBuild({ file, contextDir, report, repoRoot }) {
   const what = `${relative(repoRoot, file)} build stage, run here`;
   const ins = parseDockerfile(readFileSync(file, 'utf8'));
   const stages = [];
-  for (const i of ins) if (i.op === 'FROM') stages.push([]);
-  else if (stages.length) stages.at(-1).push(i);
+  for (const i of ins)
+    if (i.op === 'FROM') stages.push([]);
+    else if (stages.length) stages.at(-1).push(i);
   const [build, runtime] = [stages[0], stages.at(-1)];
   const tmp = mkdtempSync(join(tmpdir(), 'shrooms-image-'));
   const src = join(tmp, 'src');
@@ -36,7 +37,10 @@ export function checkImageBuild({ file, contextDir, report, repoRoot }) {
         }
       }
       if (i.op === 'RUN') {
-        let cmd = i.args.replace(/--mount=\S+\s*/g, '').replace(/--store-dir \S+\s*/g, '').replaceAll('/app', app);
+        let cmd = i.args
+          .replace(/--mount=\S+\s*/g, '')
+          .replace(/--store-dir \S+\s*/g, '')
+          .replaceAll('/app', app);
         const pin = /npm (?:i|install) -g pnpm@(\S+)/.exec(cmd)?.[1];
         if (pin) {
           const have = spawnSync('pnpm', ['--version'], { encoding: 'utf8' }).stdout?.trim();
@@ -46,13 +50,23 @@ export function checkImageBuild({ file, contextDir, report, repoRoot }) {
         execSync(cmd, { cwd: src, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: 'true' }, timeout: 600_000 });
       }
     }
-    const entry = runtime.filter((i) => i.op === 'RUN').map((i) => /ln -s (\S+) \S*shrooms-agent/.exec(i.args)?.[1]).find(Boolean);
+    const entry = runtime
+      .filter((i) => i.op === 'RUN')
+      .map((i) => /ln -s (\S+) \S*shrooms-agent/.exec(i.args)?.[1])
+      .find(Boolean);
     if (!entry) throw new Error('the runtime stage links no shrooms-agent');
     const main = entry.replace(/^\/app/, app);
     if (!existsSync(main)) throw new Error(`${entry} is not in the deployed app`);
-    const r = spawnSync(process.execPath, [main, '--help'], { encoding: 'utf8', cwd: app, env: { PATH: process.env.PATH, NODE_ENV: 'production' } });
+    const r = spawnSync(process.execPath, [main, '--help'], {
+      encoding: 'utf8',
+      cwd: app,
+      env: { PATH: process.env.PATH, NODE_ENV: 'production' },
+    });
     if (r.status !== 0) throw new Error(`shrooms-agent --help from the deployed app failed: ${r.stderr}`);
-    report.ok(what, `install, build and deploy --prod succeeded; the deployed CLI runs (${r.stdout.split('\n').filter((l) => /^ {2}\w/.test(l)).length} commands)`);
+    report.ok(
+      what,
+      `install, build and deploy --prod succeeded; the deployed CLI runs (${r.stdout.split('\n').filter((l) => /^ {2}\w/.test(l)).length} commands)`,
+    );
   } catch (err) {
     const out = `${err.stdout ?? ''}\n${err.stderr ?? ''}`.split('\n');
     const errors = out.filter((l) => /error|ERR_/i.test(l)).slice(0, 8);

@@ -13,7 +13,24 @@ import { onPath, readEnvFile, run, yamlDocuments, readYaml } from './util.mjs';
 
 const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
 const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'PersistentVolume', 'StorageClass']);
-const KUSTOMIZATION_KEYS = new Set(['apiVersion', 'kind', 'namespace', 'labels', 'commonLabels', 'commonAnnotations', 'resources', 'images', 'configMapGenerator', 'secretGenerator', 'generatorOptions', 'patches', 'replicas', 'components', 'namePrefix', 'nameSuffix']);
+const KUSTOMIZATION_KEYS = new Set([
+  'apiVersion',
+  'kind',
+  'namespace',
+  'labels',
+  'commonLabels',
+  'commonAnnotations',
+  'resources',
+  'images',
+  'configMapGenerator',
+  'secretGenerator',
+  'generatorOptions',
+  'patches',
+  'replicas',
+  'components',
+  'namePrefix',
+  'nameSuffix',
+]);
 
 /** Renders a kustomization directory to objects. */
 export function renderKustomization(dir, { useKubectl = onPath('kubectl') } = {}) {
@@ -117,12 +134,17 @@ async function validateStrict(o) {
     return p;
   };
   // The API server decodes Secret data with Go's base64, which skips line breaks (kustomize wraps).
-  if (o.kind === 'Secret' && o.data) o = { ...o, data: Object.fromEntries(Object.entries(o.data).map(([k, v]) => [k, String(v).replace(/\s+/g, '')])) };
+  if (o.kind === 'Secret' && o.data)
+    o = { ...o, data: Object.fromEntries(Object.entries(o.data).map(([k, v]) => [k, String(v).replace(/\s+/g, '')])) };
   const errors = [];
   try {
     cls.prototype.validate.call(wrap(o));
   } catch (err) {
-    errors.push(...String(err.message).split(/,\s*(?=data)/).map((s) => s.replace(/^data/, '')));
+    errors.push(
+      ...String(err.message)
+        .split(/,\s*(?=data)/)
+        .map((s) => s.replace(/^data/, '')),
+    );
   }
   const walk = (v, path) => {
     if (!v || typeof v !== 'object') return;
@@ -143,7 +165,11 @@ export function containerEnv(c, objects, fields) {
   const dataOf = (kind, name) => {
     const obj = find(kind, name);
     if (!obj) return undefined;
-    if (kind === 'Secret') return { ...Object.fromEntries(Object.entries(obj.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])), ...(obj.stringData ?? {}) };
+    if (kind === 'Secret')
+      return {
+        ...Object.fromEntries(Object.entries(obj.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])),
+        ...(obj.stringData ?? {}),
+      };
     return obj.data ?? {};
   };
   const env = {};
@@ -188,7 +214,7 @@ function matches(selector, labels) {
  */
 function withExampleEnvFiles(dir, report, fn) {
   const kfile = join(dir, 'kustomization.yaml');
-  const k = existsSync(kfile) ? readYaml(kfile) ?? {} : {};
+  const k = existsSync(kfile) ? (readYaml(kfile) ?? {}) : {};
   const missing = [...(k.secretGenerator ?? []), ...(k.configMapGenerator ?? [])]
     .flatMap((g) => g.envs ?? [])
     .filter((f) => !existsSync(join(dir, f)) && existsSync(join(dir, `${f}.example`)));
@@ -233,8 +259,10 @@ export async function checkK8s({ dir, report, cli, repoRoot, useKubectl }) {
   const workloads = objects.filter((o) => WORKLOADS.has(o.kind));
   const nats = workloads.find((w) => containersOf(w).some((c) => /^nats(:|$)/.test(String(c.image))));
   if (!nats) problems.push('no NATS workload');
-  else if (nats.kind !== 'StatefulSet' || nats.spec.replicas !== 3) problems.push(`NATS should be a 3-replica StatefulSet (is ${nats.kind} × ${nats.spec.replicas})`);
-  else if (!nats.spec.volumeClaimTemplates?.length) problems.push('NATS StatefulSet has no volumeClaimTemplates: JetStream would not persist');
+  else if (nats.kind !== 'StatefulSet' || nats.spec.replicas !== 3)
+    problems.push(`NATS should be a 3-replica StatefulSet (is ${nats.kind} × ${nats.spec.replicas})`);
+  else if (!nats.spec.volumeClaimTemplates?.length)
+    problems.push('NATS StatefulSet has no volumeClaimTemplates: JetStream would not persist');
 
   for (const w of workloads) {
     const id = `${w.kind}/${w.metadata.name}`;
@@ -246,9 +274,18 @@ export async function checkK8s({ dir, report, cli, repoRoot, useKubectl }) {
       if (!svc) problems.push(`${id}: serviceName ${w.spec.serviceName} is not a Service`);
       else if (svc.spec.clusterIP !== 'None') problems.push(`${id}: serviceName ${w.spec.serviceName} is not headless`);
     }
-    const volumes = new Set([...(spec.volumes ?? []).map((v) => v.name), ...(w.spec.volumeClaimTemplates ?? []).map((v) => v.metadata.name)]);
+    const volumes = new Set([
+      ...(spec.volumes ?? []).map((v) => v.name),
+      ...(w.spec.volumeClaimTemplates ?? []).map((v) => v.metadata.name),
+    ]);
     for (const v of spec.volumes ?? []) {
-      const refs = [v.configMap && ['ConfigMap', v.configMap.name], v.secret && ['Secret', v.secret.secretName], ...(v.projected?.sources ?? []).map((s) => (s.configMap ? ['ConfigMap', s.configMap.name] : s.secret ? ['Secret', s.secret.name] : undefined))].filter(Boolean);
+      const refs = [
+        v.configMap && ['ConfigMap', v.configMap.name],
+        v.secret && ['Secret', v.secret.secretName],
+        ...(v.projected?.sources ?? []).map((s) =>
+          s.configMap ? ['ConfigMap', s.configMap.name] : s.secret ? ['Secret', s.secret.name] : undefined,
+        ),
+      ].filter(Boolean);
       for (const [kind, n] of refs) if (!has(kind, n)) problems.push(`${id}: volume ${v.name} uses ${kind} ${n}, which does not exist`);
     }
     for (const c of containersOf(w)) {
@@ -257,14 +294,16 @@ export async function checkK8s({ dir, report, cli, repoRoot, useKubectl }) {
       const portNumbers = new Set((c.ports ?? []).map((p) => p.containerPort));
       for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
         const port = c[probe]?.httpGet?.port ?? c[probe]?.tcpSocket?.port;
-        if (port !== undefined && !(typeof port === 'number' ? portNumbers.has(port) : ports.has(port))) problems.push(`${cid}: ${probe} port ${port} is not a container port`);
+        if (port !== undefined && !(typeof port === 'number' ? portNumbers.has(port) : ports.has(port)))
+          problems.push(`${cid}: ${probe} port ${port} is not a container port`);
       }
       for (const m of c.volumeMounts ?? []) if (!volumes.has(m.name)) problems.push(`${cid}: volumeMount ${m.name} has no volume`);
       const { env, problems: envProblems } = containerEnv(c, objects, fieldStandIns(w));
       problems.push(...envProblems.map((p) => `${cid}: ${p}`));
       if (isOurContainer(c)) {
         if (!c.readinessProbe || !c.livenessProbe) problems.push(`${cid}: needs liveness and readiness probes`);
-        if (env.SHROOMS_REPLICAS !== '3') problems.push(`${cid}: SHROOMS_REPLICAS is ${env.SHROOMS_REPLICAS ?? 'unset'}; the ledger must be R3`);
+        if (env.SHROOMS_REPLICAS !== '3')
+          problems.push(`${cid}: SHROOMS_REPLICAS is ${env.SHROOMS_REPLICAS ?? 'unset'}; the ledger must be R3`);
         const probePort = c.readinessProbe?.httpGet?.port;
         const served = env.HEALTH_PORT ?? env.GATEWAY_PORT;
         if (probePort !== undefined && served !== undefined && String(ports.get(probePort) ?? probePort) !== String(served)) {
@@ -272,8 +311,10 @@ export async function checkK8s({ dir, report, cli, repoRoot, useKubectl }) {
         }
         const args = [...(c.command ?? []), ...(c.args ?? [])];
         if (!args.length) problems.push(`${cid}: no args: the image would only print its help`);
-        else if (cli?.helpOk && !cli.commands.has(args[0])) report.wait(`${name} ${cid} args`, `the CLI has no \`${args[0]}\` command yet (has: ${[...cli.commands].join(', ')})`);
-        if (args[0] === 'gateway' && !spec.hostNetwork) problems.push(`${cid}: the gateway must run with hostNetwork so source addresses stay real`);
+        else if (cli?.helpOk && !cli.commands.has(args[0]))
+          report.wait(`${name} ${cid} args`, `the CLI has no \`${args[0]}\` command yet (has: ${[...cli.commands].join(', ')})`);
+        if (args[0] === 'gateway' && !spec.hostNetwork)
+          problems.push(`${cid}: the gateway must run with hostNetwork so source addresses stay real`);
       }
     }
   }
@@ -282,11 +323,13 @@ export async function checkK8s({ dir, report, cli, repoRoot, useKubectl }) {
     if (!targets.length) problems.push(`Service/${s.metadata.name}: selector matches no workload`);
     for (const p of s.spec.ports ?? []) {
       if (typeof p.targetPort !== 'string') continue;
-      if (!targets.some((w) => containersOf(w).some((c) => (c.ports ?? []).some((cp) => cp.name === p.targetPort)))) problems.push(`Service/${s.metadata.name}: targetPort ${p.targetPort} is no container port of its pods`);
+      if (!targets.some((w) => containersOf(w).some((c) => (c.ports ?? []).some((cp) => cp.name === p.targetPort))))
+        problems.push(`Service/${s.metadata.name}: targetPort ${p.targetPort} is no container port of its pods`);
     }
   }
   for (const pdb of objects.filter((o) => o.kind === 'PodDisruptionBudget')) {
-    if (!workloads.some((w) => matches(pdb.spec.selector?.matchLabels, w.spec.template?.metadata?.labels))) problems.push(`PodDisruptionBudget/${pdb.metadata.name}: selects no workload`);
+    if (!workloads.some((w) => matches(pdb.spec.selector?.matchLabels, w.spec.template?.metadata?.labels)))
+      problems.push(`PodDisruptionBudget/${pdb.metadata.name}: selects no workload`);
   }
   for (const p of problems) report.fail(`${name} consistency`, p);
   if (!problems.length) report.ok(`${name} consistency`, 'references, selectors, probes, ports, R3 setting, commands');

@@ -32,4 +32,9 @@ export function rewriteNatsConfig(
   opts: { port: number; httpPort: number; storeDir: string; clusterPort: number | null },
 ): string;
 
-export function startNatsFromConfig(opts: { configFile: string; nodes?: number; env?: Record<string, string>; timeoutMs?: number }): Promise<NatsCluster>;
+export function startNatsFromConfig(opts: {
+  configFile: string;
+  nodes?: number;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}): Promise<NatsCluster>;

@@ -25,9 +25,16 @@ export function natsIncludes(file) {
 /** `$NAME` references of a config and its includes (outside comments and quoted strings). */
 export function natsVariables(file) {
   const names = new Set();
-  const files = [file, ...natsIncludes(file).map((f) => join(dirname(file), f)).filter(existsSync)];
+  const files = [
+    file,
+    ...natsIncludes(file)
+      .map((f) => join(dirname(file), f))
+      .filter(existsSync),
+  ];
   for (const f of files) {
-    const text = readFileSync(f, 'utf8').replace(/^\s*#.*$/gm, '').replace(/"[^"\n]*"/g, '""');
+    const text = readFileSync(f, 'utf8')
+      .replace(/^\s*#.*$/gm, '')
+      .replace(/"[^"\n]*"/g, '""');
     for (const m of text.matchAll(/\$([A-Za-z_][A-Za-z0-9_]*)/g)) names.add(m[1]);
   }
   return names;
@@ -44,7 +51,9 @@ export function checkNats({ natsDir, compose, k8s, report, repoRoot }) {
     return;
   }
   if (!existsSync(natsDir)) return report.fail(relative(repoRoot, natsDir), 'missing');
-  const confs = readdirSync(natsDir).filter((f) => f.endsWith('.conf')).map((f) => join(natsDir, f));
+  const confs = readdirSync(natsDir)
+    .filter((f) => f.endsWith('.conf'))
+    .map((f) => join(natsDir, f));
   const included = new Set(confs.flatMap((f) => natsIncludes(f).map((i) => join(dirname(f), i))));
   const mains = confs.filter((f) => !included.has(f));
   for (const main of mains) {
@@ -65,7 +74,15 @@ export function checkNats({ natsDir, compose, k8s, report, repoRoot }) {
         if (!/^nats(:|$)/.test(String(c.image))) continue;
         const { env } = containerEnv(c, k8s.objects, fieldStandIns(w));
         sources.push({ what: `k3s ${w.kind}/${w.metadata.name}`, env });
-        checkMountedK8s(`k3s ${w.kind}/${w.metadata.name}`, svcCommandConfig([...(c.command ?? []), ...(c.args ?? [])]), main, w, c, k8s.objects, report);
+        checkMountedK8s(
+          `k3s ${w.kind}/${w.metadata.name}`,
+          svcCommandConfig([...(c.command ?? []), ...(c.args ?? [])]),
+          main,
+          w,
+          c,
+          k8s.objects,
+          report,
+        );
       }
     }
     if (!sources.length) {
@@ -102,7 +119,9 @@ function checkMountedK8s(what, configPath, main, w, c, objects, report) {
   const volume = mount && (w.spec.template.spec.volumes ?? []).find((v) => v.name === mount.name);
   if (!volume) return report.fail(what, `nothing is mounted at ${dir}`);
   const keys = new Set();
-  const sources = volume.projected?.sources ?? [volume.configMap ? { configMap: volume.configMap } : { secret: { name: volume.secret?.secretName } }];
+  const sources = volume.projected?.sources ?? [
+    volume.configMap ? { configMap: volume.configMap } : { secret: { name: volume.secret?.secretName } },
+  ];
   for (const s of sources) {
     const kind = s.configMap ? 'ConfigMap' : 'Secret';
     const o = objects.find((x) => x.kind === kind && x.metadata.name === (s.configMap ?? s.secret)?.name);

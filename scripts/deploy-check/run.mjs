@@ -20,7 +20,11 @@ export function composeContainers(compose) {
   const out = [];
   for (const [name, svc] of Object.entries(compose?.services ?? {})) {
     if (!isOurImage(svc) || svc.profiles?.length) continue;
-    const command = Array.isArray(svc.command) ? svc.command : String(svc.command ?? '').split(/\s+/).filter(Boolean);
+    const command = Array.isArray(svc.command)
+      ? svc.command
+      : String(svc.command ?? '')
+          .split(/\s+/)
+          .filter(Boolean);
     const dependsOn = Array.isArray(svc.depends_on) ? svc.depends_on : Object.keys(svc.depends_on ?? {});
     out.push({ origin: 'compose', name, command, env: serviceEnv(svc), mounts: serviceMounts(svc, compose.dir), dependsOn });
   }
@@ -42,7 +46,8 @@ export function k8sContainers(k8s, tmp) {
         if (!obj) continue;
         const dir = join(tmp, 'k3s', w.metadata.name, m.name);
         mkdirSync(dir, { recursive: true });
-        for (const [k, val] of Object.entries(obj.data ?? {})) writeFileSync(join(dir, k), ref[0] === 'Secret' ? Buffer.from(val, 'base64') : val);
+        for (const [k, val] of Object.entries(obj.data ?? {}))
+          writeFileSync(join(dir, k), ref[0] === 'Secret' ? Buffer.from(val, 'base64') : val);
         mounts.push({ target: m.mountPath, source: dir });
       }
       out.push({ origin: 'k3s', name: `${w.kind}/${w.metadata.name}`, command: [...(c.command ?? []), ...(c.args ?? [])], env, mounts });
@@ -77,7 +82,9 @@ async function localize(spec, natsUrl, tmp, gatewayPorts) {
   }
   // URLs of the gateway (scheduler, bridges) follow it to its new port.
   for (const [k, v] of Object.entries(env)) {
-    env[k] = String(v).replace(/(https?:\/\/[^/:]+):(\d+)/g, (all, host, port) => (gatewayPorts.has(port) ? `${host}:${gatewayPorts.get(port)}` : all));
+    env[k] = String(v).replace(/(https?:\/\/[^/:]+):(\d+)/g, (all, host, port) =>
+      gatewayPorts.has(port) ? `${host}:${gatewayPorts.get(port)}` : all,
+    );
   }
   return { env, command, healthUrl };
 }
@@ -163,12 +170,18 @@ async function waitReady({ origin, spec, local, proc, nats, names, report, timeo
     }
     // Registered, yet nothing answers on HEALTH_PORT after a while: the probes would fail.
     if (isRegistered && !health && Date.now() - registeredAt > 8_000) {
-      report.wait(what, `registered as ${service}, but nothing serves ${local.healthUrl}: wire startHealthServer (libs/runtime) into its main.ts, or its probes and healthchecks fail`);
+      report.wait(
+        what,
+        `registered as ${service}, but nothing serves ${local.healthUrl}: wire startHealthServer (libs/runtime) into its main.ts, or its probes and healthchecks fail`,
+      );
       return true;
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  report.fail(what, `not ready within ${timeoutMs / 1000} s (registered: ${isRegistered}; ${local.healthUrl ?? 'no health url'}: ${health ? `${health.code} ${health.body}` : 'no answer'}): ${tail(proc.output())}`);
+  report.fail(
+    what,
+    `not ready within ${timeoutMs / 1000} s (registered: ${isRegistered}; ${local.healthUrl ?? 'no health url'}: ${health ? `${health.code} ${health.body}` : 'no answer'}): ${tail(proc.output())}`,
+  );
   return false;
 }
 
@@ -232,11 +245,26 @@ function tail(text) {
 export async function checkServicesStart({ compose, k8s, natsConfig, cli, report, repoRoot, timeoutMs = 90_000 }) {
   if (!cli.helpOk) return report.fail('services start', `the CLI does not run: ${tail(cli.helpOutput)}`);
   const natsService = Object.values(compose?.services ?? {}).find((s) => /^nats(:|$)/.test(String(s.image ?? '')));
-  await wave({ origin: 'compose', specs: composeContainers(compose), natsEnv: natsService ? serviceEnv(natsService) : {}, configFile: natsConfig, cli, report, repoRoot, timeoutMs });
+  await wave({
+    origin: 'compose',
+    specs: composeContainers(compose),
+    natsEnv: natsService ? serviceEnv(natsService) : {},
+    configFile: natsConfig,
+    cli,
+    report,
+    repoRoot,
+    timeoutMs,
+  });
   const tmp = mkdtempSync(join(tmpdir(), 'shrooms-deploy-k3s-files-'));
   try {
     const natsWorkload = (k8s?.objects ?? []).find((w) => containersOf(w).some((c) => /^nats(:|$)/.test(String(c.image))));
-    const natsEnv = natsWorkload ? containerEnv(containersOf(natsWorkload).find((c) => /^nats(:|$)/.test(String(c.image))), k8s.objects, fieldStandIns(natsWorkload)).env : {};
+    const natsEnv = natsWorkload
+      ? containerEnv(
+          containersOf(natsWorkload).find((c) => /^nats(:|$)/.test(String(c.image))),
+          k8s.objects,
+          fieldStandIns(natsWorkload),
+        ).env
+      : {};
     await wave({ origin: 'k3s', specs: k8sContainers(k8s, tmp), natsEnv, configFile: natsConfig, cli, report, repoRoot, timeoutMs });
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -22,9 +22,12 @@ export function checkSystemd({ dir, report, cli, repoRoot }) {
         const unit = f.includes('@.') ? f.replace('@.', '@check.') : f;
         if (unit !== f) symlinkSync(f, join(tmp, unit));
         mkdirSync(join(tmp, 'run'));
-        const r = run('systemd-analyze', ['verify', '--man=no', '--user', join(tmp, unit)], { env: { ...process.env, XDG_RUNTIME_DIR: join(tmp, 'run') } });
+        const r = run('systemd-analyze', ['verify', '--man=no', '--user', join(tmp, unit)], {
+          env: { ...process.env, XDG_RUNTIME_DIR: join(tmp, 'run') },
+        });
         const complaints = r.out.split('\n').filter((l) => l.includes(basename(f)) || l.includes(unit));
-        if (r.code !== 0 || complaints.length) problems.push(`systemd-analyze verify: ${(complaints.length ? complaints : [r.out]).join('; ')}`);
+        if (r.code !== 0 || complaints.length)
+          problems.push(`systemd-analyze verify: ${(complaints.length ? complaints : [r.out]).join('; ')}`);
       } finally {
         rmSync(tmp, { recursive: true, force: true });
       }
@@ -38,8 +41,13 @@ export function checkSystemd({ dir, report, cli, repoRoot }) {
     if (!/\bbridge\b/.test(exec)) problems.push(`ExecStart does not run the bridge: ${exec}`);
     else if (cli?.helpOk && !cmd) problems.push(`ExecStart runs no command the CLI has: ${exec}`);
     const schema = readFileSync(join(repoRoot, 'services/session-bridge/src/config.ts'), 'utf8');
-    for (const m of text.matchAll(/^Environment=(BRIDGE_[A-Z0-9_]+)=/gm)) if (!schema.includes(`${m[1]}:`)) problems.push(`sets ${m[1]}, which the bridge's config does not know`);
+    for (const m of text.matchAll(/^Environment=(BRIDGE_[A-Z0-9_]+)=/gm))
+      if (!schema.includes(`${m[1]}:`)) problems.push(`sets ${m[1]}, which the bridge's config does not know`);
     for (const p of problems) report.fail(name, p);
-    if (!problems.length) report.ok(name, `${onPath('systemd-analyze') ? 'systemd-analyze verify clean; ' : ''}runs \`shrooms-agent bridge\`; settings known to the bridge`);
+    if (!problems.length)
+      report.ok(
+        name,
+        `${onPath('systemd-analyze') ? 'systemd-analyze verify clean; ' : ''}runs \`shrooms-agent bridge\`; settings known to the bridge`,
+      );
   }
 }

@@ -17,7 +17,28 @@ import { pct } from './fuzz/cases.js';
 const HOSTILE_SESSION = 'a.> *';
 const SESSIONS = ['a', 'a.b', 'a_2Eb'];
 /** Message ids a sender may choose (printable: all accepted) … */
-const IDS = ['x.>', '*', '>', 'a b', '..', '.', 'x.*.y', 'a.b', '_2E', 'x_2E_3E', 'x_2E>', '%2F', '$KV.shrooms_tasks.>', 'a:b:c', '/', 'x/..', 'é😀', '\u2028\u2029', '\ufeff', 'x'.repeat(128)];
+const IDS = [
+  'x.>',
+  '*',
+  '>',
+  'a b',
+  '..',
+  '.',
+  'x.*.y',
+  'a.b',
+  '_2E',
+  'x_2E_3E',
+  'x_2E>',
+  '%2F',
+  '$KV.shrooms_tasks.>',
+  'a:b:c',
+  '/',
+  'x/..',
+  'é😀',
+  '\u2028\u2029',
+  '\ufeff',
+  'x'.repeat(128),
+];
 /** … and ones the gateway must refuse (control characters). */
 const REFUSED_IDS = ['tab\there', 'nul\u0000', 'nl\nx', 'del\u007f'];
 const SAFE_TOKEN = /^[A-Za-z0-9_-]+$/;
@@ -31,7 +52,8 @@ const figures: Record<string, unknown> = {};
 
 beforeAll(async () => {
   mesh = await startMesh({ sessions: [...SESSIONS, HOSTILE_SESSION].map((name) => ({ name })) });
-  for (const s of SESSIONS) await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/${pct(s)}`, 'ListTasks', {})).result, 30_000, 100);
+  for (const s of SESSIONS)
+    await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/${pct(s)}`, 'ListTasks', {})).result, 30_000, 100);
   nc = await connect({ servers: mesh.nats.url });
   ledger = await openLedger(nc);
   // Everything on the wire from here on.
@@ -64,7 +86,7 @@ const send = (session: string, messageId: string, text: string, extra: Record<st
   rpc(`${mesh.gatewayUrl}/a2a/${pct(session)}`, 'SendMessage', { message: { messageId, role: 'ROLE_USER', parts: [{ text }], ...extra } });
 
 describe('hostile names and ids', () => {
-  it('keeps every session\'s tasks under its own key, whatever the message id', async () => {
+  it("keeps every session's tasks under its own key, whatever the message id", async () => {
     for (const s of SESSIONS) {
       for (const id of IDS) {
         const r = await send(s, id, `${s} ${id} end`);
@@ -100,7 +122,9 @@ describe('hostile names and ids', () => {
     expect(ours.length).toBeGreaterThan(0);
     for (const subject of ours) {
       const tokens = subject.split('.');
-      const userTokens = subject.startsWith('$KV.') ? tokens.slice(2) : tokens.slice(2, tokens[1] === 'bridge' || tokens[1] === 'notify' ? 4 : undefined);
+      const userTokens = subject.startsWith('$KV.')
+        ? tokens.slice(2)
+        : tokens.slice(2, tokens[1] === 'bridge' || tokens[1] === 'notify' ? 4 : undefined);
       for (const t of userTokens) expect(t, subject).toMatch(SAFE_TOKEN);
       if (tokens[1] === 'bridge') {
         expect(tokens, subject).toHaveLength(5);
@@ -124,7 +148,7 @@ describe('hostile names and ids', () => {
     expect(seen.slice(mark).filter((s) => s.startsWith('shrooms.bridge.'))).toEqual([]);
   });
 
-  it('never lets a task id of one session reach another session\'s task', async () => {
+  it("never lets a task id of one session reach another session's task", async () => {
     const victim = await ledger.kv.get(keys.task(mesh.machine, 'a', 'x.>'));
     const foreign = ['a:x.>', 'a:*', 'testbox/a:x.>', 'a.b:x.>'.replace('a.b', 'a'), 'a_2Eb:x.>'];
     for (const s of ['a.b', 'a_2Eb']) {
@@ -145,7 +169,12 @@ describe('hostile names and ids', () => {
   it('keeps a bridge with a hostile name on its own encoded subjects and keys', async () => {
     const reply = await nc.request(
       subjects.bridge(mesh.machine, HOSTILE_SESSION, 'deliver'),
-      JSON.stringify({ machine: mesh.machine, session: HOSTILE_SESSION, message: { messageId: 'x.>', role: 'ROLE_USER', parts: [{ text: 'hostile' }] }, origin: { device: mesh.machine } }),
+      JSON.stringify({
+        machine: mesh.machine,
+        session: HOSTILE_SESSION,
+        message: { messageId: 'x.>', role: 'ROLE_USER', parts: [{ text: 'hostile' }] },
+        origin: { device: mesh.machine },
+      }),
       { timeout: 5_000 },
     );
     const r = reply.json<{ ok: boolean; task: { id: string } }>();
@@ -164,7 +193,12 @@ describe('hostile names and ids', () => {
     // A delivery addressed to `a` but naming the hostile session is refused by `a`'s bridge.
     const wrong = await nc.request(
       subjects.bridge(mesh.machine, 'a', 'deliver'),
-      JSON.stringify({ machine: mesh.machine, session: HOSTILE_SESSION, message: { messageId: 'cross', role: 'ROLE_USER', parts: [{ text: 'x' }] }, origin: { device: mesh.machine } }),
+      JSON.stringify({
+        machine: mesh.machine,
+        session: HOSTILE_SESSION,
+        message: { messageId: 'cross', role: 'ROLE_USER', parts: [{ text: 'x' }] },
+        origin: { device: mesh.machine },
+      }),
       { timeout: 5_000 },
     );
     expect(wrong.json<{ ok: boolean; error?: { key: string } }>().error?.key).toBe('SESSION_NOT_FOUND');
@@ -173,7 +207,28 @@ describe('hostile names and ids', () => {
   });
 
   it('encodes names injectively: distinct names never share a subject token or key', () => {
-    const names = ['a', 'a.b', 'a_2Eb', 'a_b', 'a b', 'a.>', 'a.*', 'a_2E_3E', '>', '*', '.', '_', '_5F', 'é', '\u00e9', 'e\u0301', '\u2028', 'a\u0000', 'A', 'a-b'];
+    const names = [
+      'a',
+      'a.b',
+      'a_2Eb',
+      'a_b',
+      'a b',
+      'a.>',
+      'a.*',
+      'a_2E_3E',
+      '>',
+      '*',
+      '.',
+      '_',
+      '_5F',
+      'é',
+      '\u00e9',
+      'e\u0301',
+      '\u2028',
+      'a\u0000',
+      'A',
+      'a-b',
+    ];
     const tokens = names.map(encodeToken);
     expect(new Set(tokens).size).toBe(new Set(names).size);
     for (const [i, t] of tokens.entries()) {

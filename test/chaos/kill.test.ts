@@ -18,7 +18,20 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { META } from '@shrooms/protocol';
 import { compileRule, occurrenceMessageId, occurrences, scheduleClient, type ScheduleClient } from '@shrooms/scheduler';
-import { CLI, eventually, reportChaos, rpc, runTs, startMesh, startNatsCluster, type AskLoadOptions, type ChaosRow, type Mesh, type NatsCluster, type ServiceProcess } from '@shrooms/testing';
+import {
+  CLI,
+  eventually,
+  reportChaos,
+  rpc,
+  runTs,
+  startMesh,
+  startNatsCluster,
+  type AskLoadOptions,
+  type ChaosRow,
+  type Mesh,
+  type NatsCluster,
+  type ServiceProcess,
+} from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judgeAcked, openLedger, openPastDeadline, type LedgerView } from './support/ledger.js';
 import { runFaultUnderLoad, type Fault, type FaultRun } from './support/faults.js';
@@ -81,14 +94,20 @@ beforeAll(async () => {
   ledger = await openLedger(nc);
   schedules = scheduleClient(nc, { timeoutMs: 5_000 });
   // "bridge ready" is logged before the bridge's first signal is stored: wait until the gateway knows each session.
-  for (const s of ['alpha', 'beta', 'slow']) await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/${s}`, 'ListTasks', {})).result, 30_000, 100);
+  for (const s of ['alpha', 'beta', 'slow'])
+    await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/${s}`, 'ListTasks', {})).result, 30_000, 100);
   // Tasks no worker will finish in time: the expiry sweep must cancel them at their deadline.
   const url = `${mesh.gatewayUrl}/a2a/slow`;
   for (const id of slowIds) {
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'SendMessage', params: { message: { messageId: id, role: 'ROLE_USER', parts: [{ text: id }] }, configuration: { returnImmediately: true } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'SendMessage',
+        params: { message: { messageId: id, role: 'ROLE_USER', parts: [{ text: id }] }, configuration: { returnImmediately: true } },
+      }),
     });
     const body = (await res.json()) as { result?: unknown };
     expect(body.result, JSON.stringify(body)).toBeDefined();
@@ -113,8 +132,18 @@ const loadOf = (prefix: string): AskLoadOptions => ({
 });
 
 /** Judges one phase, records its row, and asserts the counts. */
-async function conclude(scenario: string, faults: string, run: FaultRun, extra: Record<string, unknown> = {}, extraAcked = 0): Promise<void> {
-  const verdict = await judgeAcked(ledger, mesh.machine, run.records, { untilMs: Date.now() + EXPIRY_MS + DEADLINE_GRACE_MS, expiryMs: EXPIRY_MS, graceMs: DEADLINE_GRACE_MS });
+async function conclude(
+  scenario: string,
+  faults: string,
+  run: FaultRun,
+  extra: Record<string, unknown> = {},
+  extraAcked = 0,
+): Promise<void> {
+  const verdict = await judgeAcked(ledger, mesh.machine, run.records, {
+    untilMs: Date.now() + EXPIRY_MS + DEADLINE_GRACE_MS,
+    expiryMs: EXPIRY_MS,
+    graceMs: DEADLINE_GRACE_MS,
+  });
   // A resend of acknowledged asks (same message id) returns the same task and adds none.
   const sample = run.records.filter((r) => r.taskId).slice(0, 10);
   let resendMismatches = 0;
@@ -122,7 +151,15 @@ async function conclude(scenario: string, faults: string, run: FaultRun, extra: 
     const res = await fetch(`${mesh.gatewayUrl}/a2a/${r.session}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: r.messageId, role: 'ROLE_USER', parts: [{ text: r.text }] }, configuration: { returnImmediately: true } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: {
+          message: { messageId: r.messageId, role: 'ROLE_USER', parts: [{ text: r.text }] },
+          configuration: { returnImmediately: true },
+        },
+      }),
     });
     const t = ((await res.json()) as { result?: { task: { id: string; contextId: string } } }).result?.task;
     if (!t || t.id !== r.taskId || t.contextId !== r.contextId) resendMismatches++;
@@ -200,13 +237,25 @@ describe('kill -9 under a steady load of asks', () => {
       probeSession: 'beta',
     };
     const run = await runFaultUnderLoad(loadOf('gd'), fault, { probeId: 'probe-gd' });
-    await conclude('kill -9 guard replica', `kill -9 guard 1 of 2, down ${((run.restartAt - run.faultAt) / 1000).toFixed(1)} s, restart`, run);
+    await conclude(
+      'kill -9 guard replica',
+      `kill -9 guard 1 of 2, down ${((run.restartAt - run.faultAt) / 1000).toFixed(1)} s, restart`,
+      run,
+    );
   });
 
   it('fires every occurrence exactly once when the scheduler is killed and restarted', async () => {
     const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_000).toISOString();
     const m = mesh.machine;
-    const created = (await schedules.create({ recipients: [`${m}/alpha`, `${m}/beta`], prompt: 'chaos tick', at, repeat: 'every 1s;count=10', origin: { device: m } })).schedule;
+    const created = (
+      await schedules.create({
+        recipients: [`${m}/alpha`, `${m}/beta`],
+        prompt: 'chaos tick',
+        at,
+        repeat: 'every 1s;count=10',
+        origin: { device: m },
+      })
+    ).schedule;
     const occurrenceTasks = async () => [...(await ledger.all(m)).values()].filter((t) => t.metadata?.[META.schedule] === created.id);
     let restartAt = 0;
     const fault: Fault = {
@@ -223,17 +272,29 @@ describe('kill -9 under a steady load of asks', () => {
     };
     const run = await runFaultUnderLoad(loadOf('sc'), fault, { probeId: 'probe-sc' });
     // Recovery: the first occurrence the restarted scheduler delivered.
-    const firstAfter = await eventually(async () => {
-      const later = (await occurrenceTasks()).map((t) => Date.parse(String(t.metadata?.[META.createdAt]))).filter((x) => x >= restartAt);
-      return later.length ? Math.min(...later) : undefined;
-    }, 60_000, 200);
+    const firstAfter = await eventually(
+      async () => {
+        const later = (await occurrenceTasks()).map((t) => Date.parse(String(t.metadata?.[META.createdAt]))).filter((x) => x >= restartAt);
+        return later.length ? Math.min(...later) : undefined;
+      },
+      60_000,
+      200,
+    );
     await eventually(async () => (await schedules.list({ id: created.id, state: 'all' })).schedules[0]?.state === 'done', 60_000, 250);
     await new Promise((r) => setTimeout(r, 2_000)); // a straggling double would land here
     const tasks = await occurrenceTasks();
-    const want = occurrences(compileRule(created.rule), 100).flatMap((o) => created.recipients.map((r) => `${r.split('/')[1]}:${occurrenceMessageId(created.id, o.at)}`));
+    const want = occurrences(compileRule(created.rule), 100).flatMap((o) =>
+      created.recipients.map((r) => `${r.split('/')[1]}:${occurrenceMessageId(created.id, o.at)}`),
+    );
     await eventually(async () => (await occurrenceTasks()).every((t) => t.status.state === 'TASK_STATE_COMPLETED'), 60_000, 250);
     run.recoveredAt = firstAfter;
-    await conclude('kill -9 scheduler', `kill -9 scheduler (1 replica), down ${((run.restartAt - run.faultAt) / 1000).toFixed(1)} s, restart`, run, { occurrences: `${tasks.length}/${want.length}` }, tasks.length);
+    await conclude(
+      'kill -9 scheduler',
+      `kill -9 scheduler (1 replica), down ${((run.restartAt - run.faultAt) / 1000).toFixed(1)} s, restart`,
+      run,
+      { occurrences: `${tasks.length}/${want.length}` },
+      tasks.length,
+    );
     expect(tasks.map((t) => t.id).sort()).toEqual(want.sort());
   });
 
@@ -251,15 +312,24 @@ describe('kill -9 under a steady load of asks', () => {
     };
     const run = await runFaultUnderLoad(loadOf('nn'), fault, { probeId: 'probe-nn', graceMs: 5_000 });
     const leaderAfter = await cluster.streamLeader(LEDGER_STREAM);
-    await conclude('kill -9 nats node (ledger leader)', `kill -9 nats ${victim} (stream leader of 3), down ${((run.restartAt - run.faultAt) / 1000).toFixed(1)} s, restart`, run, { victim, leaderAfter, servedWhileDown: run.recoveredAt < run.restartAt });
+    await conclude(
+      'kill -9 nats node (ledger leader)',
+      `kill -9 nats ${victim} (stream leader of 3), down ${((run.restartAt - run.faultAt) / 1000).toFixed(1)} s, restart`,
+      run,
+      { victim, leaderAfter, servedWhileDown: run.recoveredAt < run.restartAt },
+    );
   });
 
   it('leaves no task open past its deadline', async () => {
     // The slow session's tasks were asked first; the sweep must have canceled them by now.
-    await eventually(async () => {
-      const all = await Promise.all(slowIds.map((id) => ledger.get(mesh.machine, 'slow', id)));
-      return all.every((t) => t?.status.state === 'TASK_STATE_CANCELED' && t.metadata?.[META.expired]);
-    }, EXPIRY_MS + DEADLINE_GRACE_MS, 250);
+    await eventually(
+      async () => {
+        const all = await Promise.all(slowIds.map((id) => ledger.get(mesh.machine, 'slow', id)));
+        return all.every((t) => t?.status.state === 'TASK_STATE_CANCELED' && t.metadata?.[META.expired]);
+      },
+      EXPIRY_MS + DEADLINE_GRACE_MS,
+      250,
+    );
     expect(await openPastDeadline(ledger, mesh.machine, EXPIRY_MS, DEADLINE_GRACE_MS)).toEqual([]);
   });
 });

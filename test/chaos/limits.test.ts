@@ -32,7 +32,8 @@ beforeAll(async () => {
     ],
     env: { LIMIT_SSE_STREAMS: String(SSE_CAP), GATEWAY_SSE_HEARTBEAT_MS: '200' },
   });
-  for (const s of ['queue', 'open', 'fast']) await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/${s}`, 'ListTasks', {})).result, 30_000, 100);
+  for (const s of ['queue', 'open', 'fast'])
+    await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/${s}`, 'ListTasks', {})).result, 30_000, 100);
 }, 120_000);
 
 afterAll(async () => {
@@ -56,11 +57,16 @@ afterAll(async () => {
   ]);
 });
 
-const msg = (id: string, text = 'x', extra: Record<string, unknown> = {}) => ({ message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra }, configuration: { returnImmediately: true } });
+const msg = (id: string, text = 'x', extra: Record<string, unknown> = {}) => ({
+  message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra },
+  configuration: { returnImmediately: true },
+});
 const url = (s: string) => `${mesh.gatewayUrl}/a2a/${s}`;
 
 /** Counts answers by outcome: `ok` or the error's code and `limit` metadata. */
-function tally(answers: { result?: unknown; error?: { code: number; data?: { metadata?: Record<string, string> }[] } }[]): Record<string, number> {
+function tally(
+  answers: { result?: unknown; error?: { code: number; data?: { metadata?: Record<string, string> }[] } }[],
+): Record<string, number> {
   const out: Record<string, number> = {};
   for (const a of answers) {
     const k = a.result ? 'ok' : `${a.error?.code} ${a.error?.data?.[0]?.metadata?.limit ?? ''}`.trim();
@@ -81,7 +87,9 @@ describe('limits at their edges under concurrency', () => {
     expect(t[`-32063 queueLength`]).toBe(40 - accepted_);
     const list = await rpc(url('queue'), 'ListTasks', { pageSize: 100 });
     expect(list.result.totalSize).toBe(accepted_);
-    expect(list.result.tasks.filter((x: { status: { state: string } }) => x.status.state === 'TASK_STATE_SUBMITTED').length).toBeLessThanOrEqual(QUEUE);
+    expect(
+      list.result.tasks.filter((x: { status: { state: string } }) => x.status.state === 'TASK_STATE_SUBMITTED').length,
+    ).toBeLessThanOrEqual(QUEUE);
     refusals += 40 - accepted_;
     accepted += accepted_;
   });
@@ -102,13 +110,24 @@ describe('limits at their edges under concurrency', () => {
       return base.replace('"pad":""', `"pad":"${'p'.repeat(n - Buffer.byteLength(base))}"`);
     };
     expect(Buffer.byteLength(sized(BODY))).toBe(BODY);
-    const post = (path: string, body: string) => fetch(`${mesh.gatewayUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const post = (path: string, body: string) =>
+      fetch(`${mesh.gatewayUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body,
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     const at = await Promise.all(Array.from({ length: 10 }, () => post('/a2a/fast', sized(BODY))));
     const over = await Promise.all(Array.from({ length: 10 }, () => post('/a2a/fast', sized(BODY + 1))));
     const restOver = await Promise.all(Array.from({ length: 10 }, () => post('/a2a/fast/message:send', sized(BODY + 1))));
-    figures.bodyBytes = { atLimit: tally(at.map((a) => a.body)), overLimit: tally(over.map((a) => a.body)), restOverLimit: restOver.map((r) => r.status) };
+    figures.bodyBytes = {
+      atLimit: tally(at.map((a) => a.body)),
+      overLimit: tally(over.map((a) => a.body)),
+      restOverLimit: restOver.map((r) => r.status),
+    };
     expect(at.every((a) => a.status === 200 && a.body.error.code === -32001)).toBe(true);
-    expect(over.every((a) => a.status === 200 && a.body.error.code === -32057 && a.body.error.data[0].metadata.limit === 'bodyBytes')).toBe(true);
+    expect(over.every((a) => a.status === 200 && a.body.error.code === -32057 && a.body.error.data[0].metadata.limit === 'bodyBytes')).toBe(
+      true,
+    );
     expect(restOver.every((r) => r.status === 413 && r.body.error.details[0].reason === 'LIMIT_EXCEEDED')).toBe(true);
     refusals += 20;
   });
@@ -116,7 +135,9 @@ describe('limits at their edges under concurrency', () => {
   it('takes text of exactly the limit (counted in UTF-8 bytes) and refuses one byte more', async () => {
     const atLimit = 'é'.repeat(TEXT / 2);
     expect(Buffer.byteLength(atLimit)).toBe(TEXT);
-    const ok = await Promise.all(Array.from({ length: 5 }, (_, i) => rpc(url('fast'), 'SendMessage', { ...msg(`t-ok-${i}`, atLimit), configuration: {} })));
+    const ok = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => rpc(url('fast'), 'SendMessage', { ...msg(`t-ok-${i}`, atLimit), configuration: {} })),
+    );
     const no = await Promise.all(Array.from({ length: 5 }, (_, i) => rpc(url('fast'), 'SendMessage', msg(`t-no-${i}`, `${atLimit}a`))));
     figures.textBytes = { atLimit: tally(ok), overLimit: tally(no) };
     for (const a of ok) {
@@ -141,7 +162,9 @@ describe('limits at their edges under concurrency', () => {
       depthAt: { ...msg('da'), metadata: { x: deep(31) } },
       depthOver: { ...msg('do'), metadata: { x: deep(32) } },
     };
-    const answers = Object.fromEntries(await Promise.all(Object.entries(cases).map(async ([k, p]) => [k, await rpc(url('fast'), 'SendMessage', p)] as const)));
+    const answers = Object.fromEntries(
+      await Promise.all(Object.entries(cases).map(async ([k, p]) => [k, await rpc(url('fast'), 'SendMessage', p)] as const)),
+    );
     figures.perMessage = Object.fromEntries(Object.entries(answers).map(([k, a]) => [k, tally([a])]));
     expect(answers.partsAt.result).toBeDefined();
     expect(answers.metadataAt.result).toBeDefined();
@@ -166,18 +189,29 @@ describe('limits at their edges under concurrency', () => {
           if (r) resolve({ ok: false, reason: r[1], close: () => sock.destroy() });
         });
         sock.on('error', () => resolve({ ok: false, reason: 'socket', close: () => {} }));
-        sock.write(buildRawRequest({ method: 'POST', path: '/a2a/queue', headers: [['content-type', 'application/json']], body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: working } }) }));
+        sock.write(
+          buildRawRequest({
+            method: 'POST',
+            path: '/a2a/queue',
+            headers: [['content-type', 'application/json']],
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: working } }),
+          }),
+        );
       });
     const first = await Promise.all(Array.from({ length: SSE_CAP + 10 }, open));
     const streams = first.filter((s) => s.ok).length;
     const refused = first.filter((s) => s.reason === 'LIMIT_EXCEEDED').length;
     for (const s of first) s.close();
     // Once they are gone, the cap is free again: a full set opens.
-    const again = await eventually(async () => {
-      const set = await Promise.all(Array.from({ length: SSE_CAP }, open));
-      for (const s of set) s.close();
-      return set.every((s) => s.ok) ? set : undefined;
-    }, 20_000, 200);
+    const again = await eventually(
+      async () => {
+        const set = await Promise.all(Array.from({ length: SSE_CAP }, open));
+        for (const s of set) s.close();
+        return set.every((s) => s.ok) ? set : undefined;
+      },
+      20_000,
+      200,
+    );
     figures.sseStreams = { cap: SSE_CAP, asked: SSE_CAP + 10, accepted: streams, refused, againAfterClose: again.length };
     expect(streams).toBe(SSE_CAP);
     expect(refused).toBe(10);
@@ -189,10 +223,20 @@ describe('limits at their edges under concurrency', () => {
     for (let i = 0; i < 50; i++) {
       await new Promise<void>((resolve, reject) => {
         const body = JSON.stringify({ jsonrpc: '2.0', id: i, method: 'GetTask', params: { id: 'fast:missing' } });
-        const r = http.request({ host: '127.0.0.1', port: mesh.gatewayPort, path: '/a2a/fast', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve());
-        });
+        const r = http.request(
+          {
+            host: '127.0.0.1',
+            port: mesh.gatewayPort,
+            path: '/a2a/fast',
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve());
+          },
+        );
         r.on('error', reject);
         r.end(body);
       });
@@ -202,7 +246,9 @@ describe('limits at their edges under concurrency', () => {
   });
 
   it('still serves after all of it: nothing crashed', async () => {
-    const done = await rpc(url('fast'), 'SendMessage', { message: { messageId: 'after-limits', role: 'ROLE_USER', parts: [{ text: 'still here' }] } });
+    const done = await rpc(url('fast'), 'SendMessage', {
+      message: { messageId: 'after-limits', role: 'ROLE_USER', parts: [{ text: 'still here' }] },
+    });
     expect(done.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(mesh.gateway.child.exitCode).toBe(null);
     for (const b of mesh.bridges.values()) expect(b.child.exitCode).toBe(null);

@@ -8,7 +8,20 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { SERVICE_NAMES, isTerminal, type Task } from '@shrooms/protocol';
 import { scheduleClient } from '@shrooms/scheduler';
-import { CLI, eventually, reportChaos, rpc, runTs, sendAsk, startMesh, startNatsServer, type ChaosRow, type Mesh, type NatsServerHandle, type ServiceProcess } from '@shrooms/testing';
+import {
+  CLI,
+  eventually,
+  reportChaos,
+  rpc,
+  runTs,
+  sendAsk,
+  startMesh,
+  startNatsServer,
+  type ChaosRow,
+  type Mesh,
+  type NatsServerHandle,
+  type ServiceProcess,
+} from '@shrooms/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { probeUntilCompleted, runFaultUnderLoad, type Fault } from './support/faults.js';
 import { judgeAcked, openLedger, type LedgerView } from './support/ledger.js';
@@ -28,15 +41,30 @@ const rows: ChaosRow[] = [];
 
 beforeAll(async () => {
   nats = await startNatsServer();
-  mesh = await startMesh({ nats, guard: true, sessions: [{ name: 'alpha' }, { name: 'beta' }], env: { ECHO_DELAY_MS: '30', GUARD_RATE_MAX: '1000000', LIMIT_BLOCKING_WAIT_MS: '30000', LIMIT_TASK_EXPIRY_MS: String(EXPIRY_MS), GATEWAY_EXPIRY_SWEEP_MS: '1000' } });
+  mesh = await startMesh({
+    nats,
+    guard: true,
+    sessions: [{ name: 'alpha' }, { name: 'beta' }],
+    env: {
+      ECHO_DELAY_MS: '30',
+      GUARD_RATE_MAX: '1000000',
+      LIMIT_BLOCKING_WAIT_MS: '30000',
+      LIMIT_TASK_EXPIRY_MS: String(EXPIRY_MS),
+      GATEWAY_EXPIRY_SWEEP_MS: '1000',
+    },
+  });
   scheduler = runTs(CLI, ['scheduler'], { ...mesh.env, SCHEDULER_GATEWAY_URL: mesh.gatewayUrl });
   mesh.services.push(scheduler);
   await scheduler.waitFor(/scheduler ready/, 60_000);
-  for (const s of ['alpha', 'beta']) await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/${s}`, 'ListTasks', {})).result, 30_000, 100);
+  for (const s of ['alpha', 'beta'])
+    await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/${s}`, 'ListTasks', {})).result, 30_000, 100);
   nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   ledger = await openLedger(nc);
   // Something for the ledger to keep: finished tasks whose records must come back byte for byte.
-  for (let i = 0; i < 20; i++) expect((await sendAsk(mesh.gatewayUrl, i % 2 ? 'alpha' : 'beta', `seed-${i}`, `seed ${i}`, { blocking: true })).task?.status.state).toBe('TASK_STATE_COMPLETED');
+  for (let i = 0; i < 20; i++)
+    expect(
+      (await sendAsk(mesh.gatewayUrl, i % 2 ? 'alpha' : 'beta', `seed-${i}`, `seed ${i}`, { blocking: true })).task?.status.state,
+    ).toBe('TASK_STATE_COMPLETED');
 }, 180_000);
 
 afterAll(async () => {
@@ -51,11 +79,21 @@ async function servicesBack(since: number): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   const client = scheduleClient(nc, { timeoutMs: 2_000 });
   await Promise.all([
-    eventually(async () => (await fetch(`${mesh.gatewayUrl}/readyz`)).ok && (out.gatewayReady = Date.now() - since), RECOVERY_BOUND_MS, 100),
-    eventually(async () => (await nc.request(`$SRV.PING.${SERVICE_NAMES.guard}`, '', { timeout: 1_000 })) && (out.guard = Date.now() - since), RECOVERY_BOUND_MS, 100),
+    eventually(
+      async () => (await fetch(`${mesh.gatewayUrl}/readyz`)).ok && (out.gatewayReady = Date.now() - since),
+      RECOVERY_BOUND_MS,
+      100,
+    ),
+    eventually(
+      async () => (await nc.request(`$SRV.PING.${SERVICE_NAMES.guard}`, '', { timeout: 1_000 })) && (out.guard = Date.now() - since),
+      RECOVERY_BOUND_MS,
+      100,
+    ),
     eventually(async () => (await client.list({})) && (out.scheduler = Date.now() - since), RECOVERY_BOUND_MS, 100),
     // Each bridge: a new ask to its session is finished (delivery, the worker, the ledger write).
-    ...['alpha', 'beta'].map(async (s) => (out[`bridge ${s}`] = (await probeUntilCompleted(mesh.gatewayUrl, s, `back-${since}-${s}`, RECOVERY_BOUND_MS)) - since)),
+    ...['alpha', 'beta'].map(
+      async (s) => (out[`bridge ${s}`] = (await probeUntilCompleted(mesh.gatewayUrl, s, `back-${since}-${s}`, RECOVERY_BOUND_MS)) - since),
+    ),
   ]);
   return out;
 }
@@ -69,15 +107,30 @@ async function phase(name: string, fault: Fault, prefix: string): Promise<void> 
     { probeId: `probe-${prefix}`, graceMs: 5_000 },
   ).catch((err: Error) => {
     // Say what the services logged meanwhile: a failure here is a reconnection problem to find.
-    const logs = [...marks].map(([p, at]) => p.output().slice(at).split('\n').filter((l) => /"level":(40|50|60)/.test(l)).map((l) => l.slice(0, 400)).slice(-8).join('\n'));
+    const logs = [...marks].map(([p, at]) =>
+      p
+        .output()
+        .slice(at)
+        .split('\n')
+        .filter((l) => /"level":(40|50|60)/.test(l))
+        .map((l) => l.slice(0, 400))
+        .slice(-8)
+        .join('\n'),
+    );
     throw new Error(`${err.message}\n${logs.join('\n---\n')}`);
   });
   const back = await servicesBack(run.restartAt);
   const after = await ledger.all(mesh.machine);
   // The ledger is intact: every task still there; a finished task exactly as it was.
   const missing = [...before.keys()].filter((k) => !after.has(k));
-  const changed = [...before].filter(([k, t]) => isTerminal(t.status.state) && JSON.stringify(after.get(k)) !== JSON.stringify(t)).map(([k]) => k);
-  const verdict = await judgeAcked(ledger, mesh.machine, run.records, { untilMs: Date.now() + EXPIRY_MS + 10_000, expiryMs: EXPIRY_MS, graceMs: 10_000 });
+  const changed = [...before]
+    .filter(([k, t]) => isTerminal(t.status.state) && JSON.stringify(after.get(k)) !== JSON.stringify(t))
+    .map(([k]) => k);
+  const verdict = await judgeAcked(ledger, mesh.machine, run.records, {
+    untilMs: Date.now() + EXPIRY_MS + 10_000,
+    expiryMs: EXPIRY_MS,
+    graceMs: 10_000,
+  });
   const s = run.load.summary();
   const askedAgainMs = run.recoveredAt - run.restartAt;
   rows.push({
@@ -89,7 +142,16 @@ async function phase(name: string, fault: Fault, prefix: string): Promise<void> 
     stuck: verdict.stuck,
     recoveryMs: run.recoveredAt - run.faultAt,
     notes: `asks served ${(Math.max(0, askedAgainMs) / 1000).toFixed(1)} s after the server was back${verdict.endings.expired ? `; ${verdict.endings.expired} finished by expiry: the worker's result was never stored` : ''}`,
-    details: { askedAgainMs, servicesBackMs: back, clientErrors: s.clientErrors, errorsByKind: s.errorsByKind, strayErrors: run.strayErrors.length, endings: verdict.endings, missing: missing.length, changed: changed.length },
+    details: {
+      askedAgainMs,
+      servicesBackMs: back,
+      clientErrors: s.clientErrors,
+      errorsByKind: s.errorsByKind,
+      strayErrors: run.strayErrors.length,
+      endings: verdict.endings,
+      missing: missing.length,
+      changed: changed.length,
+    },
   });
   process.stdout.write(`${name}: ${JSON.stringify(rows[rows.length - 1])}\n${verdict.problems.slice(0, 10).join('\n')}\n`);
   expect(missing, 'tasks the restart lost').toEqual([]);
@@ -105,9 +167,29 @@ async function phase(name: string, fault: Fault, prefix: string): Promise<void> 
 }
 
 it('keeps the ledger and serves again after a graceful nats-server restart under load', async () => {
-  await phase('nats-server restart (graceful)', { what: 'SIGTERM nats-server, start again on the same data', kill: () => nats.restart(), restart: async () => {}, downMs: 0, probeSession: 'alpha' }, 'rs');
+  await phase(
+    'nats-server restart (graceful)',
+    {
+      what: 'SIGTERM nats-server, start again on the same data',
+      kill: () => nats.restart(),
+      restart: async () => {},
+      downMs: 0,
+      probeSession: 'alpha',
+    },
+    'rs',
+  );
 });
 
 it('keeps the ledger and serves again after kill -9 of the nats-server and a start on the same data', async () => {
-  await phase('nats-server kill -9 + start', { what: 'kill -9 nats-server, start again on the same data', kill: async () => nats.kill(), restart: () => nats.restart(), downMs: 2_000, probeSession: 'beta' }, 'rk');
+  await phase(
+    'nats-server kill -9 + start',
+    {
+      what: 'kill -9 nats-server, start again on the same data',
+      kill: async () => nats.kill(),
+      restart: () => nats.restart(),
+      downMs: 2_000,
+      probeSession: 'beta',
+    },
+    'rk',
+  );
 });

@@ -56,12 +56,33 @@ function request(i: number): Buffer {
   const kind = i % 10;
   const task = openTasks[i % openTasks.length]!;
   const json = (method: string, params: unknown) =>
-    buildRawRequest({ method: 'POST', path: '/a2a/slow', headers: [['content-type', 'application/json'], ['a2a-version', '1.0']], body: JSON.stringify({ jsonrpc: '2.0', id: i, method, params }) });
+    buildRawRequest({
+      method: 'POST',
+      path: '/a2a/slow',
+      headers: [
+        ['content-type', 'application/json'],
+        ['a2a-version', '1.0'],
+      ],
+      body: JSON.stringify({ jsonrpc: '2.0', id: i, method, params }),
+    });
   if (kind < 6) return json('SubscribeToTask', { id: task });
-  if (kind < 8) return buildRawRequest({ method: 'GET', path: `/a2a/slow/tasks/${encodeURIComponent(task)}:subscribe`, headers: [['a2a-version', '1.0']] });
+  if (kind < 8)
+    return buildRawRequest({
+      method: 'GET',
+      path: `/a2a/slow/tasks/${encodeURIComponent(task)}:subscribe`,
+      headers: [['a2a-version', '1.0']],
+    });
   const message = { messageId: `sse-${++streamSeq}`, role: 'ROLE_USER', parts: [{ text: 'streamed, never finished' }] };
   if (kind === 8) return json('SendStreamingMessage', { message });
-  return buildRawRequest({ method: 'POST', path: '/a2a/slow/message:stream', headers: [['content-type', 'application/json'], ['a2a-version', '1.0']], body: JSON.stringify({ message }) });
+  return buildRawRequest({
+    method: 'POST',
+    path: '/a2a/slow/message:stream',
+    headers: [
+      ['content-type', 'application/json'],
+      ['a2a-version', '1.0'],
+    ],
+    body: JSON.stringify({ message }),
+  });
 }
 
 /** Opens one stream over a bare socket and waits for its first event (or its refusal). */
@@ -149,7 +170,7 @@ it(`holds no stream and no memory after ${WAVES} waves of slow and vanished SSE 
     // Heartbeats pile up for the clients that do not read.
     await new Promise((r) => setTimeout(r, 1_000));
     rssPeak = Math.max(rssPeak, (await rssBytes(pid)) ?? 0);
-    for (const [i, o] of held.entries()) (i % 3 === 0 ? o.sock.resetAndDestroy() : o.sock.destroy());
+    for (const [i, o] of held.entries()) i % 3 === 0 ? o.sock.resetAndDestroy() : o.sock.destroy();
     await eventually(async () => ((await socketCount(pid)) ?? 99) <= sockets0 + 2, 30_000, 100);
     rssAfterWave.push((await rssBytes(pid))!);
   }
@@ -191,5 +212,7 @@ it(`holds no stream and no memory after ${WAVES} waves of slow and vanished SSE 
   expect(overCapRefused, 'the stream over the cap refused with LIMIT_EXCEEDED').toBe(WAVES);
   expect(socketsEnd).toBeLessThanOrEqual(sockets0 + 2);
   expect(rssEnd - rssBase, 'RSS growth over the run').toBeLessThan(RSS_BOUND);
-  expect(rssAfterWave[rssAfterWave.length - 1]! - rssAfterWave[0]!, 'RSS growth from the first wave to the last').toBeLessThan(WAVE_GROWTH_BOUND);
+  expect(rssAfterWave[rssAfterWave.length - 1]! - rssAfterWave[0]!, 'RSS growth from the first wave to the last').toBeLessThan(
+    WAVE_GROWTH_BOUND,
+  );
 }, 600_000);

@@ -12,7 +12,8 @@ afterAll(async () => {
   await mesh?.stop();
 });
 
-const errorInfo = (reason: string) => expect.arrayContaining([expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason })]);
+const errorInfo = (reason: string) =>
+  expect.arrayContaining([expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason })]);
 
 async function raw(path: string, init: RequestInit & { headers?: Record<string, string> } = {}) {
   const res = await fetch(`${mesh.gatewayUrl}${path}`, { ...init, headers: { 'content-type': 'application/json', ...init.headers } });
@@ -47,7 +48,11 @@ describe('JSON-RPC errors', () => {
   it('answers an unsupported version with -32009 and serves a request without the header', async () => {
     const r = await rpc(url, 'GetTask', { id: 'demo:nope' }, { 'A2A-Version': '0.3' });
     expect(r.error).toMatchObject({ code: -32009, data: errorInfo('VERSION_NOT_SUPPORTED') });
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'GetTask', params: { id: 'demo:nope' } }) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'GetTask', params: { id: 'demo:nope' } }),
+    });
     expect(((await res.json()) as any).error.code).toBe(-32001);
   });
 
@@ -60,17 +65,29 @@ describe('JSON-RPC errors', () => {
 
   it('answers an oversize body with LIMIT_EXCEEDED, not a crash', async () => {
     const big = 'x'.repeat(200 * 1024);
-    const r = await raw('/a2a/demo', { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'big', role: 'ROLE_USER', parts: [{ text: big }] } } }) });
+    const r = await raw('/a2a/demo', {
+      method: 'POST',
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: 'big', role: 'ROLE_USER', parts: [{ text: big }] } },
+      }),
+    });
     expect(r.body.error).toMatchObject({ code: -32057, data: errorInfo('LIMIT_EXCEEDED') });
     const ok = await rpc(url, 'GetTask', { id: 'demo:nope' });
     expect(ok.error.code).toBe(-32001);
   });
 
   it('refuses text over the per-message limit and non-text parts with clear codes', async () => {
-    const r = await rpc(url, 'SendMessage', { message: { messageId: 'big2', role: 'ROLE_USER', parts: [{ text: 'y'.repeat(65 * 1024) }] } });
+    const r = await rpc(url, 'SendMessage', {
+      message: { messageId: 'big2', role: 'ROLE_USER', parts: [{ text: 'y'.repeat(65 * 1024) }] },
+    });
     expect(r.error).toMatchObject({ code: -32057 });
     expect(r.error.message).toMatch(/65536/);
-    const f = await rpc(url, 'SendMessage', { message: { messageId: 'file', role: 'ROLE_USER', parts: [{ url: 'https://example.invalid/a.png' }] } });
+    const f = await rpc(url, 'SendMessage', {
+      message: { messageId: 'file', role: 'ROLE_USER', parts: [{ url: 'https://example.invalid/a.png' }] },
+    });
     expect(f.error).toMatchObject({ code: -32005, data: errorInfo('CONTENT_TYPE_NOT_SUPPORTED') });
   });
 
@@ -80,7 +97,9 @@ describe('JSON-RPC errors', () => {
   });
 
   it('answers an unknown session with SESSION_NOT_FOUND', async () => {
-    const r = await rpc(`${mesh.gatewayUrl}/a2a/ghost`, 'SendMessage', { message: { messageId: 'g', role: 'ROLE_USER', parts: [{ text: 'x' }] } });
+    const r = await rpc(`${mesh.gatewayUrl}/a2a/ghost`, 'SendMessage', {
+      message: { messageId: 'g', role: 'ROLE_USER', parts: [{ text: 'x' }] },
+    });
     expect(r.error).toMatchObject({ code: -32056, data: errorInfo('SESSION_NOT_FOUND') });
   });
 });
@@ -93,7 +112,10 @@ describe('HTTP+JSON errors', () => {
   });
 
   it('answers cancel of a finished task with 400 FAILED_PRECONDITION', async () => {
-    const sent = await raw('/a2a/demo/message:send', { method: 'POST', body: JSON.stringify({ message: { messageId: 'rest-fin', role: 'ROLE_USER', parts: [{ text: 'x' }] } }) });
+    const sent = await raw('/a2a/demo/message:send', {
+      method: 'POST',
+      body: JSON.stringify({ message: { messageId: 'rest-fin', role: 'ROLE_USER', parts: [{ text: 'x' }] } }),
+    });
     expect(sent.status).toBe(200);
     const r = await raw(`/a2a/demo/tasks/${encodeURIComponent(sent.body.task.id)}:cancel`, { method: 'POST', body: '{}' });
     expect(r.status).toBe(400);
@@ -107,7 +129,10 @@ describe('HTTP+JSON errors', () => {
     const ver = await raw('/a2a/demo/tasks', { headers: { 'A2A-Version': '2.0' } });
     expect(ver.status).toBe(400);
     expect(ver.body.error.details).toEqual(errorInfo('VERSION_NOT_SUPPORTED'));
-    const big = await raw('/a2a/demo/message:send', { method: 'POST', body: JSON.stringify({ message: { messageId: 'b', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(200 * 1024) }] } }) });
+    const big = await raw('/a2a/demo/message:send', {
+      method: 'POST',
+      body: JSON.stringify({ message: { messageId: 'b', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(200 * 1024) }] } }),
+    });
     expect(big.status).toBe(413);
     expect(big.body.error.details).toEqual(errorInfo('LIMIT_EXCEEDED'));
   });
@@ -133,7 +158,7 @@ describe('cards', () => {
     expect(again.status).toBe(304);
   });
 
-  it('lists the machine\'s sessions as skills on the machine card', async () => {
+  it("lists the machine's sessions as skills on the machine card", async () => {
     const card = (await (await fetch(`${mesh.gatewayUrl}/.well-known/agent-card.json`)).json()) as any;
     expect(card.skills.map((s: { id: string }) => s.id)).toContain('demo');
   });

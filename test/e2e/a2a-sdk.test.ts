@@ -4,7 +4,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CancelTaskRequest, GetTaskRequest, ListTasksRequest, SendMessageRequest, SubscribeToTaskRequest, Task as SdkTask, TaskState } from '@a2a-js/sdk';
+import {
+  CancelTaskRequest,
+  GetTaskRequest,
+  ListTasksRequest,
+  SendMessageRequest,
+  SubscribeToTaskRequest,
+  Task as SdkTask,
+  TaskState,
+} from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { startMesh, type Mesh } from '@shrooms/testing';
 
@@ -27,7 +35,10 @@ function factory(binding: 'JSONRPC' | 'HTTP+JSON'): ClientFactory {
 }
 
 const send = (text: string, extra: Record<string, unknown> = {}, configuration?: Record<string, unknown>) =>
-  SendMessageRequest.fromJSON({ message: { messageId: `m-${randomUUID()}`, role: 'ROLE_USER', parts: [{ text }], ...extra }, ...(configuration ? { configuration } : {}) });
+  SendMessageRequest.fromJSON({
+    message: { messageId: `m-${randomUUID()}`, role: 'ROLE_USER', parts: [{ text }], ...extra },
+    ...(configuration ? { configuration } : {}),
+  });
 
 const json = (t: SdkTask) => SdkTask.toJSON(t) as any;
 
@@ -69,7 +80,9 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('over %s', (binding) => {
     expect(twice.status.state).toBe('TASK_STATE_CANCELED');
     // The session is free again: the next task starts working.
     const next = json((await slow.sendMessage(send('next', {}, { returnImmediately: true }))) as SdkTask);
-    await expect.poll(async () => json(await slow.getTask(GetTaskRequest.fromJSON({ id: next.id }))).status.state, { timeout: 20_000 }).toBe('TASK_STATE_WORKING');
+    await expect
+      .poll(async () => json(await slow.getTask(GetTaskRequest.fromJSON({ id: next.id }))).status.state, { timeout: 20_000 })
+      .toBe('TASK_STATE_WORKING');
     await slow.cancelTask(CancelTaskRequest.fromJSON({ id: next.id }));
   });
 
@@ -124,5 +137,4 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('over %s', (binding) => {
     const status = last.payload?.value?.status ?? last.statusUpdate?.status;
     expect(status.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
-
 });

@@ -119,7 +119,9 @@ describe('a2a', () => {
   it('answers a blocked task with send --task', async () => {
     // The worker (here: the test, as session slow) says it is blocked; the asker answers.
     const sent = json((await mesh.cli(['a2a', 'send', 'slow', 'deploy it', '--json'])).stdout);
-    const blocked = await mesh.cli(['a2a', 'update', sent.task, 'blocked', 'which', 'branch?', '--json'], { SHROOMS_AGENT_SESSION: 'slow' });
+    const blocked = await mesh.cli(['a2a', 'update', sent.task, 'blocked', 'which', 'branch?', '--json'], {
+      SHROOMS_AGENT_SESSION: 'slow',
+    });
     expect(blocked.code).toBe(0);
     expect(json(blocked.stdout)).toMatchObject({ status: 'input-required', reply: 'which branch?' });
     const human = await mesh.cli(['a2a', 'get', sent.task]);
@@ -178,17 +180,41 @@ describe('a2a', () => {
   });
 
   it('an unreachable gateway says what to do, in one line (exit 1)', async () => {
-    for (const args of [['a2a', 'list'], ['a2a', 'send', 'demo', 'hi', '--wait'], ['a2a', 'get', 'demo:x']]) {
+    for (const args of [
+      ['a2a', 'list'],
+      ['a2a', 'send', 'demo', 'hi', '--wait'],
+      ['a2a', 'get', 'demo:x'],
+    ]) {
       const r = await mesh.cli(args, { SHROOMS_GATEWAY_URL: 'http://127.0.0.1:1' });
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe(`shrooms-agent ${args.slice(0, 2).join(' ')}: cannot reach the gateway at http://127.0.0.1:1 — is \`shrooms-agent up\` running? (set SHROOMS_GATEWAY_URL if it listens elsewhere)\n`);
+      expect(r.stderr).toBe(
+        `shrooms-agent ${args.slice(0, 2).join(' ')}: cannot reach the gateway at http://127.0.0.1:1 — is \`shrooms-agent up\` running? (set SHROOMS_GATEWAY_URL if it listens elsewhere)\n`,
+      );
     }
   });
 
   it('schedule create, list and cancel go through the scheduler', async () => {
-    const created = await mesh.cli(['a2a', 'schedule', 'create', '--to', 'demo', '--at', '2035-06-01T08:00', '--zone', 'Europe/Berlin', '--repeat', 'weekly:mon', 'weekly', 'report', '--json'], {
-      SHROOMS_AGENT_SESSION: 'slow',
-    });
+    const created = await mesh.cli(
+      [
+        'a2a',
+        'schedule',
+        'create',
+        '--to',
+        'demo',
+        '--at',
+        '2035-06-01T08:00',
+        '--zone',
+        'Europe/Berlin',
+        '--repeat',
+        'weekly:mon',
+        'weekly',
+        'report',
+        '--json',
+      ],
+      {
+        SHROOMS_AGENT_SESSION: 'slow',
+      },
+    );
     expect(created.code).toBe(0);
     const s = json(created.stdout).schedule;
     expect(s).toMatchObject({ recipients: [`${M}/demo`], prompt: 'weekly report', state: 'active', rule: { zone: 'Europe/Berlin' } });

@@ -68,7 +68,12 @@ async function send(text: string, messageId: string): Promise<any> {
   const res = await fetch(`${gatewayUrl}/a2a/${SESSION}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: messageId, method: 'SendMessage', params: { message: { messageId, role: 'ROLE_USER', parts: [{ text }] } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: messageId,
+      method: 'SendMessage',
+      params: { message: { messageId, role: 'ROLE_USER', parts: [{ text }] } },
+    }),
   });
   return res.json();
 }
@@ -85,7 +90,8 @@ async function completes(text: string, messageId: string): Promise<any> {
       const started = Date.now();
       last = await send(text, messageId).catch((err: Error) => ({ error: err.message }));
       const tookMs = Date.now() - started;
-      if (tookMs > 10_000) console.warn(`cluster test: SendMessage ${messageId} took ${Math.round(tookMs / 1000)} s (${JSON.stringify(last).slice(0, 160)})`);
+      if (tookMs > 10_000)
+        console.warn(`cluster test: SendMessage ${messageId} took ${Math.round(tookMs / 1000)} s (${JSON.stringify(last).slice(0, 160)})`);
       const task = (last as any)?.result?.task;
       return task?.status?.state === 'TASK_STATE_COMPLETED' ? task : undefined;
     },
@@ -106,9 +112,14 @@ async function getTask(id: string): Promise<any> {
 }
 
 /** The node whose server leads the ledger's stream, from the monitoring endpoint of a live node. */
-async function ledgerLeader(): Promise<{ leader: NatsNode; replicas: { name: string; current?: boolean; offline?: boolean }[] } | undefined> {
+async function ledgerLeader(): Promise<
+  { leader: NatsNode; replicas: { name: string; current?: boolean; offline?: boolean }[] } | undefined
+> {
   for (const node of cluster.nodes.filter((n) => n.running)) {
-    const jsz = (await fetch(`${node.monitorUrl}/jsz?accounts=true&streams=true`).then((r) => r.json(), () => undefined)) as { account_details?: any[] } | undefined;
+    const jsz = (await fetch(`${node.monitorUrl}/jsz?accounts=true&streams=true`).then(
+      (r) => r.json(),
+      () => undefined,
+    )) as { account_details?: any[] } | undefined;
     for (const account of jsz?.account_details ?? []) {
       const stream = (account.stream_detail ?? []).find((s: any) => s.name === LEDGER_STREAM);
       const leaderName = stream?.cluster?.leader;
@@ -140,7 +151,13 @@ beforeAll(async () => {
   // One after another: the first of each kind creates its R3 buckets, the next binds to them.
   // (Two replicas creating the same R3 bucket at once on a fresh cluster can time out; see the
   // operators' notes on start order.)
-  await start('gateway', CLI, ['gateway'], { ...base, ...as('gateway', 'NATS_GATEWAY_PASSWORD'), GATEWAY_PORT: String(port), GATEWAY_GUARD: guard ? 'required' : 'off' }, /gateway listening/);
+  await start(
+    'gateway',
+    CLI,
+    ['gateway'],
+    { ...base, ...as('gateway', 'NATS_GATEWAY_PASSWORD'), GATEWAY_PORT: String(port), GATEWAY_GUARD: guard ? 'required' : 'off' },
+    /gateway listening/,
+  );
   expected.push(SERVICE_NAMES.gateway);
   for (const i of [1, 2]) {
     if (guard) {
@@ -148,15 +165,38 @@ beforeAll(async () => {
       expected.push(SERVICE_NAMES.guard);
     }
     if (scheduler) {
-      await start(`scheduler-${i}`, scheduler.script, scheduler.args, { ...base, ...as('scheduler', 'NATS_SCHEDULER_PASSWORD'), SCHEDULER_GATEWAY_URL: gatewayUrl, SCHEDULER_REPLICA_ID: `scheduler-${i}` }, /scheduler ready/);
+      await start(
+        `scheduler-${i}`,
+        scheduler.script,
+        scheduler.args,
+        {
+          ...base,
+          ...as('scheduler', 'NATS_SCHEDULER_PASSWORD'),
+          SCHEDULER_GATEWAY_URL: gatewayUrl,
+          SCHEDULER_REPLICA_ID: `scheduler-${i}`,
+        },
+        /scheduler ready/,
+      );
       expected.push(SERVICE_NAMES.scheduler);
     }
   }
   // The bridge of machine laptop with its own least-privilege user (it binds to the ledger only).
   await mkdir(join(tmp, SESSION), { recursive: true });
-  await start('bridge', CLI, ['bridge', '--harness', 'echo', '--session', SESSION, '--cwd', join(tmp, SESSION)], { ...base, ...as('bridge', 'NATS_BRIDGE_PASSWORD'), GATEWAY_URL: gatewayUrl, BRIDGE_STATE_DIR: join(tmp, 'state') }, /bridge ready/);
+  await start(
+    'bridge',
+    CLI,
+    ['bridge', '--harness', 'echo', '--session', SESSION, '--cwd', join(tmp, SESSION)],
+    { ...base, ...as('bridge', 'NATS_BRIDGE_PASSWORD'), GATEWAY_URL: gatewayUrl, BRIDGE_STATE_DIR: join(tmp, 'state') },
+    /bridge ready/,
+  );
   expected.push(SERVICE_NAMES.bridge);
-  admin = await connect({ servers: cluster.url.split(','), user: 'admin', pass: passwords.NATS_ADMIN_PASSWORD, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  admin = await connect({
+    servers: cluster.url.split(','),
+    user: 'admin',
+    pass: passwords.NATS_ADMIN_PASSWORD,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+  });
 });
 
 afterAll(async () => {
@@ -213,7 +253,9 @@ describe('the mesh on a 3-node NATS cluster from the deploy config', () => {
       30_000,
       500,
     ).catch(async () => {
-      throw new Error(`$SRV.INFO answered by ${JSON.stringify((await serviceInfos()).map((i) => i.name))}, expected ${JSON.stringify(expected)}`);
+      throw new Error(
+        `$SRV.INFO answered by ${JSON.stringify((await serviceInfos()).map((i) => i.name))}, expected ${JSON.stringify(expected)}`,
+      );
     });
     expect(new Set(infos.map((i) => i.id)).size).toBe(expected.length);
   });

@@ -27,7 +27,8 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
   await mkdir(OUT, { recursive: true });
   [mesh, browser] = await Promise.all([
     startMesh({
@@ -45,7 +46,16 @@ beforeAll(async () => {
     chromium.launch({
       executablePath: CHROMIUM,
       // Playwright gives each launch a fresh, empty user-data-dir of its own.
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     }),
   ]);
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
@@ -98,7 +108,12 @@ it('shows a live task moving from working to completed without a reload', async 
         const s = el.getAttribute('data-state')!;
         if (w.seen[w.seen.length - 1] !== s) w.seen.push(s);
       });
-    new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] });
+    new MutationObserver(note).observe(document.body, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ['data-state'],
+    });
   });
   const sent = await send('slow', 'live-1', 'run the slow suite');
   expect(sent.result.task.id).toBe('slow:live-1');
@@ -116,9 +131,15 @@ it('shows a live task moving from working to completed without a reload', async 
 
 it('renders a chain of three tasks as a tree from the person who asked', async () => {
   expect((await send('alpha', 'c-root', 'quiet: plan the release')).result.task.id).toBe('alpha:c-root');
-  const mid = await send('beta', 'c-mid', 'quiet: run the tests for the release', { 'shrooms/parent': 'testbox/alpha:c-root', 'shrooms/from': 'testbox/alpha' });
+  const mid = await send('beta', 'c-mid', 'quiet: run the tests for the release', {
+    'shrooms/parent': 'testbox/alpha:c-root',
+    'shrooms/from': 'testbox/alpha',
+  });
   expect(mid.result.task.metadata['shrooms/depth']).toBe(1);
-  const leaf = await send('gamma', 'c-leaf', 'quiet: check the flaky test', { 'shrooms/parent': 'testbox/beta:c-mid', 'shrooms/from': 'testbox/beta' });
+  const leaf = await send('gamma', 'c-leaf', 'quiet: check the flaky test', {
+    'shrooms/parent': 'testbox/beta:c-mid',
+    'shrooms/from': 'testbox/beta',
+  });
   expect(leaf.result.task.metadata['shrooms/depth']).toBe(2);
 
   await open('chains');
@@ -130,7 +151,12 @@ it('renders a chain of three tasks as a tree from the person who asked', async (
   await expect(chain.locator('.origin').textContent()).resolves.toMatch(/person\s*testbox/);
   // Each node wears its state's colour, and follows it live: the leaf's worker finishes.
   await page.waitForSelector('[data-chain="testbox.alpha.c-root"] [data-node="testbox/gamma:c-leaf"].st-TASK_STATE_WORKING');
-  const done = await rpc(`${mesh.gatewayUrl}/a2a/gamma`, 'UpdateTask', { id: 'gamma:c-leaf', status: 'done', text: 'the flaky test is fixed', metadata: { 'shrooms/from': 'testbox/gamma' } });
+  const done = await rpc(`${mesh.gatewayUrl}/a2a/gamma`, 'UpdateTask', {
+    id: 'gamma:c-leaf',
+    status: 'done',
+    text: 'the flaky test is fixed',
+    metadata: { 'shrooms/from': 'testbox/gamma' },
+  });
   expect(done.result.status.state).toBe('TASK_STATE_COMPLETED');
   await page.waitForSelector('[data-chain="testbox.alpha.c-root"] [data-node="testbox/gamma:c-leaf"].st-TASK_STATE_COMPLETED');
   const colours = await chain.locator('[data-node]').evaluateAll((els) => els.map((e) => getComputedStyle(e).borderLeftColor as string));
@@ -187,7 +213,10 @@ it('shows stalled tasks, held tasks and guard refusals that need the owner', asy
   // A worker that went quiet: the watchdog's ladder runs out and the task stalls.
   await send('dozy', 'z-1', 'quiet: thinking it over');
   // A cycle (alpha → beta → alpha) the guard refuses; refusals reach the page live.
-  const refused = await send('alpha', 'cycle-1', 'ask beta again', { 'shrooms/parent': 'testbox/beta:c-mid', 'shrooms/from': 'testbox/beta' });
+  const refused = await send('alpha', 'cycle-1', 'ask beta again', {
+    'shrooms/parent': 'testbox/beta:c-mid',
+    'shrooms/from': 'testbox/beta',
+  });
   expect(refused.error.code).toBe(-32052);
   // One more held task, to be rejected.
   await send('yolo', 'h-2', 'format the disk', { 'shrooms/from': 'testbox/beta' });

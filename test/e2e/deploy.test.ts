@@ -54,24 +54,34 @@ describe('check-deploy', () => {
   });
 
   it('fails a manifest with a field Kubernetes does not know', () => {
-    const deploy = brokenCopy('k3s/scheduler.yaml', (t) => t.replace('          imagePullPolicy: IfNotPresent', '          imagePullPolicy: IfNotPresent\n          imagePulPolicy: Always'));
+    const deploy = brokenCopy('k3s/scheduler.yaml', (t) =>
+      t.replace('          imagePullPolicy: IfNotPresent', '          imagePullPolicy: IfNotPresent\n          imagePulPolicy: Always'),
+    );
     const { code, out } = check('k8s', deploy);
     expect(code).toBe(1);
-    expect(out).toMatch(/FAIL deploy\/k3s Deployment\/scheduler: \/spec\/template\/spec\/containers\/0\/imagePulPolicy is not a field of Deployment/);
+    expect(out).toMatch(
+      /FAIL deploy\/k3s Deployment\/scheduler: \/spec\/template\/spec\/containers\/0\/imagePulPolicy is not a field of Deployment/,
+    );
   });
 
   it('fails a container that reads a Secret key nobody writes', () => {
     const deploy = brokenCopy('k3s/gateway.yaml', (t) => t.replace('key: NATS_GATEWAY_PASSWORD', 'key: NATS_GATEWAY_PASSWD'));
     const { code, out } = check('k8s', deploy);
     expect(code).toBe(1);
-    expect(out).toMatch(/FAIL deploy\/k3s consistency: DaemonSet\/gateway container gateway: env NATS_PASS: Secret shrooms-nats-credentials\S* has no key NATS_GATEWAY_PASSWD/);
+    expect(out).toMatch(
+      /FAIL deploy\/k3s consistency: DaemonSet\/gateway container gateway: env NATS_PASS: Secret shrooms-nats-credentials\S* has no key NATS_GATEWAY_PASSWD/,
+    );
   });
 
   it('fails a compose service with a key the compose schema does not have', () => {
-    const deploy = brokenCopy('compose/docker-compose.yml', (t) => t.replace('  bridge-demo:\n', '  bridge-demo:\n    restart_policy: always\n'));
+    const deploy = brokenCopy('compose/docker-compose.yml', (t) =>
+      t.replace('  bridge-demo:\n', '  bridge-demo:\n    restart_policy: always\n'),
+    );
     const { code, out } = check('compose', deploy);
     expect(code).toBe(1);
-    expect(out).toMatch(/FAIL deploy\/compose\/docker-compose.yml schema: \/services\/bridge-demo must NOT have additional properties \(restart_policy\)/);
+    expect(out).toMatch(
+      /FAIL deploy\/compose\/docker-compose.yml schema: \/services\/bridge-demo must NOT have additional properties \(restart_policy\)/,
+    );
   });
 
   it('fails a NATS config that nats-server -t rejects', () => {

@@ -27,14 +27,20 @@ function ask(req: Partial<GuardAdmitInput> & { taskId: string }) {
 }
 
 function control(body: unknown) {
-  return requestJson<Record<string, unknown>>(nc, subjects.guardControl(), body, { timeoutMs: 10_000, unavailable: new ShroomsError('GUARD_UNAVAILABLE', 'no guard') });
+  return requestJson<Record<string, unknown>>(nc, subjects.guardControl(), body, {
+    timeoutMs: 10_000,
+    unavailable: new ShroomsError('GUARD_UNAVAILABLE', 'no guard'),
+  });
 }
 
 beforeAll(async () => {
   server = await startNatsServer();
   dir = await mkdtemp(join(tmpdir(), 'shrooms-guard-e2e-'));
   const policy = join(dir, 'policy.yaml');
-  await writeFile(policy, ['sessions:', '  "homeserver/private":', '    devices: [laptop.home]', '  "pi5/trusted":', '    agentTasks: true', ''].join('\n'));
+  await writeFile(
+    policy,
+    ['sessions:', '  "homeserver/private":', '    devices: [laptop.home]', '  "pi5/trusted":', '    agentTasks: true', ''].join('\n'),
+  );
   const env = {
     NATS_URL: server.url,
     SHROOMS_MACHINE: 'guardhost',
@@ -82,7 +88,11 @@ describe('the loop guard across two guard replicas', () => {
 
     // Both replicas took part, and every refusal reached the dashboard's subject.
     const stats = [];
-    for await (const m of await nc.requestMany(`$SRV.STATS.${SERVICE_NAMES.guard}`, '', { strategy: 'count', maxMessages: 2, maxWait: 10_000 })) {
+    for await (const m of await nc.requestMany(`$SRV.STATS.${SERVICE_NAMES.guard}`, '', {
+      strategy: 'count',
+      maxMessages: 2,
+      maxWait: 10_000,
+    })) {
       stats.push(m.json<{ endpoints: Array<{ name: string; num_requests: number }> }>());
     }
     expect(stats.map((s) => s.endpoints.find((e) => e.name === 'admit')!.num_requests > 0)).toEqual([true, true]);
@@ -109,29 +119,72 @@ describe('the chain', () => {
 
   it('refuses A→B→C→A at the fourth hop with the cycle code', async () => {
     expect((await ask({ machine: 'laptop', session: 'a', taskId: 'a:1' })).admit).toBe(true);
-    expect((await ask({ machine: 'laptop', session: 'b', taskId: 'b:1', chain: ['laptop/a'], depth: 1, fromAgent: true, origin: agent('laptop', 'laptop/a') })).admit).toBe(true);
-    expect((await ask({ machine: 'laptop', session: 'c', taskId: 'c:1', chain: ['laptop/a', 'laptop/b'], depth: 2, fromAgent: true, origin: agent('laptop', 'laptop/b') })).admit).toBe(true);
-    const fourth = await ask({ machine: 'laptop', session: 'a', taskId: 'a:2', chain: ['laptop/a', 'laptop/b', 'laptop/c'], depth: 3, fromAgent: true, origin: agent('laptop', 'laptop/c') });
+    expect(
+      (
+        await ask({
+          machine: 'laptop',
+          session: 'b',
+          taskId: 'b:1',
+          chain: ['laptop/a'],
+          depth: 1,
+          fromAgent: true,
+          origin: agent('laptop', 'laptop/a'),
+        })
+      ).admit,
+    ).toBe(true);
+    expect(
+      (
+        await ask({
+          machine: 'laptop',
+          session: 'c',
+          taskId: 'c:1',
+          chain: ['laptop/a', 'laptop/b'],
+          depth: 2,
+          fromAgent: true,
+          origin: agent('laptop', 'laptop/b'),
+        })
+      ).admit,
+    ).toBe(true);
+    const fourth = await ask({
+      machine: 'laptop',
+      session: 'a',
+      taskId: 'a:2',
+      chain: ['laptop/a', 'laptop/b', 'laptop/c'],
+      depth: 3,
+      fromAgent: true,
+      origin: agent('laptop', 'laptop/c'),
+    });
     expect(guardRefusal(fourth)?.key).toBe('CHAIN_CYCLE');
     expect(guardRefusal(fourth)?.spec.code).toBe(-32052);
   });
 
   it('admits a chain of depth 3 and refuses depth 4 with the depth code', async () => {
     const chain = ['laptop/a', 'laptop/b', 'laptop/c'];
-    expect((await ask({ machine: 'laptop', session: 'd', taskId: 'd:1', chain, depth: 3, fromAgent: true, origin: agent('laptop', 'laptop/c') })).admit).toBe(true);
-    const deep = await ask({ machine: 'laptop', session: 'e', taskId: 'e:1', chain: [...chain, 'laptop/d'], depth: 4, fromAgent: true, origin: agent('laptop', 'laptop/d') });
+    expect(
+      (await ask({ machine: 'laptop', session: 'd', taskId: 'd:1', chain, depth: 3, fromAgent: true, origin: agent('laptop', 'laptop/c') }))
+        .admit,
+    ).toBe(true);
+    const deep = await ask({
+      machine: 'laptop',
+      session: 'e',
+      taskId: 'e:1',
+      chain: [...chain, 'laptop/d'],
+      depth: 4,
+      fromAgent: true,
+      origin: agent('laptop', 'laptop/d'),
+    });
     expect(guardRefusal(deep)?.key).toBe('CHAIN_TOO_DEEP');
     expect(guardRefusal(deep)?.spec.code).toBe(-32051);
   });
 });
 
 describe('allow-lists and the sharp edge', () => {
-  it('refuses a device the session\'s allow-list does not name', async () => {
+  it("refuses a device the session's allow-list does not name", async () => {
     expect(guardRefusal(await ask({ session: 'private', taskId: 'private:1', origin: { device: 'pi5.home' } }))?.key).toBe('NOT_ALLOWED');
     expect((await ask({ session: 'private', taskId: 'private:2', origin: { device: 'laptop.home' } })).admit).toBe(true);
   });
 
-  it('holds an agent\'s task for a session that runs tools without asking', async () => {
+  it("holds an agent's task for a session that runs tools without asking", async () => {
     const field = await SignalField.open(nc);
     const signal = { state: 'idle' as const, openTasks: 0, queuedTasks: 0, remindersStopped: false };
     await field.renew({ machine: 'pi5', session: 'jimmy', harness: 'pi', autoApprove: true, ...signal });
@@ -142,9 +195,15 @@ describe('allow-lists and the sharp edge', () => {
 
     expect(await ask({ machine: 'pi5', session: 'jimmy', taskId: 'jimmy:1', ...fromAgent })).toEqual({ admit: true, hold: true });
     expect(await ask({ machine: 'homeserver', session: 'yolo', taskId: 'yolo:1', ...fromAgent })).toEqual({ admit: true, hold: true });
-    expect(await ask({ machine: 'homeserver', session: 'careful', taskId: 'careful:1', ...fromAgent })).toEqual({ admit: true, hold: false });
+    expect(await ask({ machine: 'homeserver', session: 'careful', taskId: 'careful:1', ...fromAgent })).toEqual({
+      admit: true,
+      hold: false,
+    });
     expect(await ask({ machine: 'pi5', session: 'trusted', taskId: 'trusted:1', ...fromAgent })).toEqual({ admit: true, hold: false });
-    expect(await ask({ machine: 'pi5', session: 'jimmy', taskId: 'jimmy:2', origin: { device: 'laptop.home' } })).toEqual({ admit: true, hold: false });
+    expect(await ask({ machine: 'pi5', session: 'jimmy', taskId: 'jimmy:2', origin: { device: 'laptop.home' } })).toEqual({
+      admit: true,
+      hold: false,
+    });
   });
 });
 
@@ -154,7 +213,11 @@ describe('failing closed', () => {
     expect(await guards[1]!.stop()).toBe(0);
     guards[0]!.child.kill('SIGSTOP');
     try {
-      const d = await askGuard(nc, { machine: 'homeserver', session: 'review', taskId: 'review:frozen', origin: { device: 'x.home' } }, { timeoutMs: 500 });
+      const d = await askGuard(
+        nc,
+        { machine: 'homeserver', session: 'review', taskId: 'review:frozen', origin: { device: 'x.home' } },
+        { timeoutMs: 500 },
+      );
       expect(d.admit).toBe(false);
       expect(guardRefusal(d)?.key).toBe('GUARD_UNAVAILABLE');
     } finally {
@@ -164,7 +227,11 @@ describe('failing closed', () => {
 
   it('refuses with GUARD_UNAVAILABLE when no guard runs', async () => {
     expect(await guards[0]!.stop()).toBe(0);
-    const d = await askGuard(nc, { machine: 'homeserver', session: 'review', taskId: 'review:alone', origin: { device: 'x.home' } }, { timeoutMs: 2000 });
+    const d = await askGuard(
+      nc,
+      { machine: 'homeserver', session: 'review', taskId: 'review:alone', origin: { device: 'x.home' } },
+      { timeoutMs: 2000 },
+    );
     expect(d.admit).toBe(false);
     expect(guardRefusal(d)?.key).toBe('GUARD_UNAVAILABLE');
   });

@@ -17,11 +17,16 @@ afterAll(async () => {
 });
 
 const send = (session: string, id: string) =>
-  rpc(`${mesh.gatewayUrl}/a2a/${session}`, 'SendMessage', { message: { messageId: id, role: 'ROLE_USER', parts: [{ text: id }] }, configuration: { returnImmediately: true } });
+  rpc(`${mesh.gatewayUrl}/a2a/${session}`, 'SendMessage', {
+    message: { messageId: id, role: 'ROLE_USER', parts: [{ text: id }] },
+    configuration: { returnImmediately: true },
+  });
 
 it('refuses a new task past the queue length with QUEUE_FULL, and still answers resends', async () => {
   expect((await send('narrow', 'n1')).result.task.id).toBe('narrow:n1');
-  await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/narrow`, 'GetTask', { id: 'narrow:n1' })).result.status.state === 'TASK_STATE_WORKING');
+  await eventually(
+    async () => (await rpc(`${mesh.gatewayUrl}/a2a/narrow`, 'GetTask', { id: 'narrow:n1' })).result.status.state === 'TASK_STATE_WORKING',
+  );
   expect((await send('narrow', 'n2')).result.task.metadata['shrooms/queued']).toBe(true);
   expect((await send('narrow', 'n3')).result.task.metadata['shrooms/queued']).toBe(true);
   const full = await send('narrow', 'n4');
@@ -43,5 +48,9 @@ it('expires open tasks nobody finished, working or queued, and frees the session
   }
   // The session works again after its expired task was taken from it.
   await send('expiring', 'e3');
-  await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/expiring`, 'GetTask', { id: 'expiring:e3' })).result.status.state === 'TASK_STATE_WORKING', 30_000);
+  await eventually(
+    async () =>
+      (await rpc(`${mesh.gatewayUrl}/a2a/expiring`, 'GetTask', { id: 'expiring:e3' })).result.status.state === 'TASK_STATE_WORKING',
+    30_000,
+  );
 });

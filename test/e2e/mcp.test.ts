@@ -25,11 +25,24 @@ afterAll(async () => {
 });
 
 /** The tools as session `slow` sees them; progress every 200 ms so a short wait shows several. */
-const toolEnv = (extra: Record<string, string> = {}) => ({ ...mesh.env, SHROOMS_AGENT_SESSION: 'slow', SHROOMS_ASK_PROGRESS_MS: '200', ...extra });
+const toolEnv = (extra: Record<string, string> = {}) => ({
+  ...mesh.env,
+  SHROOMS_AGENT_SESSION: 'slow',
+  SHROOMS_ASK_PROGRESS_MS: '200',
+  ...extra,
+});
 
 function stdioTransport(extra: Record<string, string> = {}): Transport {
-  const env = Object.fromEntries(Object.entries({ ...process.env, ...toolEnv(extra) }).filter((e): e is [string, string] => typeof e[1] === 'string'));
-  return new StdioClientTransport({ command: process.execPath, args: ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, CLI), 'mcp'], env, cwd: REPO_ROOT, stderr: 'pipe' });
+  const env = Object.fromEntries(
+    Object.entries({ ...process.env, ...toolEnv(extra) }).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, CLI), 'mcp'],
+    env,
+    cwd: REPO_ROOT,
+    stderr: 'pipe',
+  });
 }
 
 async function httpTransport(): Promise<Transport> {
@@ -56,12 +69,16 @@ async function rpc(session: string, method: string, params: unknown): Promise<an
 
 /** A task for `slow` asked by someone else; it stays open (the echo worker waits 10 minutes). */
 async function taskForSlow(text: string): Promise<string> {
-  const r = await rpc('slow', 'SendMessage', { message: { messageId: `m-${Math.random().toString(16).slice(2)}`, role: 'ROLE_USER', parts: [{ text }] }, configuration: { returnImmediately: true } });
+  const r = await rpc('slow', 'SendMessage', {
+    message: { messageId: `m-${Math.random().toString(16).slice(2)}`, role: 'ROLE_USER', parts: [{ text }] },
+    configuration: { returnImmediately: true },
+  });
   return `${M}/${r.result.task.id}`;
 }
 
 type Result = { isError?: boolean; structuredContent?: any; content: { type: string; text: string }[]; _meta?: any };
-const call = async (c: Client, name: string, args: Record<string, unknown>, opts?: Parameters<Client['callTool']>[2]) => (await c.callTool({ name, arguments: args }, undefined, opts)) as Result;
+const call = async (c: Client, name: string, args: Record<string, unknown>, opts?: Parameters<Client['callTool']>[2]) =>
+  (await c.callTool({ name, arguments: args }, undefined, opts)) as Result;
 
 describe.each([
   ['stdio', async () => stdioTransport()],
@@ -87,7 +104,13 @@ describe.each([
   it('asks another agent and waits for its answer', async () => {
     const r = await call(client, 'ask_agent', { to: 'demo', text: 'hello from mcp' });
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ agent: `${M}/demo`, status: 'completed', reply: 'hello from mcp', waitedOut: false, finished: true });
+    expect(r.structuredContent).toMatchObject({
+      agent: `${M}/demo`,
+      status: 'completed',
+      reply: 'hello from mcp',
+      waitedOut: false,
+      finished: true,
+    });
     expect(r.structuredContent.task).toMatch(new RegExp(`^${M}/demo:mcp-`));
     expect(r.content[0]!.text).toBe(`Task ${r.structuredContent.task} (${M}/demo) is completed.\nReply:\nhello from mcp`);
     answered = r.structuredContent.task;
@@ -95,7 +118,12 @@ describe.each([
 
   it('sends progress while it waits, then returns the task as it stands for task_status to follow', async () => {
     const progress: { progress: number; total?: number; message?: string }[] = [];
-    const r = await call(client, 'ask_agent', { to: 'sleepy', text: 'are you awake?', wait_seconds: 2 }, { onprogress: (p) => progress.push(p), resetTimeoutOnProgress: true });
+    const r = await call(
+      client,
+      'ask_agent',
+      { to: 'sleepy', text: 'are you awake?', wait_seconds: 2 },
+      { onprogress: (p) => progress.push(p), resetTimeoutOnProgress: true },
+    );
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ agent: `${M}/sleepy`, status: 'queued', waitedOut: true, finished: false });
     expect(r.content[0]!.text).toMatch(/is queued\. The wait ended before it finished; follow it with task_status, task "/);
@@ -139,7 +167,9 @@ describe.each([
     const r = await call(client, 'task_update', { task: answered, status: 'failed', text: 'not mine' });
     expect(r.isError).toBe(true);
     expect(r._meta['shrooms/error']).toMatchObject({ key: 'UPDATE_FORBIDDEN', code: -32060, retryable: false });
-    expect(r.content[0]!.text).toMatch(new RegExp(`^UPDATE_FORBIDDEN: ${answered} is a task of ${M}/demo; ${M}/slow may only update its own tasks`));
+    expect(r.content[0]!.text).toMatch(
+      new RegExp(`^UPDATE_FORBIDDEN: ${answered} is a task of ${M}/demo; ${M}/slow may only update its own tasks`),
+    );
   });
 
   it('acknowledges an answer with task_ack', async () => {
@@ -150,9 +180,14 @@ describe.each([
 });
 
 describe('across the mesh', () => {
-  it("the gateway itself refuses an update claimed by another session", async () => {
+  it('the gateway itself refuses an update claimed by another session', async () => {
     const task = await taskForSlow('guarded');
-    const r = await rpc('slow', 'UpdateTask', { id: task.slice(M.length + 1), status: 'done', text: 'forged', metadata: { 'shrooms/from': `${M}/demo` } });
+    const r = await rpc('slow', 'UpdateTask', {
+      id: task.slice(M.length + 1),
+      status: 'done',
+      text: 'forged',
+      metadata: { 'shrooms/from': `${M}/demo` },
+    });
     expect(r.error.code).toBe(-32060);
   });
 
@@ -164,7 +199,12 @@ describe('across the mesh', () => {
       const r = await call(client, 'ask_agent', { to: 'demo', text: 'sub-question' });
       expect(r.structuredContent.status).toBe('completed');
       const got = await rpc('demo', 'GetTask', { id: r.structuredContent.task.slice(M.length + 1) });
-      expect(got.result.metadata).toMatchObject({ 'shrooms/parent': parent, 'shrooms/depth': 1, 'shrooms/traceparent': traceparent, 'shrooms/from': `${M}/slow` });
+      expect(got.result.metadata).toMatchObject({
+        'shrooms/parent': parent,
+        'shrooms/depth': 1,
+        'shrooms/traceparent': traceparent,
+        'shrooms/from': `${M}/slow`,
+      });
     } finally {
       await client.close();
     }

@@ -18,7 +18,14 @@ function rpcFrom(localAddress: string, url: string, method: string, params: unkn
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...headers } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...headers },
+      },
       (res) => {
         let data = '';
         res.on('data', (d) => (data += d));
@@ -30,7 +37,10 @@ function rpcFrom(localAddress: string, url: string, method: string, params: unkn
   });
 }
 
-const msg = (id: string, text: string, extra: Record<string, unknown> = {}) => ({ message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra }, configuration: { returnImmediately: true } });
+const msg = (id: string, text: string, extra: Record<string, unknown> = {}) => ({
+  message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra },
+  configuration: { returnImmediately: true },
+});
 
 beforeAll(async () => {
   const { mkdtemp } = await import('node:fs/promises');
@@ -41,7 +51,15 @@ beforeAll(async () => {
   mesh = await startMesh({
     guard: true,
     env: { SHROOMS_PEERS_FILE: peers },
-    sessions: [{ name: 'target' }, { name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'd' }, { name: 'e' }, { name: 'auto', env: { BRIDGE_AUTO_APPROVE: '1' } }],
+    sessions: [
+      { name: 'target' },
+      { name: 'a' },
+      { name: 'b' },
+      { name: 'c' },
+      { name: 'd' },
+      { name: 'e' },
+      { name: 'auto', env: { BRIDGE_AUTO_APPROVE: '1' } },
+    ],
   });
   // A second guard replica and a second gateway of the same machine.
   const guard2 = runTs(CLI, ['guard'], mesh.env);
@@ -58,7 +76,12 @@ afterAll(async () => {
 
 describe('device identity', () => {
   it('names each device from its source address and shows the claimed session beside it', async () => {
-    const r = await rpcFrom('127.0.0.2', `${mesh.gatewayUrl}/a2a/a`, 'SendMessage', msg('id-1', 'hi', { metadata: { 'shrooms/from': 'laptop/webapp' } }));
+    const r = await rpcFrom(
+      '127.0.0.2',
+      `${mesh.gatewayUrl}/a2a/a`,
+      'SendMessage',
+      msg('id-1', 'hi', { metadata: { 'shrooms/from': 'laptop/webapp' } }),
+    );
     expect(r.result.task.metadata['shrooms/device']).toBe('laptop.home');
     expect(r.result.task.metadata['shrooms/from']).toBe('laptop/webapp');
     const p = await rpcFrom('127.0.0.3', `${mesh.gatewayUrl}/a2a/a`, 'SendMessage', msg('id-2', 'hi'));
@@ -73,7 +96,11 @@ describe('device identity', () => {
   });
 
   it('ignores a spoofed forwarded-for header', async () => {
-    const r = await rpcFrom('127.0.0.2', `${mesh.gatewayUrl}/a2a/a`, 'SendMessage', msg('id-5', 'hi'), { 'x-forwarded-for': '127.0.0.3', forwarded: 'for=127.0.0.3', 'x-real-ip': '127.0.0.3' });
+    const r = await rpcFrom('127.0.0.2', `${mesh.gatewayUrl}/a2a/a`, 'SendMessage', msg('id-5', 'hi'), {
+      'x-forwarded-for': '127.0.0.3',
+      forwarded: 'for=127.0.0.3',
+      'x-real-ip': '127.0.0.3',
+    });
     expect(r.result.task.metadata['shrooms/device']).toBe('laptop.home');
     const u = await rpcFrom('127.0.0.4', `${mesh.gatewayUrl}/a2a/a`, 'SendMessage', msg('id-6', 'hi'), { 'x-forwarded-for': '127.0.0.1' });
     expect(u.error.code).toBe(-32054);
@@ -85,7 +112,9 @@ describe('loop guard across two gateways and two guard replicas', () => {
     const urls = [`${mesh.gatewayUrl}/a2a/target`, `${secondUrl}/a2a/target`];
     // The first of the 100 asks for input (its answer comes later); the other 99 race.
     const first = await rpcFrom('127.0.0.3', urls[0]!, 'SendMessage', msg('burst-0', 'blocked: which one?'));
-    const rest = await Promise.all(Array.from({ length: 99 }, (_, i) => rpcFrom('127.0.0.3', urls[(i + 1) % 2]!, 'SendMessage', msg(`burst-${i + 1}`, `job ${i + 1}`))));
+    const rest = await Promise.all(
+      Array.from({ length: 99 }, (_, i) => rpcFrom('127.0.0.3', urls[(i + 1) % 2]!, 'SendMessage', msg(`burst-${i + 1}`, `job ${i + 1}`))),
+    );
     const results = [first, ...rest];
     const admitted = results.filter((r) => r.result);
     const refused = results.filter((r) => r.error);
@@ -116,7 +145,13 @@ describe('loop guard across two gateways and two guard replicas', () => {
 describe('the chain', () => {
   const name = (t: { id: string }) => `${mesh.machine}/${t.id}`;
   const ask = (session: string, id: string, parent?: { id: string }, from?: string) =>
-    rpc(`${mesh.gatewayUrl}/a2a/${session}`, 'SendMessage', msg(id, `quiet: ${id}`, { metadata: { ...(parent ? { 'shrooms/parent': name(parent) } : {}), ...(from ? { 'shrooms/from': `${mesh.machine}/${from}` } : {}) } }));
+    rpc(
+      `${mesh.gatewayUrl}/a2a/${session}`,
+      'SendMessage',
+      msg(id, `quiet: ${id}`, {
+        metadata: { ...(parent ? { 'shrooms/parent': name(parent) } : {}), ...(from ? { 'shrooms/from': `${mesh.machine}/${from}` } : {}) },
+      }),
+    );
 
   it('refuses A→B→C→A at the fourth hop with the cycle code', async () => {
     const a = (await ask('a', 'cy-a')).result.task;
@@ -139,8 +174,14 @@ describe('the chain', () => {
 });
 
 describe('the sharp edge', () => {
-  it('holds an agent\'s task for an auto-approving session until its owner releases it', async () => {
-    const t = (await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'SendMessage', msg('held-1', 'run this', { metadata: { 'shrooms/from': `${mesh.machine}/a` } }))).result.task;
+  it("holds an agent's task for an auto-approving session until its owner releases it", async () => {
+    const t = (
+      await rpc(
+        `${mesh.gatewayUrl}/a2a/auto`,
+        'SendMessage',
+        msg('held-1', 'run this', { metadata: { 'shrooms/from': `${mesh.machine}/a` } }),
+      )
+    ).result.task;
     expect(t.metadata['shrooms/held']).toBe(true);
     await new Promise((r) => setTimeout(r, 500));
     expect((await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'GetTask', { id: t.id })).result.status.state).toBe('TASK_STATE_SUBMITTED');
@@ -149,13 +190,24 @@ describe('the sharp edge', () => {
     expect(stranger.error.code).toBe(-32053);
     const released = await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'ControlSession', { action: 'release', id: t.id });
     expect(released.result.task.id).toBe(t.id);
-    await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'GetTask', { id: t.id })).result.status.state === 'TASK_STATE_COMPLETED');
+    await eventually(
+      async () => (await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'GetTask', { id: t.id })).result.status.state === 'TASK_STATE_COMPLETED',
+    );
   });
 
   it('lets the owner reject a held task from the command line', async () => {
-    const t = (await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'SendMessage', msg('held-2', 'rm -rf /', { metadata: { 'shrooms/from': `${mesh.machine}/b` } }))).result.task;
+    const t = (
+      await rpc(
+        `${mesh.gatewayUrl}/a2a/auto`,
+        'SendMessage',
+        msg('held-2', 'rm -rf /', { metadata: { 'shrooms/from': `${mesh.machine}/b` } }),
+      )
+    ).result.task;
     expect(t.metadata['shrooms/held']).toBe(true);
-    const cli = runTs(CLI, ['a2a', 'reject', `auto:${t.id.split(':')[1]}`, '--json'], { ...mesh.env, SHROOMS_GATEWAY_URL: mesh.gatewayUrl });
+    const cli = runTs(CLI, ['a2a', 'reject', `auto:${t.id.split(':')[1]}`, '--json'], {
+      ...mesh.env,
+      SHROOMS_GATEWAY_URL: mesh.gatewayUrl,
+    });
     const code = await new Promise<number | null>((r) => cli.child.once('exit', r));
     expect(code, cli.output()).toBe(2);
     const after = (await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'GetTask', { id: t.id })).result;
@@ -163,8 +215,12 @@ describe('the sharp edge', () => {
     expect(after.status.message.parts[0].text).toMatch(/rejected by the owner/);
   });
 
-  it('runs a person\'s task on an auto-approving session at once', async () => {
-    const t = (await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'SendMessage', { message: { messageId: 'person-1', role: 'ROLE_USER', parts: [{ text: 'go' }] } })).result.task;
+  it("runs a person's task on an auto-approving session at once", async () => {
+    const t = (
+      await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'SendMessage', {
+        message: { messageId: 'person-1', role: 'ROLE_USER', parts: [{ text: 'go' }] },
+      })
+    ).result.task;
     expect(t.status.state).toBe('TASK_STATE_COMPLETED');
   });
 });

@@ -42,7 +42,17 @@ const pi5Bridge = () => login('bridge-pi5', PASSWORDS.NATS_BRIDGE_PI5_PASSWORD, 
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'shrooms-perms-'));
-  execFileSync(process.execPath, [GENERATOR, '--local', 'laptop', '--machine', 'pi5', '--machine', 'my.box', '--out', join(dir, 'permissions.conf')]);
+  execFileSync(process.execPath, [
+    GENERATOR,
+    '--local',
+    'laptop',
+    '--machine',
+    'pi5',
+    '--machine',
+    'my.box',
+    '--out',
+    join(dir, 'permissions.conf'),
+  ]);
   conf = await readFile(join(dir, 'permissions.conf'), 'utf8');
   await writeFile(join(dir, 'nats.conf'), 'include "permissions.conf"\n');
   Object.assign(process.env, PASSWORDS);
@@ -74,8 +84,14 @@ describe('the generated permissions', () => {
 
   it('are what the committed permissions.conf was generated from', async () => {
     const committed = await readFile(join(REPO_ROOT, 'deploy/nats/permissions.conf'), 'utf8');
-    const args = committed.match(/^# {3}node deploy\/nats\/gen-permissions\.mjs (.*)$/m)?.[1]?.split(' ').filter(Boolean) ?? [];
-    const fresh = execFileSync(process.execPath, [GENERATOR, ...args.filter((a, i) => a !== '--out' && args[i - 1] !== '--out')], { encoding: 'utf8' });
+    const args =
+      committed
+        .match(/^# {3}node deploy\/nats\/gen-permissions\.mjs (.*)$/m)?.[1]
+        ?.split(' ')
+        .filter(Boolean) ?? [];
+    const fresh = execFileSync(process.execPath, [GENERATOR, ...args.filter((a, i) => a !== '--out' && args[i - 1] !== '--out')], {
+      encoding: 'utf8',
+    });
     expect(committed.replace(/ --out \S+/, '')).toBe(fresh.replace(/ --out \S+/, ''));
   });
 
@@ -94,12 +110,12 @@ describe('a bridge credential of machine laptop', () => {
     tasks = await new Kvm(nc).create(BUCKETS.tasks, { history: 1 });
   });
 
-  it('writes a task entry for its own machine\'s session', async () => {
+  it("writes a task entry for its own machine's session", async () => {
     const revision = await tasks.put(keys.task('laptop', 'webapp', 'm1'), JSON.stringify({ v: 1 }));
     expect(revision).toBeGreaterThan(0);
   });
 
-  it('cannot write a task entry for another machine\'s session: the server refuses', async () => {
+  it("cannot write a task entry for another machine's session: the server refuses", async () => {
     await expect(tasks.put(keys.task('pi5', 'jimmy', 'forged'), JSON.stringify({ v: 1 }))).rejects.toThrow(PERMISSION_VIOLATION);
     const admin = await login('admin', PASSWORDS.NATS_ADMIN_PASSWORD);
     expect(await (await new Kvm(admin).open(BUCKETS.tasks)).get(keys.task('pi5', 'jimmy', 'forged'))).toBeNull();
@@ -123,13 +139,13 @@ describe('a bridge credential of machine laptop', () => {
     expect(listed.sort()).toEqual([keys.task('laptop', 'webapp', 'm1'), keys.task('laptop', 'webapp', 'm2')]);
   });
 
-  it('cannot read or watch another machine\'s tasks', async () => {
+  it("cannot read or watch another machine's tasks", async () => {
     await expect(tasks.get(keys.task('pi5', 'jimmy', 'asked-earlier'))).rejects.toThrow(PERMISSION_VIOLATION);
     await expect(tasks.watch({ key: keys.tasksOfMachine('pi5') })).rejects.toThrow(PERMISSION_VIOLATION);
     await expect(tasks.watch()).rejects.toThrow(PERMISSION_VIOLATION);
   });
 
-  it('receives its own sessions\' deliveries and answers them', async () => {
+  it("receives its own sessions' deliveries and answers them", async () => {
     const sub = nc.subscribe(subjects.bridgesOfMachine('laptop'), { callback: (_e, m) => void m.respond(`got ${m.subject}`) });
     await nc.flush();
     const gateway = await login('gateway', PASSWORDS.NATS_GATEWAY_PASSWORD);
@@ -138,7 +154,7 @@ describe('a bridge credential of machine laptop', () => {
     sub.unsubscribe();
   });
 
-  it('cannot subscribe to another machine\'s deliveries: the server refuses', async () => {
+  it("cannot subscribe to another machine's deliveries: the server refuses", async () => {
     const sub = nc.subscribe(subjects.bridge('pi5', 'jimmy', 'deliver'));
     const closed = await sub.closed;
     expect(closed).toBeInstanceOf(Error);
@@ -147,12 +163,12 @@ describe('a bridge credential of machine laptop', () => {
     expect(String(await every.closed)).toMatch(PERMISSION_VIOLATION);
   });
 
-  it('cannot listen to other clients\' replies', async () => {
+  it("cannot listen to other clients' replies", async () => {
     const sub = nc.subscribe('_INBOX.>');
     expect(String(await sub.closed)).toMatch(PERMISSION_VIOLATION);
   });
 
-  it('renews its own sessions\' signals and reads the field, but writes no one else\'s', async () => {
+  it("renews its own sessions' signals and reads the field, but writes no one else's", async () => {
     const field = await new Kvm(nc).create(BUCKETS.signals, { history: 1 });
     await field.put(keys.signal('laptop', 'webapp'), JSON.stringify({ state: 'idle' }));
     nc.publish(subjects.signal('laptop', 'webapp'), 'pulse');
@@ -168,7 +184,7 @@ describe('a bridge credential of machine laptop', () => {
 });
 
 describe('a bridge credential of machine pi5', () => {
-  it('can do for pi5 what laptop\'s cannot', async () => {
+  it("can do for pi5 what laptop's cannot", async () => {
     const nc = await pi5Bridge();
     const tasks = await new Kvm(nc).create(BUCKETS.tasks, { history: 1 });
     await tasks.put(keys.task('pi5', 'jimmy', 'm1'), JSON.stringify({ v: 1 }));
@@ -189,13 +205,30 @@ describe('the service users', () => {
     const field = await new Kvm(bridge).create(BUCKETS.signals, { history: 1 });
     // A session that asks before running tools: only a signal the guard could read says so (a
     // missing one would hold the task).
-    const signal = { machine: 'laptop', session: 'careful', harness: 'claude', state: 'idle', autoApprove: false, at: new Date().toISOString(), ttlMs: 60_000 };
+    const signal = {
+      machine: 'laptop',
+      session: 'careful',
+      harness: 'claude',
+      state: 'idle',
+      autoApprove: false,
+      at: new Date().toISOString(),
+      ttlMs: 60_000,
+    };
     await field.put(keys.signal('laptop', 'careful'), JSON.stringify(signal));
-    const guard = runTs('services/guard/src/main.ts', [], { NATS_URL: server.url, NATS_USER: 'guard', NATS_PASS: PASSWORDS.NATS_GUARD_PASSWORD, GUARD_CAS_DEADLINE_MS: '15000' });
+    const guard = runTs('services/guard/src/main.ts', [], {
+      NATS_URL: server.url,
+      NATS_USER: 'guard',
+      NATS_PASS: PASSWORDS.NATS_GUARD_PASSWORD,
+      GUARD_CAS_DEADLINE_MS: '15000',
+    });
     try {
       await guard.waitFor(/guard ready/, 60_000);
       const gateway = await login('gateway', PASSWORDS.NATS_GATEWAY_PASSWORD);
-      const d = await askGuard(gateway, { machine: 'laptop', session: 'careful', taskId: 'careful:1', fromAgent: true, origin: { device: 'pi5.home', from: 'pi5/jimmy' } }, { timeoutMs: 20_000 });
+      const d = await askGuard(
+        gateway,
+        { machine: 'laptop', session: 'careful', taskId: 'careful:1', fromAgent: true, origin: { device: 'pi5.home', from: 'pi5/jimmy' } },
+        { timeoutMs: 20_000 },
+      );
       expect(d).toEqual({ admit: true, hold: false });
       expect(guard.output()).not.toMatch(PERMISSION_VIOLATION);
     } finally {
@@ -205,7 +238,9 @@ describe('the service users', () => {
 
   it('keep the guard out of the ledger', async () => {
     const guard = await login('guard', PASSWORDS.NATS_GUARD_PASSWORD);
-    await expect(guard.request(kvSubject(BUCKETS.tasks, keys.task('laptop', 'webapp', 'x')), '{}', { timeout: 5000 })).rejects.toThrow(PERMISSION_VIOLATION);
+    await expect(guard.request(kvSubject(BUCKETS.tasks, keys.task('laptop', 'webapp', 'x')), '{}', { timeout: 5000 })).rejects.toThrow(
+      PERMISSION_VIOLATION,
+    );
     const sub = guard.subscribe(subjects.bridgesOfMachine('laptop'));
     expect(String(await sub.closed)).toMatch(PERMISSION_VIOLATION);
   });

@@ -13,7 +13,9 @@ afterAll(async () => {
   await mesh?.stop();
 });
 
-const msg = (id: string, text: string, taskId?: string) => ({ message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...(taskId ? { taskId } : {}) } });
+const msg = (id: string, text: string, taskId?: string) => ({
+  message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...(taskId ? { taskId } : {}) },
+});
 
 it('keeps every task and resumes the queue in order after kill -9 of gateway and bridge', async () => {
   const demo = `${mesh.gatewayUrl}/a2a/demo`;
@@ -27,7 +29,11 @@ it('keeps every task and resumes the queue in order after kill -9 of gateway and
   }
   await eventually(async () => (await rpc(work, 'GetTask', { id: ids[0] })).result.status.state === 'TASK_STATE_WORKING');
   const before = await rpc(work, 'ListTasks', { pageSize: 10, includeArtifacts: true });
-  expect(before.result.tasks.map((t: any) => t.status.state)).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
+  expect(before.result.tasks.map((t: any) => t.status.state)).toEqual([
+    'TASK_STATE_SUBMITTED',
+    'TASK_STATE_SUBMITTED',
+    'TASK_STATE_WORKING',
+  ]);
   expect(before.result.tasks[0].metadata['shrooms/queued']).toBe(true);
 
   await mesh.gateway.kill();

@@ -14,10 +14,20 @@ let client: Client;
 beforeAll(async () => {
   mesh = await startMesh({ scheduler: true, sessions: [{ name: 'demo' }] });
   const env = Object.fromEntries(
-    Object.entries({ ...process.env, ...mesh.env, SHROOMS_GATEWAY_URL: mesh.gatewayUrl, SHROOMS_AGENT_SESSION: 'planner' }).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    Object.entries({ ...process.env, ...mesh.env, SHROOMS_GATEWAY_URL: mesh.gatewayUrl, SHROOMS_AGENT_SESSION: 'planner' }).filter(
+      (e): e is [string, string] => typeof e[1] === 'string',
+    ),
   );
   client = new Client({ name: 'e2e', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, CLI), 'mcp'], env, cwd: REPO_ROOT, stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, CLI), 'mcp'],
+      env,
+      cwd: REPO_ROOT,
+      stderr: 'pipe',
+    }),
+  );
 });
 afterAll(async () => {
   await client?.close();

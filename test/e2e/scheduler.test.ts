@@ -18,7 +18,17 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { BUCKETS, META, type Task } from '@shrooms/protocol';
 import { compileRule, occurrenceMessageId, occurrences, scheduleClient, type Schedule, type ScheduleClient } from '@shrooms/scheduler';
-import { CLI, eventually, rpc, runTs, startMesh, startNatsServer, type Mesh, type NatsServerHandle, type ServiceProcess } from '@shrooms/testing';
+import {
+  CLI,
+  eventually,
+  rpc,
+  runTs,
+  startMesh,
+  startNatsServer,
+  type Mesh,
+  type NatsServerHandle,
+  type ServiceProcess,
+} from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let nats: NatsServerHandle;
@@ -78,7 +88,11 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString();
-      void fetch(`${mesh.gatewayUrl}${req.url}`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body }).then(async (r) => {
+      void fetch(`${mesh.gatewayUrl}${req.url}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body,
+      }).then(async (r) => {
         const text = await r.text();
         if (!held) {
           held = true; // the gateway has it; r1 never hears back
@@ -113,11 +127,32 @@ describe('scheduler', () => {
     const origin = { device: 'laptop', from: 'laptop/webapp' };
     const inSeconds = (s: number) => new Date(Math.ceil(Date.now() / 1000) * 1000 + s * 1000).toISOString();
 
-    const repeating = (await client.create({ recipients: [`${m}/review`, `${m}/tests`], prompt: 'run the suite', at: inSeconds(3), repeat: 'every 2s;count=12', origin })).schedule;
+    const repeating = (
+      await client.create({
+        recipients: [`${m}/review`, `${m}/tests`],
+        prompt: 'run the suite',
+        at: inSeconds(3),
+        repeat: 'every 2s;count=12',
+        origin,
+      })
+    ).schedule;
     const once = await Promise.all(
-      [4, 9, 14].map(async (s, i) => (await client.create({ recipients: [`${m}/review`], prompt: `one-shot ${i}`, at: inSeconds(s), origin, ...(i === 0 ? { replyTo: `${m}/tests` } : {}) })).schedule),
+      [4, 9, 14].map(
+        async (s, i) =>
+          (
+            await client.create({
+              recipients: [`${m}/review`],
+              prompt: `one-shot ${i}`,
+              at: inSeconds(s),
+              origin,
+              ...(i === 0 ? { replyTo: `${m}/tests` } : {}),
+            })
+          ).schedule,
+      ),
     );
-    const toCancel = (await client.create({ recipients: [`${m}/tests`], prompt: 'until canceled', at: inSeconds(3), repeat: 'every 2s', origin })).schedule;
+    const toCancel = (
+      await client.create({ recipients: [`${m}/tests`], prompt: 'until canceled', at: inSeconds(3), repeat: 'every 2s', origin })
+    ).schedule;
 
     // Both replicas are firing. The moment the gateway has taken r1's first send, r1 dies (kill -9)
     // before it can record it: r2 must resend it after r1's lease runs out, as the same task.
@@ -143,7 +178,11 @@ describe('scheduler', () => {
       500,
     );
     // Let any straggling double (a resend after the kill or the restart) reach the ledger before counting.
-    await eventually(async () => (await client.list({ state: 'all' })).schedules.filter((s) => expected.has(s.id)).every((s) => s.state === 'done'), 30_000, 250);
+    await eventually(
+      async () => (await client.list({ state: 'all' })).schedules.filter((s) => expected.has(s.id)).every((s) => s.state === 'done'),
+      30_000,
+      250,
+    );
     await new Promise((r) => setTimeout(r, 3000));
     const tasks = await ledgerTasks();
 
@@ -152,15 +191,23 @@ describe('scheduler', () => {
       expect(mine, `tasks of schedule ${id}`).toHaveLength(n);
       // Exactly the occurrences the rule has, each once per recipient, each under its derived message id.
       const s = [repeating, ...once].find((x) => x.id === id)!;
-      const want = occurrences(compileRule(s.rule), 100).flatMap((o) => s.recipients.map((r) => `${r.split('/')[1]}:${occurrenceMessageId(id, o.at)}`));
+      const want = occurrences(compileRule(s.rule), 100).flatMap((o) =>
+        s.recipients.map((r) => `${r.split('/')[1]}:${occurrenceMessageId(id, o.at)}`),
+      );
       expect(mine.map((t) => t.id).sort()).toEqual(want.sort());
     }
 
     // They went through the normal path: the echo session finished each one, and the header shows who scheduled it.
     const sample = occurrenceTasks(tasks, repeating.id)[0]!;
     expect(sample.metadata).toMatchObject({ [META.device]: m, [META.from]: 'laptop/webapp', [META.schedule]: repeating.id });
-    expect(String(sample.metadata?.[META.scheduledBy])).toMatch(/^scheduled by laptop \(laptop\/webapp\) for \w{3} \d+ \w{3} \d{4} \d\d:\d\d:\d\d \(UTC\)$/);
-    await eventually(async () => occurrenceTasks(await ledgerTasks(), repeating.id).every((t) => t.status.state === 'TASK_STATE_COMPLETED'), 30_000, 500);
+    expect(String(sample.metadata?.[META.scheduledBy])).toMatch(
+      /^scheduled by laptop \(laptop\/webapp\) for \w{3} \d+ \w{3} \d{4} \d\d:\d\d:\d\d \(UTC\)$/,
+    );
+    await eventually(
+      async () => occurrenceTasks(await ledgerTasks(), repeating.id).every((t) => t.status.state === 'TASK_STATE_COMPLETED'),
+      30_000,
+      500,
+    );
 
     // The canceled schedule fired nothing after its cancel: every occurrence it produced was due before it.
     const canceledAt = Date.parse(canceled.updatedAt);
@@ -175,7 +222,12 @@ describe('scheduler', () => {
 
     // The one-shot with replyTo sent its result back to the reply-to session, once.
     await eventually(
-      async () => (await ledgerTasks()).filter((t) => t.metadata?.[META.schedule] === once[0]!.id && t.id.startsWith(`tests:${occurrenceMessageId(once[0]!.id, once[0]!.next!.at)}-re-`)).length === 1,
+      async () =>
+        (await ledgerTasks()).filter(
+          (t) =>
+            t.metadata?.[META.schedule] === once[0]!.id &&
+            t.id.startsWith(`tests:${occurrenceMessageId(once[0]!.id, once[0]!.next!.at)}-re-`),
+        ).length === 1,
       30_000,
       500,
     );
@@ -183,7 +235,9 @@ describe('scheduler', () => {
 
   it('creates a schedule from an A2A SendMessage carrying shrooms/at, once for a resend', async () => {
     const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3000).toISOString();
-    const params = { message: { messageId: `a2a-at-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'later, please' }], metadata: { [META.at]: at } } };
+    const params = {
+      message: { messageId: `a2a-at-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'later, please' }], metadata: { [META.at]: at } },
+    };
     const first = await rpc(`${mesh.gatewayUrl}/a2a/review`, 'SendMessage', params);
     expect(first.result.task.status.state).toBe('TASK_STATE_SUBMITTED');
     const id = first.result.task.metadata[META.schedule] as string;
@@ -207,6 +261,8 @@ describe('scheduler', () => {
   it('lists schedules and refuses to cancel an unknown one through the service', async () => {
     const listed = await client.list({ state: 'all', from: 'laptop/webapp' });
     expect(listed.total).toBeGreaterThanOrEqual(5);
-    await expect(client.cancel({ id: 'no-such-schedule', origin: { device: 'laptop' } })).rejects.toMatchObject({ key: 'SCHEDULE_NOT_FOUND' });
+    await expect(client.cancel({ id: 'no-such-schedule', origin: { device: 'laptop' } })).rejects.toMatchObject({
+      key: 'SCHEDULE_NOT_FOUND',
+    });
   });
 });

@@ -11,7 +11,11 @@ let mesh: Mesh;
 let otlp: OtlpReceiver;
 beforeAll(async () => {
   otlp = await startOtlpReceiver();
-  mesh = await startMesh({ guard: true, env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100' }, sessions: [{ name: 'demo' }] });
+  mesh = await startMesh({
+    guard: true,
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100' },
+    sessions: [{ name: 'demo' }],
+  });
 });
 afterAll(async () => {
   await mesh?.stop();
@@ -22,12 +26,17 @@ async function send(id: string, headers: Record<string, string>) {
   const res = await fetch(`${mesh.gatewayUrl}/a2a/demo`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...headers },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'traced' }] } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'traced' }] } },
+    }),
   });
   return ((await res.json()) as any).result.task;
 }
 
-it('continues the client\'s trace through gateway, guard, delivery and the task\'s life', async () => {
+it("continues the client's trace through gateway, guard, delivery and the task's life", async () => {
   const traceId = randomBytes(16).toString('hex');
   const clientSpan = randomBytes(8).toString('hex');
   const task = await send('traced-1', { traceparent: `00-${traceId}-${clientSpan}-01` });
@@ -62,7 +71,14 @@ it('continues the client\'s trace through gateway, guard, delivery and the task\
 });
 
 it('ignores a malformed or hostile traceparent and never joins another trace by accident', async () => {
-  const hostile = ['00-zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz-zzzzzzzzzzzzzzzz-01', `00-${'0'.repeat(32)}-${'1'.repeat(16)}-01`, `00-${'a'.repeat(32)}-${'0'.repeat(16)}-01`, 'x'.repeat(5000), `ff-${'b'.repeat(32)}-${'c'.repeat(16)}-01`, '00-abc'];
+  const hostile = [
+    '00-zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz-zzzzzzzzzzzzzzzz-01',
+    `00-${'0'.repeat(32)}-${'1'.repeat(16)}-01`,
+    `00-${'a'.repeat(32)}-${'0'.repeat(16)}-01`,
+    'x'.repeat(5000),
+    `ff-${'b'.repeat(32)}-${'c'.repeat(16)}-01`,
+    '00-abc',
+  ];
   for (const [i, tp] of hostile.entries()) {
     const task = await send(`hostile-${i}`, { traceparent: tp, tracestate: 'k=v,'.repeat(200) });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');

@@ -18,7 +18,10 @@ beforeAll(async () => {
     sessions: [
       { name: 'dozy', env: { WATCHDOG_FIRST_MS: '400', WATCHDOG_LADDER_MS: '300,300,300,300,300', WATCHDOG_TICK_MS: '50' } },
       { name: 'tidy', env: { WATCHDOG_FIRST_MS: '200', WATCHDOG_LADDER_MS: '100', WATCHDOG_TICK_MS: '50' } },
-      { name: 'capped', env: { WATCHDOG_FIRST_MS: '300', WATCHDOG_LADDER_MS: '200,200,200,200,200', WATCHDOG_TICK_MS: '50', WATCHDOG_MAX_PER_HOUR: '2' } },
+      {
+        name: 'capped',
+        env: { WATCHDOG_FIRST_MS: '300', WATCHDOG_LADDER_MS: '200,200,200,200,200', WATCHDOG_TICK_MS: '50', WATCHDOG_MAX_PER_HOUR: '2' },
+      },
     ],
   });
   nc = await connect({ servers: mesh.nats.url });
@@ -33,7 +36,10 @@ afterAll(async () => {
 });
 
 const send = (session: string, id: string, text: string) =>
-  rpc(`${mesh.gatewayUrl}/a2a/${session}`, 'SendMessage', { message: { messageId: id, role: 'ROLE_USER', parts: [{ text }] }, configuration: { returnImmediately: true } });
+  rpc(`${mesh.gatewayUrl}/a2a/${session}`, 'SendMessage', {
+    message: { messageId: id, role: 'ROLE_USER', parts: [{ text }] },
+    configuration: { returnImmediately: true },
+  });
 
 it('reminds along the ladder, stalls the task, notifies the owner and frees the session', async () => {
   const t = (await send('dozy', 'd1', 'quiet: I stopped halfway')).result.task;
@@ -50,12 +56,18 @@ it('reminds along the ladder, stalls the task, notifies the owner and frees the 
   expect(reminders[0].data.text).toContain(t.id);
   await eventually(() => notes.some((n) => n.kind === `${mesh.machine}.dozy.stalled` && n.data.taskId === t.id));
   // The session takes the next task; the stalled one stays open.
-  await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/dozy`, 'GetTask', { id: next.id })).result.status.state === 'TASK_STATE_COMPLETED', 30_000);
+  await eventually(
+    async () => (await rpc(`${mesh.gatewayUrl}/a2a/dozy`, 'GetTask', { id: next.id })).result.status.state === 'TASK_STATE_COMPLETED',
+    30_000,
+  );
 });
 
 it('holds the hourly cap of reminders', async () => {
   const t = (await send('capped', 'c1', 'quiet: thinking')).result.task;
-  await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/capped`, 'GetTask', { id: t.id })).result.metadata['shrooms/nudges'] === 2, 30_000);
+  await eventually(
+    async () => (await rpc(`${mesh.gatewayUrl}/a2a/capped`, 'GetTask', { id: t.id })).result.metadata['shrooms/nudges'] === 2,
+    30_000,
+  );
   // Well past the rest of the ladder, no third reminder (and so no stall) inside the hour.
   await new Promise((r) => setTimeout(r, 2000));
   const cur = (await rpc(`${mesh.gatewayUrl}/a2a/capped`, 'GetTask', { id: t.id })).result;
@@ -65,7 +77,9 @@ it('holds the hourly cap of reminders', async () => {
 
 it('never wakes a session with no open task', async () => {
   const t = (await send('tidy', 't1', 'all done at once')).result.task;
-  await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/tidy`, 'GetTask', { id: t.id })).result.status.state === 'TASK_STATE_COMPLETED');
+  await eventually(
+    async () => (await rpc(`${mesh.gatewayUrl}/a2a/tidy`, 'GetTask', { id: t.id })).result.status.state === 'TASK_STATE_COMPLETED',
+  );
   await new Promise((r) => setTimeout(r, 1500));
   expect(notes.filter((n) => n.kind.startsWith(`${mesh.machine}.tidy.`))).toEqual([]);
 });

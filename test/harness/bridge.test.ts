@@ -11,7 +11,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { CLI, chain, eventually, nest, rpc, runTs, startFakeModel, startMesh, startOtlpReceiver, useTool, type FakeModel, type Mesh, type OtlpReceiver } from '@shrooms/testing';
+import {
+  CLI,
+  chain,
+  eventually,
+  nest,
+  rpc,
+  runTs,
+  startFakeModel,
+  startMesh,
+  startOtlpReceiver,
+  useTool,
+  type FakeModel,
+  type Mesh,
+  type OtlpReceiver,
+} from '@shrooms/testing';
 
 let fake: FakeModel;
 let otlp: OtlpReceiver;
@@ -27,7 +41,12 @@ beforeAll(async () => {
   // Agents may give these sessions tasks (pi runs tools without asking, so it must be switched on).
   await writeFile(policy, 'default: { devices: ["*"], agents: ["*"], agentTasks: true }\n');
   const claude = { SHROOMS_MODEL_BASE_URL: fake.url, SHROOMS_MODEL_API_KEY: 'sk-fake', CLAUDE_CODE_MAX_RETRIES: '0' };
-  const pi = { SHROOMS_MODEL_BASE_URL: `${fake.url}/v1`, SHROOMS_MODEL: 'fake-model', SHROOMS_MODEL_API_KEY: 'sk-fake', HOME: join(dir, 'home') };
+  const pi = {
+    SHROOMS_MODEL_BASE_URL: `${fake.url}/v1`,
+    SHROOMS_MODEL: 'fake-model',
+    SHROOMS_MODEL_API_KEY: 'sk-fake',
+    HOME: join(dir, 'home'),
+  };
   mesh = await startMesh({
     guard: true,
     env: { GUARD_POLICY_FILE: policy, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '200' },
@@ -35,7 +54,11 @@ beforeAll(async () => {
       { name: 'cc', harness: 'claude', env: claude },
       { name: 'pi', harness: 'pi', env: pi },
       { name: 'pi2', harness: 'pi', env: pi },
-      { name: 'dozy', harness: 'pi', env: { ...pi, WATCHDOG_FIRST_MS: '1500', WATCHDOG_LADDER_MS: '1000,1000,1000,1000,1000', WATCHDOG_TICK_MS: '100' } },
+      {
+        name: 'dozy',
+        harness: 'pi',
+        env: { ...pi, WATCHDOG_FIRST_MS: '1500', WATCHDOG_LADDER_MS: '1000,1000,1000,1000,1000', WATCHDOG_TICK_MS: '100' },
+      },
     ],
   });
   nc = await connect({ servers: mesh.nats.url });
@@ -54,13 +77,20 @@ afterAll(async () => {
 
 const url = (session: string) => `${mesh.gatewayUrl}/a2a/${session}`;
 const ask = (session: string, id: string, text: string, extra: Record<string, unknown> = {}, immediate = true) =>
-  rpc(url(session), 'SendMessage', { message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra }, ...(immediate ? { configuration: { returnImmediately: true } } : {}) });
+  rpc(url(session), 'SendMessage', {
+    message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra },
+    ...(immediate ? { configuration: { returnImmediately: true } } : {}),
+  });
 const get = async (session: string, id: string) => (await rpc(url(session), 'GetTask', { id })).result;
 const until = (session: string, id: string, check: (t: any) => boolean, timeoutMs = 120_000) =>
-  eventually(async () => {
-    const t = await get(session, id);
-    return check(t) ? t : undefined;
-  }, timeoutMs, 200);
+  eventually(
+    async () => {
+      const t = await get(session, id);
+      return check(t) ? t : undefined;
+    },
+    timeoutMs,
+    200,
+  );
 const done = (text: string) => useTool('task_update', { task: '$TASK', status: 'done', text });
 
 describe.each([['cc'], ['pi']])('the %s session', (session) => {
@@ -71,7 +101,13 @@ describe.each([['cc'], ['pi']])('the %s session', (session) => {
   });
 
   it('blocks, takes the answer carrying the taskId, then completes', async () => {
-    const r = await ask(session, `${session}-blocked`, useTool('task_update', { task: '$TASK', status: 'blocked', text: 'which branch?' }), {}, false);
+    const r = await ask(
+      session,
+      `${session}-blocked`,
+      useTool('task_update', { task: '$TASK', status: 'blocked', text: 'which branch?' }),
+      {},
+      false,
+    );
     expect(r.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(r.result.task.status.message.parts[0].text).toBe('which branch?');
     const a = await ask(session, `${session}-answer`, done('main it is'), { taskId: r.result.task.id }, false);
@@ -94,7 +130,11 @@ describe.each([['cc'], ['pi']])('the %s session', (session) => {
     await until(session, t.id, (x) => x.status.state === 'TASK_STATE_WORKING');
     await fake.waitForRequest((r) => r.conversation.prompt.includes('made it') && r.conversation.prompt.includes(t.id), 60_000);
     const bridgePid = mesh.bridges.get(session)!.child.pid!;
-    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(bridgePid)]).toString().trim().split(/\s+/).filter(Boolean);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(bridgePid)])
+      .toString()
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean);
     expect(children.length).toBeGreaterThan(0);
     for (const pid of children) process.kill(Number(pid), 'SIGKILL');
     const finished = await until(session, t.id, (x) => x.status.state === 'TASK_STATE_COMPLETED', 180_000);
@@ -145,7 +185,11 @@ describe('one trace per ask chain', () => {
     const forC = done('C did it');
     const forB = chain(useTool('ask_agent', { to: 'cc', text: nest(forC) }), done('B: $RESULT'));
     const forA = chain(useTool('ask_agent', { to: 'pi2', text: nest(forB) }), done('A: $RESULT'));
-    const cli = runTs(CLI, ['a2a', 'send', 'pi', forA, '--wait', '--json'], { ...mesh.env, SHROOMS_GATEWAY_URL: mesh.gatewayUrl, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url });
+    const cli = runTs(CLI, ['a2a', 'send', 'pi', forA, '--wait', '--json'], {
+      ...mesh.env,
+      SHROOMS_GATEWAY_URL: mesh.gatewayUrl,
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+    });
     const code = await new Promise<number | null>((r) => cli.child.once('exit', r));
     expect(code, cli.output()).toBe(0);
     const out = JSON.parse(cli.output().slice(cli.output().indexOf('{')));
@@ -160,7 +204,9 @@ describe('one trace per ask chain', () => {
       return tasks.length >= 3 ? inTrace : undefined;
     }, 60_000);
     const byId = new Map(spans.map((s) => [s.spanId, s]));
-    const tasks = spans.filter((s) => s.name === 'task').sort((x, y) => Number(x.attributes['shrooms.depth']) - Number(y.attributes['shrooms.depth']));
+    const tasks = spans
+      .filter((s) => s.name === 'task')
+      .sort((x, y) => Number(x.attributes['shrooms.depth']) - Number(y.attributes['shrooms.depth']));
     expect(tasks.map((s) => s.attributes['shrooms.depth'])).toEqual([0, 1, 2]);
     expect(tasks.map((s) => s.attributes['shrooms.session'])).toEqual([`${mesh.machine}/pi`, `${mesh.machine}/pi2`, `${mesh.machine}/cc`]);
     const ancestorsOf = (s: (typeof spans)[number]) => {

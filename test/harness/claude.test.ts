@@ -25,7 +25,17 @@ describe('the Claude Code harness', () => {
   function make(opts: { autoApprove?: boolean; stateDir?: string; cancelGraceMs?: number } = {}): { h: ClaudeHarness; rec: Recorder } {
     const r = recorder();
     const env = { SHROOMS_MODEL_BASE_URL: fake.url, SHROOMS_MODEL_API_KEY: 'sk-fake', CLAUDE_CODE_MAX_RETRIES: '0' };
-    const h = create(harnessOptions({ stateDir: opts.stateDir ?? stateDir.path, cwd: cwd.path, mcpUrl: mcp.url, env, events: r.events, autoApprove: opts.autoApprove, cancelGraceMs: opts.cancelGraceMs })) as ClaudeHarness;
+    const h = create(
+      harnessOptions({
+        stateDir: opts.stateDir ?? stateDir.path,
+        cwd: cwd.path,
+        mcpUrl: mcp.url,
+        env,
+        events: r.events,
+        autoApprove: opts.autoApprove,
+        cancelGraceMs: opts.cancelGraceMs,
+      }),
+    ) as ClaudeHarness;
     harnesses.push(h);
     return { h, rec: r };
   }
@@ -66,7 +76,7 @@ describe('the Claude Code harness', () => {
     expect(rec.seen.permissions).toEqual([]);
   });
 
-  it('runs task_update without asking: it is the session\'s own bookkeeping', async () => {
+  it("runs task_update without asking: it is the session's own bookkeeping", async () => {
     const r = await claude.send('t3a', `${HEADER}\n${useTool('task_update', { task: '$TASK', status: 'done', text: 'all good' })}`);
     expect(r).toMatchObject({ status: 'completed' });
     expect(r.text).toContain('task harness-test:m-42 is now done');
@@ -182,7 +192,10 @@ describe('the Claude Code harness', () => {
       const { h, rec: r } = make({ autoApprove: true, stateDir: own.path });
       await h.start();
       const bg = useTool('Bash', { command: 'sleep 2', run_in_background: true, description: 'short background sleep' });
-      const done = await h.send('a1', `${HEADER}\n${chain(bg, useTool('task_update', { task: '$TASK', status: 'done', text: 'started it' }))}`);
+      const done = await h.send(
+        'a1',
+        `${HEADER}\n${chain(bg, useTool('task_update', { task: '$TASK', status: 'done', text: 'started it' }))}`,
+      );
       expect(done.status).toBe('completed');
       expect(r.seen.permissions).toEqual([]);
       expect(mcp.calls).toContainEqual({ tool: 'task_update', args: { task: 'harness-test:m-42', status: 'done', text: 'started it' } });

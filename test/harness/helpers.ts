@@ -63,7 +63,16 @@ export async function tempDir(prefix: string): Promise<{ path: string; remove():
 
 export const log = createLogger('harness-test', process.env.LOG_LEVEL ?? 'error');
 
-export function harnessOptions(o: { stateDir: string; cwd: string; mcpUrl: string; env: Record<string, string>; events: HarnessEvents; autoApprove?: boolean; updates?: Recorded['updates']; cancelGraceMs?: number }): HarnessOptions {
+export function harnessOptions(o: {
+  stateDir: string;
+  cwd: string;
+  mcpUrl: string;
+  env: Record<string, string>;
+  events: HarnessEvents;
+  autoApprove?: boolean;
+  updates?: Recorded['updates'];
+  cancelGraceMs?: number;
+}): HarnessOptions {
   return {
     machine: 'testbox',
     session: 'harness-test',

@@ -49,16 +49,23 @@ export async function startTestMcpServer(opts: TestMcpOptions = {}): Promise<Tes
     });
     server.registerTool(
       'task_update',
-      { description: 'Finish a task you were given.', inputSchema: { task: z.string().optional(), status: z.enum(['done', 'blocked', 'failed']), text: z.string() } },
+      {
+        description: 'Finish a task you were given.',
+        inputSchema: { task: z.string().optional(), status: z.enum(['done', 'blocked', 'failed']), text: z.string() },
+      },
       async (args) => {
         record('task_update', args);
         return text(`task ${args.task ?? '(current)'} is now ${args.status}`);
       },
     );
-    server.registerTool('ask_agent', { description: 'Give another session a task.', inputSchema: { to: z.string(), text: z.string(), wait: z.boolean().optional() } }, async (args) => {
-      record('ask_agent', args);
-      return text(opts.askAgent ? await opts.askAgent(args) : `ANSWER from ${args.to}: ${args.text}`);
-    });
+    server.registerTool(
+      'ask_agent',
+      { description: 'Give another session a task.', inputSchema: { to: z.string(), text: z.string(), wait: z.boolean().optional() } },
+      async (args) => {
+        record('ask_agent', args);
+        return text(opts.askAgent ? await opts.askAgent(args) : `ANSWER from ${args.to}: ${args.text}`);
+      },
+    );
     server.registerTool('echo', { description: 'Echoes its text.', inputSchema: { text: z.string() } }, async (args) => {
       record('echo', args);
       return text(`MCP_ECHO: ${args.text}`);

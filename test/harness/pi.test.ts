@@ -45,7 +45,12 @@ describe('the pi harness', () => {
   function make(stateDir = join(root.path, 'state'), cancelGraceMs?: number): { h: PiHarness; rec: Recorder } {
     const r = recorder();
     // HOME is the test's own so pi writes nothing outside it.
-    const env = { SHROOMS_MODEL_BASE_URL: `${fake.url}/v1`, SHROOMS_MODEL: 'fake-model', SHROOMS_MODEL_API_KEY: 'sk-fake', HOME: join(root.path, 'home') };
+    const env = {
+      SHROOMS_MODEL_BASE_URL: `${fake.url}/v1`,
+      SHROOMS_MODEL: 'fake-model',
+      SHROOMS_MODEL_API_KEY: 'sk-fake',
+      HOME: join(root.path, 'home'),
+    };
     const h = create(harnessOptions({ stateDir, cwd, mcpUrl: mcp.url, env, events: r.events, cancelGraceMs })) as PiHarness;
     harnesses.push(h);
     return { h, rec: r };
@@ -88,11 +93,16 @@ describe('the pi harness', () => {
     const last = fake.requests.at(-1)!;
     expect(last).toMatchObject({ api: 'openai', stream: true, model: 'fake-model' });
     expect(promptsOf(last.body)).toContain('NOTE-MARKER-7f3a');
-    expect(last.tools).toEqual(expect.arrayContaining(['mcp__shrooms__task_update', 'mcp__shrooms__ask_agent', 'mcp__shrooms__list_agents']));
+    expect(last.tools).toEqual(
+      expect.arrayContaining(['mcp__shrooms__task_update', 'mcp__shrooms__ask_agent', 'mcp__shrooms__list_agents']),
+    );
   });
 
   it('sends a tool call through the extension to the MCP server, with the task id from the header', async () => {
-    const r = await pi.send('t2', `${HEADER}\n${useTool('task_update', { task: '$TASK', status: 'blocked', text: 'which branch?' })}\nFinish with task_update.`);
+    const r = await pi.send(
+      't2',
+      `${HEADER}\n${useTool('task_update', { task: '$TASK', status: 'blocked', text: 'which branch?' })}\nFinish with task_update.`,
+    );
     expect(r.status).toBe('completed');
     expect(r.text).toContain('tool returned: task harness-test:m-7 is now blocked');
     expect(mcp.calls).toContainEqual({ tool: 'task_update', args: { task: 'harness-test:m-7', status: 'blocked', text: 'which branch?' } });
@@ -147,7 +157,10 @@ describe('the pi harness', () => {
     ({ h: second } = make(join(root.path, 'state-b')));
     await second.start();
     const forB = useTool('task_update', { task: '$TASK', status: 'done', text: 'B did the work' });
-    const forA = chain(useTool('ask_agent', { to: 'testbox/b', text: nest(forB) }), useTool('task_update', { task: '$TASK', status: 'done', text: 'A got: $RESULT' }));
+    const forA = chain(
+      useTool('ask_agent', { to: 'testbox/b', text: nest(forB) }),
+      useTool('task_update', { task: '$TASK', status: 'done', text: 'A got: $RESULT' }),
+    );
     const r = await pi.send('t8', `${HEADER}\n${forA}`);
     expect(r.status).toBe('completed');
     expect(mcp.calls).toContainEqual({ tool: 'task_update', args: { task: 'b:m-8', status: 'done', text: 'B did the work' } });

@@ -34,7 +34,10 @@ export const SPREAD_SESSIONS = ['bench-2', 'bench-3', 'bench-4', 'bench-5', 'ben
 /** True when `shrooms-agent guard` exists (the guard service is wired into the CLI). */
 export function cliHasGuard(): Promise<boolean> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, CLI), 'guard', '--help'], { cwd: REPO_ROOT, stdio: 'ignore' });
+    const p = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, CLI), 'guard', '--help'], {
+      cwd: REPO_ROOT,
+      stdio: 'ignore',
+    });
     p.once('error', () => resolve(false));
     p.once('exit', (code) => resolve(code === 0));
   });
@@ -57,7 +60,10 @@ export interface Ours {
   stop(): Promise<void>;
 }
 
-export async function startOurs(nats: NatsServerHandle, opts: { guard: boolean; spread?: number; env?: Record<string, string> }): Promise<Ours> {
+export async function startOurs(
+  nats: NatsServerHandle,
+  opts: { guard: boolean; spread?: number; env?: Record<string, string> },
+): Promise<Ours> {
   const spread = SPREAD_SESSIONS.slice(0, Math.max(0, (opts.spread ?? 0) - 1));
   const mesh = await startMesh({
     nats,

@@ -29,17 +29,63 @@ const executor: AgentExecutor = {
   async execute(ctx, bus) {
     const { taskId, contextId } = ctx;
     const text = textOf(ctx.userMessage);
-    const task: Task = { id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() }, artifacts: [], history: [ctx.userMessage], metadata: undefined };
+    const task: Task = {
+      id: taskId,
+      contextId,
+      status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
+      artifacts: [],
+      history: [ctx.userMessage],
+      metadata: undefined,
+    };
     bus.publish(AgentEvent.task(task));
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: now() }, metadata: undefined }));
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: now() },
+        metadata: undefined,
+      }),
+    );
     const parts: Part[] = [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }];
-    bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: { artifactId: `${taskId}#summary`, name: 'summary', description: '', parts, metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined }));
-    const reply: Message = { messageId: `${taskId}#done`, contextId, taskId, role: Role.ROLE_AGENT, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, message: reply, timestamp: now() }, metadata: undefined }));
+    bus.publish(
+      AgentEvent.artifactUpdate({
+        taskId,
+        contextId,
+        artifact: { artifactId: `${taskId}#summary`, name: 'summary', description: '', parts, metadata: undefined, extensions: [] },
+        append: false,
+        lastChunk: true,
+        metadata: undefined,
+      }),
+    );
+    const reply: Message = {
+      messageId: `${taskId}#done`,
+      contextId,
+      taskId,
+      role: Role.ROLE_AGENT,
+      parts,
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    };
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_COMPLETED, message: reply, timestamp: now() },
+        metadata: undefined,
+      }),
+    );
     bus.finished();
   },
   async cancelTask(taskId, bus) {
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId: '', status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: now() }, metadata: undefined }));
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId: '',
+        status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: now() },
+        metadata: undefined,
+      }),
+    );
     bus.finished();
   },
 };

@@ -49,7 +49,15 @@ async function latency(job: LatencyJob): Promise<LatencyResult> {
   } finally {
     close();
   }
-  return { samples, errors, ...(firstError ? { firstError } : {}), requestBytes, responseBytes, cpuPct: cpuPct(cpu0, performance.now() - w0), ...(job.op === 'stream' ? { totals } : {}) };
+  return {
+    samples,
+    errors,
+    ...(firstError ? { firstError } : {}),
+    requestBytes,
+    responseBytes,
+    cpuPct: cpuPct(cpu0, performance.now() - w0),
+    ...(job.op === 'stream' ? { totals } : {}),
+  };
 }
 
 async function throughput(job: ThroughputJob): Promise<ThroughputResult> {
@@ -87,11 +95,20 @@ async function throughput(job: ThroughputJob): Promise<ThroughputResult> {
     close();
   }
   const elapsedMs = performance.now() - t0;
-  const out: ThroughputResult = { done, errors, ...(firstError ? { firstError } : {}), elapsedMs, perS: (done / elapsedMs) * 1000, cpuPct: cpuPct(cpu0, elapsedMs) };
+  const out: ThroughputResult = {
+    done,
+    errors,
+    ...(firstError ? { firstError } : {}),
+    elapsedMs,
+    perS: (done / elapsedMs) * 1000,
+    cpuPct: cpuPct(cpu0, elapsedMs),
+  };
   if (job.op === 'send_nb') {
     const until = performance.now() + job.drainTimeoutMs;
     const finishedAt =
-      job.target.kind === 'nats' ? await floorDrained(job.target.url, floorBefore + done, until) : await httpDrained(job.target, accepted, until);
+      job.target.kind === 'nats'
+        ? await floorDrained(job.target.url, floorBefore + done, until)
+        : await httpDrained(job.target, accepted, until);
     out.drainedMs = finishedAt === null ? null : finishedAt - t0;
     out.drainedPerS = finishedAt === null ? null : (done / (finishedAt - t0)) * 1000;
   }
@@ -108,7 +125,13 @@ async function floorDrained(url: string, target: number, until: number): Promise
   return null;
 }
 
-const FINISHED = new Set(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED', 'TASK_STATE_INPUT_REQUIRED']);
+const FINISHED = new Set([
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_REJECTED',
+  'TASK_STATE_INPUT_REQUIRED',
+]);
 
 /**
  * When every accepted task is finished: polls the last one accepted (the queue is first come,

@@ -65,12 +65,22 @@ function httpCall(client: RpcClient, target: HttpTarget, op: Op, opts: OpOptions
     case 'send':
     case 'send_nb':
       return async () => {
-        const body = rpc('SendMessage', { ...tenant, message: message(), ...(op === 'send_nb' ? { configuration: { returnImmediately: true } } : {}) });
+        const body = rpc('SendMessage', {
+          ...tenant,
+          message: message(),
+          ...(op === 'send_nb' ? { configuration: { returnImmediately: true } } : {}),
+        });
         const r = await client.call(body);
         const task = parse(r.body)?.result?.task;
         const state = task?.status?.state;
         const ok = op === 'send' ? state === 'TASK_STATE_COMPLETED' : typeof task?.id === 'string';
-        return { ok, ...(ok ? {} : { error: r.body.slice(0, 300) }), taskId: task?.id, requestBytes: body.length, responseBytes: r.body.length };
+        return {
+          ok,
+          ...(ok ? {} : { error: r.body.slice(0, 300) }),
+          taskId: task?.id,
+          requestBytes: body.length,
+          responseBytes: r.body.length,
+        };
       };
     case 'stream':
       return async (t0) => {
@@ -79,7 +89,13 @@ function httpCall(client: RpcClient, target: HttpTarget, op: Op, opts: OpOptions
         const last = parse(r.events[r.events.length - 1] ?? '');
         const state = last?.result?.statusUpdate?.status?.state ?? last?.result?.task?.status?.state;
         const ok = r.status === 200 && r.firstMs !== null && state === 'TASK_STATE_COMPLETED';
-        return { ok, ...(ok ? {} : { error: `${r.status} ${r.events.join(' | ').slice(0, 300)}` }), firstMs: r.firstMs ?? undefined, requestBytes: body.length, responseBytes: r.bytes };
+        return {
+          ok,
+          ...(ok ? {} : { error: `${r.status} ${r.events.join(' | ').slice(0, 300)}` }),
+          firstMs: r.firstMs ?? undefined,
+          requestBytes: body.length,
+          responseBytes: r.bytes,
+        };
       };
     case 'get':
       return async () => {
@@ -108,7 +124,13 @@ async function natsCall(target: NatsTarget, op: Op): Promise<Call> {
   return async (t0) => {
     const r = await nc.request(subject, payload, { timeout: 10_000 });
     const ok = r.data.length === target.replyBytes;
-    return { ok, ...(ok ? {} : { error: `floor reply of ${r.data.length} bytes` }), ...(op === 'stream' ? { firstMs: performance.now() - t0 } : {}), requestBytes: payload.length, responseBytes: r.data.length };
+    return {
+      ok,
+      ...(ok ? {} : { error: `floor reply of ${r.data.length} bytes` }),
+      ...(op === 'stream' ? { firstMs: performance.now() - t0 } : {}),
+      requestBytes: payload.length,
+      responseBytes: r.data.length,
+    };
   };
 }
 

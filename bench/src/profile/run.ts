@@ -57,14 +57,23 @@ export async function runProfile(plan: Plan, dir: string, log: (s: string) => vo
     };
     const k = plan.mode === 'full' ? 3 : 1;
     await lat({ target, op: 'send', n: 300 * k, maxMs: 120_000 }, 'blocking SendMessage, one at a time');
-    await thr({ target, op: 'send', concurrency: 16, durationMs: 3_000 * k, maxTasks: 1e6, drainTimeoutMs: 0 }, 'blocking SendMessage, 16 at once');
-    await thr({ target, op: 'send_nb', concurrency: 64, durationMs: 2_000 * k, maxTasks: 1e6, drainTimeoutMs: 300_000 }, 'non-blocking SendMessage, 64 at once (then drained)');
+    await thr(
+      { target, op: 'send', concurrency: 16, durationMs: 3_000 * k, maxTasks: 1e6, drainTimeoutMs: 0 },
+      'blocking SendMessage, 16 at once',
+    );
+    await thr(
+      { target, op: 'send_nb', concurrency: 64, durationMs: 2_000 * k, maxTasks: 1e6, drainTimeoutMs: 300_000 },
+      'non-blocking SendMessage, 64 at once (then drained)',
+    );
     await lat({ target, op: 'stream', n: 200 * k, maxMs: 120_000 }, 'SendStreamingMessage, one at a time');
     await o.preload(0, 10_000);
     const shelf = { kind: 'http' as const, url: o.shelfUrl };
     await new Promise((r) => setTimeout(r, 2_000));
     await lat({ target: shelf, op: 'get', n: 1_000 * k, maxMs: 120_000, shelf: 10_000 }, 'GetTask (10,000 tasks in the session)');
-    await lat({ target: shelf, op: 'list', n: 300 * k, maxMs: 120_000, shelf: 10_000, pageSize: 50 }, 'ListTasks, one page of 50 (10,000 tasks)');
+    await lat(
+      { target: shelf, op: 'list', n: 300 * k, maxMs: 120_000, shelf: 10_000, pageSize: 50 },
+      'ListTasks, one page of 50 (10,000 tasks)',
+    );
     log(`profile workload done: ${workload.join('; ')}`);
   } finally {
     await loadgen?.stop();
@@ -79,7 +88,10 @@ export async function runProfile(plan: Plan, dir: string, log: (s: string) => vo
       log(`no profile for ${role} (pid ${pid})`);
       continue;
     }
-    processes[role] = { ...(await summariseProfile(join(dir, f))), requests: `${sends} sends in the throughput parts plus the timed requests` };
+    processes[role] = {
+      ...(await summariseProfile(join(dir, f))),
+      requests: `${sends} sends in the throughput parts plus the timed requests`,
+    };
   }
   void SHELF;
   return { schema: 'shrooms-bench-profile/1', startedAt: new Date().toISOString(), mode: plan.mode, workload, guard, processes };

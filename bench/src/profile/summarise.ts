@@ -60,7 +60,8 @@ export async function summariseProfile(file: string, top = 25): Promise<ProfileS
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const keyOf = (n: Node) => `${n.callFrame.functionName || '(anonymous)'} ${short(n.callFrame.url)}${n.callFrame.url ? `:${n.callFrame.lineNumber + 1}` : ''}`;
+  const keyOf = (n: Node) =>
+    `${n.callFrame.functionName || '(anonymous)'} ${short(n.callFrame.url)}${n.callFrame.url ? `:${n.callFrame.lineNumber + 1}` : ''}`;
   const self = new Map<string, number>();
   const incl = new Map<string, number>();
   const area = new Map<string, number>();

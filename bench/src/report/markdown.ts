@@ -30,7 +30,9 @@ function table(r: BenchResult, rows: { key: string; label: string }[]): string {
   for (const { key, label } of rows) {
     const f = r.figures[key];
     if (!f) continue;
-    out.push(`| ${label} | ${cell(f, 'floor')} | ${cell(f, 'reference')} | ${cell(f, 'ours')} | ${ratioCell(f.ratios.ours_reference)} | ${ratioCell(f.ratios.ours_floor)} |`);
+    out.push(
+      `| ${label} | ${cell(f, 'floor')} | ${cell(f, 'reference')} | ${cell(f, 'ours')} | ${ratioCell(f.ratios.ours_reference)} | ${ratioCell(f.ratios.ours_floor)} |`,
+    );
   }
   return out.join('\n');
 }
@@ -73,7 +75,9 @@ slower or bigger; for tasks/s below 1× means ours does fewer.
 | software | Node ${m.node}, nats-server ${m.natsServer}, @a2a-js/sdk 1.3.0, express 5.3.0 |
 | noise | other processes used **${m.noise.otherPct}%** of the machine's CPU while we measured (the bench itself ${m.noise.benchPct}%, steal ${m.noise.stealPct}%); load average ${m.loadavgAtStart.join(' / ')} at the start, ${m.noise.loadavg.join(' / ')} at the end |
 | guard | ${guardLine(r)} |
-| limits raised for the run | ${Object.entries(r.run.raisedLimits).map(([k, v]) => `\`${k}=${v}\``).join(', ')} (so the figures show cost, not refusals) |
+| limits raised for the run | ${Object.entries(r.run.raisedLimits)
+    .map(([k, v]) => `\`${k}=${v}\``)
+    .join(', ')} (so the figures show cost, not refusals) |
 | ledger during the reads | ${small} and ${large} tasks in the session read (${fmt(r.run.ledgerTasks.small)} and ${fmt(r.run.ledgerTasks.large)} in the whole ledger)${r.run.mode === 'quick' ? `; the quick run stops at ${large}, the full run goes to 100,000` : ''} |
 ${r.run.notes.map((n) => `| note | ${n} |`).join('\n')}
 `);
@@ -91,7 +95,9 @@ ${table(r, [
     { key: `tasks_per_s_c${n}_nonblocking`, label: `concurrency ${n}, non-blocking (accepted)` },
     { key: `drained_tasks_per_s_c${n}_nonblocking`, label: `concurrency ${n}, non-blocking (until all finished)` },
   ]),
-  ...(spreadKey ? [{ key: spreadKey, label: `concurrency ${c[c.length - 1]}, blocking, ours over ${spreadKey.match(/_(\d+)_sessions$/)![1]} sessions` }] : []),
+  ...(spreadKey
+    ? [{ key: spreadKey, label: `concurrency ${c[c.length - 1]}, blocking, ours over ${spreadKey.match(/_(\d+)_sessions$/)![1]} sessions` }]
+    : []),
 ])}
 
 ### SSE: SendStreamingMessage to its first event (ms)
@@ -132,7 +138,9 @@ ${table(r, [
   { key: 'bridge_start_large_session_ms', label: `a bridge starting on a ${large}-task session, ms to ready` },
 ])}
 
-Messages per connection: ${Object.entries((pct(r, 'nats_messages_per_blocking_send')?.context?.byConnection as Record<string, number>) ?? {})
+Messages per connection: ${Object.entries(
+    (pct(r, 'nats_messages_per_blocking_send')?.context?.byConnection as Record<string, number>) ?? {},
+  )
     .map(([k, v]) => `${k} ${fmt(v)}`)
     .join(', ')}.
 CPU ms per task by process: ${Object.entries((pct(r, 'cpu_ms_per_task')?.context?.byProcess as Record<string, number>) ?? {})

@@ -7,7 +7,8 @@ import type { ProfileReport } from '../profile/run.js';
 import type { Row } from '../profile/summarise.js';
 import type { BenchResult } from '../run.js';
 
-const fmt = (x: number | null | undefined, digits = 2): string => (x === null || x === undefined ? '–' : Math.abs(x) >= 100 ? Math.round(x).toLocaleString('en') : x.toFixed(digits));
+const fmt = (x: number | null | undefined, digits = 2): string =>
+  x === null || x === undefined ? '–' : Math.abs(x) >= 100 ? Math.round(x).toLocaleString('en') : x.toFixed(digits);
 const v = (r: BenchResult, key: string, arm: 'floor' | 'reference' | 'ours') => r.figures[key]?.arms[arm]?.value ?? null;
 const div = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : a / b);
 
@@ -30,7 +31,11 @@ export function aims(r: BenchResult): string {
     ['get_task_large_p50_ms', 'GetTask, large ledger, p50'],
     ['list_tasks_large_p50_ms', 'ListTasks, large ledger, p50'],
   ];
-  const table = ['| figure | ours/reference | verdict |', '|---|---:|---|', ...rows.map(([k, label]) => `| ${label} | ${fmt(r.figures[k]?.ratios.ours_reference)}× | ${verdict(r.figures[k])} |`)].join('\n');
+  const table = [
+    '| figure | ours/reference | verdict |',
+    '|---|---:|---|',
+    ...rows.map(([k, label]) => `| ${label} | ${fmt(r.figures[k]?.ratios.ours_reference)}× | ${verdict(r.figures[k])} |`),
+  ].join('\n');
   const getGrowth = div(v(r, 'get_task_large_p50_ms', 'ours'), v(r, 'get_task_small_p50_ms', 'ours'));
   const refGetGrowth = div(v(r, 'get_task_large_p50_ms', 'reference'), v(r, 'get_task_small_p50_ms', 'reference'));
   const listGrowth = div(v(r, 'list_tasks_large_p50_ms', 'ours'), v(r, 'list_tasks_small_p50_ms', 'ours'));
@@ -83,7 +88,8 @@ function spreadSentence(r: BenchResult): string {
   const spread = v(r, key, 'ours');
   const one = v(r, `tasks_per_s_c${c}_blocking`, 'ours');
   const gain = div(spread, one);
-  if (gain !== null && gain >= 1.5) return `Spread over ${n} sessions, ours serves ${fmt(gain, 1)}× what one session does (${fmt(spread, 0)} against ${fmt(one, 0)} tasks/s).`;
+  if (gain !== null && gain >= 1.5)
+    return `Spread over ${n} sessions, ours serves ${fmt(gain, 1)}× what one session does (${fmt(spread, 0)} against ${fmt(one, 0)} tasks/s).`;
   return `Spread over ${n} sessions ours served ${gain !== null && gain >= 1 ? 'hardly' : 'no'} more here (${fmt(spread, 0)} against ${fmt(one, 0)} tasks/s for one): on this machine the CPU, not the session, was the limit.`;
 }
 
@@ -197,7 +203,8 @@ instead of at the task's end — nobody reads that answer.`;
 
 export function recommendations(r: BenchResult, p?: ProfileReport): string {
   void r;
-  const share = (role: string, name: string) => p?.processes[role]?.topSelf.filter((x) => x.name.startsWith(name)).reduce((a, b) => a + b.pct, 0) ?? null;
+  const share = (role: string, name: string) =>
+    p?.processes[role]?.topSelf.filter((x) => x.name.startsWith(name)).reduce((a, b) => a + b.pct, 0) ?? null;
   const errShare = (role: string) => {
     const a = share(role, 'RequestError');
     const b = share(role, 'TimeoutError');

@@ -72,7 +72,10 @@ export function resolveTarget(target: string, local: string, agents: AgentInfo[]
   const elsewhere = agents.filter((x) => x.session === a.session);
   if (elsewhere.length === 1) return agentRef(elsewhere[0]!.machine, a.session);
   if (elsewhere.length > 1) {
-    throw new ShroomsError('INVALID_PARAMS', `"${a.session}" is a session on several machines (${elsewhere.map((x) => x.name).join(', ')}); write MACHINE/SESSION`);
+    throw new ShroomsError(
+      'INVALID_PARAMS',
+      `"${a.session}" is a session on several machines (${elsewhere.map((x) => x.name).join(', ')}); write MACHINE/SESSION`,
+    );
   }
   return agentRef(local, a.session);
 }

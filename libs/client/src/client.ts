@@ -13,7 +13,17 @@ import {
   SubscribeToTaskRequest,
   Task as SdkTask,
 } from '@a2a-js/sdk';
-import { META, ShroomsError, isTerminal, type ListTasksResult, type Metadata, type StreamResponse, type Task, type TaskState, type UpdateStatus } from '@shrooms/protocol';
+import {
+  META,
+  ShroomsError,
+  isTerminal,
+  type ListTasksResult,
+  type Metadata,
+  type StreamResponse,
+  type Task,
+  type TaskState,
+  type UpdateStatus,
+} from '@shrooms/protocol';
 import { AgentsReplySchema, gatewayFor, resolveTarget, toAgentInfo, type AgentInfo } from './agents.js';
 import { normalizeError } from './errors.js';
 import { GatewayWire, guarded } from './http.js';
@@ -90,7 +100,8 @@ export class ShroomsClient {
   machine(): Promise<string> {
     this.machineName ??= (async () => {
       const card = (await this.wire.getJson(`${this.gatewayUrl}/.well-known/agent-card.json`)) as { name?: unknown };
-      if (typeof card?.name !== 'string' || !card.name) throw new ShroomsError('INVALID_AGENT_RESPONSE', `the machine card at ${this.gatewayUrl} has no name`);
+      if (typeof card?.name !== 'string' || !card.name)
+        throw new ShroomsError('INVALID_AGENT_RESPONSE', `the machine card at ${this.gatewayUrl} has no name`);
       return card.name;
     })();
     const p = this.machineName;
@@ -120,7 +131,15 @@ export class ShroomsClient {
     const needAgents = !parsed.machine || parsed.machine !== local;
     const agents = needAgents ? await this.listAgents() : [];
     const ref = resolveTarget(target, local, agents);
-    return { ...ref, gatewayUrl: gatewayFor(ref.machine, ref.session, { local, localUrl: this.gatewayUrl, agents, staticMap: this.options.gateways ?? {} }) };
+    return {
+      ...ref,
+      gatewayUrl: gatewayFor(ref.machine, ref.session, {
+        local,
+        localUrl: this.gatewayUrl,
+        agents,
+        staticMap: this.options.gateways ?? {},
+      }),
+    };
   }
 
   async taskRef(name: string): Promise<TaskRef> {
@@ -185,7 +204,8 @@ export class ShroomsClient {
       target = { ...agentRef(ref.machine, ref.session), gatewayUrl: await this.gatewayOfTask(ref) };
       taskId = ref.id;
     } else {
-      if (!input.to) throw new ShroomsError('INVALID_PARAMS', 'say who to ask (MACHINE/SESSION or SESSION), or which blocked task to answer');
+      if (!input.to)
+        throw new ShroomsError('INVALID_PARAMS', 'say who to ask (MACHINE/SESSION or SESSION), or which blocked task to answer');
       target = await this.resolve(input.to);
     }
     const { metadata, headers } = await this.askMetadata();
@@ -198,7 +218,8 @@ export class ShroomsClient {
       metadata: md,
     });
     const res = await guarded(target.gatewayUrl, () => client.sendMessage(req, { serviceParameters: headers, signal: this.wire.quick() }));
-    if (!('status' in res) || !('id' in res)) throw new ShroomsError('INVALID_AGENT_RESPONSE', `${target.name} answered with a message, not a task`);
+    if (!('status' in res) || !('id' in res))
+      throw new ShroomsError('INVALID_AGENT_RESPONSE', `${target.name} answered with a message, not a task`);
     const task = SdkTask.toJSON(res) as Task;
     return { task, ref: parseTaskRef(task.id, target.machine) };
   }
@@ -253,7 +274,9 @@ export class ShroomsClient {
     const client = await this.wire.a2a(gw, ref.session);
     const { metadata, headers } = await this.askMetadata();
     const req = CancelTaskRequest.fromJSON({ id: ref.id, metadata });
-    return SdkTask.toJSON(await guarded(gw, () => client.cancelTask(req, { serviceParameters: headers, signal: this.wire.quick() }))) as Task;
+    return SdkTask.toJSON(
+      await guarded(gw, () => client.cancelTask(req, { serviceParameters: headers, signal: this.wire.quick() })),
+    ) as Task;
   }
 
   /** ListTasks of one session, newest first. */
@@ -267,8 +290,16 @@ export class ShroomsClient {
       ...(q.historyLength !== undefined ? { historyLength: q.historyLength } : {}),
       ...(q.includeArtifacts !== undefined ? { includeArtifacts: q.includeArtifacts } : {}),
     });
-    const res = ListTasksResponse.toJSON(await guarded(target.gatewayUrl, () => client.listTasks(req, { signal: this.wire.quick() }))) as Partial<ListTasksResult>;
-    return { tasks: res.tasks ?? [], nextPageToken: res.nextPageToken ?? '', pageSize: res.pageSize ?? 0, totalSize: res.totalSize ?? 0, agent: target };
+    const res = ListTasksResponse.toJSON(
+      await guarded(target.gatewayUrl, () => client.listTasks(req, { signal: this.wire.quick() })),
+    ) as Partial<ListTasksResult>;
+    return {
+      tasks: res.tasks ?? [],
+      nextPageToken: res.nextPageToken ?? '',
+      pageSize: res.pageSize ?? 0,
+      totalSize: res.totalSize ?? 0,
+      agent: target,
+    };
   }
 
   // ---- the task extension and our own methods (plain JSON-RPC) -----------------------------------
@@ -291,10 +322,16 @@ export class ShroomsClient {
     if (opts.check !== false) {
       const local = await this.machine();
       if (!from) {
-        throw new ShroomsError('UPDATE_FORBIDDEN', `only the worker session may update ${ref.task}, and this caller names no session (set SHROOMS_AGENT_SESSION)`);
+        throw new ShroomsError(
+          'UPDATE_FORBIDDEN',
+          `only the worker session may update ${ref.task}, and this caller names no session (set SHROOMS_AGENT_SESSION)`,
+        );
       }
       if (ref.machine !== local || from !== ref.name) {
-        throw new ShroomsError('UPDATE_FORBIDDEN', `${ref.task} is a task of ${ref.name}; ${from} may only update its own tasks on ${local}`);
+        throw new ShroomsError(
+          'UPDATE_FORBIDDEN',
+          `${ref.task} is a task of ${ref.name}; ${from} may only update its own tasks on ${local}`,
+        );
       }
     }
     const md: Metadata = from ? { [META.from]: from } : {};
@@ -327,7 +364,8 @@ export class ShroomsClient {
     let replyTo: string | undefined;
     if (input.replyTo === true) {
       replyTo = await this.from();
-      if (!replyTo) throw new ShroomsError('INVALID_PARAMS', 'results can go back only to a session: set SHROOMS_AGENT_SESSION, or name one');
+      if (!replyTo)
+        throw new ShroomsError('INVALID_PARAMS', 'results can go back only to a session: set SHROOMS_AGENT_SESSION, or name one');
     } else if (typeof input.replyTo === 'string') {
       replyTo = (await this.resolve(input.replyTo)).name;
     }
@@ -344,7 +382,9 @@ export class ShroomsClient {
     return { schedule: ScheduleViewSchema.parse(res.schedule), created: res.created === true };
   }
 
-  async listSchedules(q: { id?: string; recipient?: string; all?: boolean; mine?: boolean; limit?: number } = {}): Promise<{ schedules: ScheduleView[]; total: number }> {
+  async listSchedules(
+    q: { id?: string; recipient?: string; all?: boolean; mine?: boolean; limit?: number } = {},
+  ): Promise<{ schedules: ScheduleView[]; total: number }> {
     const from = q.mine ? await this.from() : undefined;
     const res = await this.scheduler().request('list', {
       ...(q.id ? { id: q.id } : {}),

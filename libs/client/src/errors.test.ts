@@ -4,7 +4,11 @@ import { GatewayUnreachableError, fromJsonRpcError, normalizeError } from './err
 
 describe('errors from the wire', () => {
   it('maps a JSON-RPC code of the table to its key, with the ErrorInfo metadata', () => {
-    const e = fromJsonRpcError({ code: -32050, message: 'slow down', data: [{ '@type': 'x', reason: 'LOOP_GUARD', metadata: { retryAfterSeconds: '60' } }] });
+    const e = fromJsonRpcError({
+      code: -32050,
+      message: 'slow down',
+      data: [{ '@type': 'x', reason: 'LOOP_GUARD', metadata: { retryAfterSeconds: '60' } }],
+    });
     expect(e.key).toBe('LOOP_GUARD');
     expect(e.details).toEqual({ retryAfterSeconds: '60' });
     expect(e.retryable).toBe(true);
@@ -22,6 +26,8 @@ describe('errors from the wire', () => {
     const refused = new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
     const un = normalizeError(refused, 'http://127.0.0.1:1');
     expect(un).toBeInstanceOf(GatewayUnreachableError);
-    expect(un.message).toBe('cannot reach the gateway at http://127.0.0.1:1 — is `shrooms-agent up` running? (set SHROOMS_GATEWAY_URL if it listens elsewhere)');
+    expect(un.message).toBe(
+      'cannot reach the gateway at http://127.0.0.1:1 — is `shrooms-agent up` running? (set SHROOMS_GATEWAY_URL if it listens elsewhere)',
+    );
   });
 });

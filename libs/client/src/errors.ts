@@ -93,7 +93,8 @@ export function normalizeError(e: unknown, url: string): Error {
   if (isAbort(e)) return e as Error;
   if (isNetworkError(e)) return new GatewayUnreachableError(url, e);
   const any = e as { envelopeCode?: unknown; data?: unknown; reason?: unknown; message?: unknown; statusCode?: unknown } | null;
-  if (any && typeof any.envelopeCode === 'number') return fromJsonRpcError({ code: any.envelopeCode, message: any.message, data: any.data });
+  if (any && typeof any.envelopeCode === 'number')
+    return fromJsonRpcError({ code: any.envelopeCode, message: any.message, data: any.data });
   const key = keyByReason(any?.reason);
   if (key && key !== 'INTERNAL') return new ShroomsError(key, String(any?.message ?? key));
   const msg = e instanceof Error ? e.message : String(e);

@@ -40,7 +40,10 @@ export class GatewayWire {
   /** `GET url` as JSON; REST error bodies become ShroomsError. */
   async getJson(url: string, signal?: AbortSignal): Promise<unknown> {
     return guarded(origin(url), async () => {
-      const res = await this.doFetch(url, { headers: { accept: 'application/json', 'A2A-Version': '1.0' }, signal: withTimeout(this.o.requestTimeoutMs, signal) });
+      const res = await this.doFetch(url, {
+        headers: { accept: 'application/json', 'A2A-Version': '1.0' },
+        signal: withTimeout(this.o.requestTimeoutMs, signal),
+      });
       const body = await readJson(res, url);
       if (!res.ok) throw restError(body, res.status, url);
       return body;
@@ -101,7 +104,10 @@ export class GatewayWire {
     const fetchImpl = this.o.fetch;
     const factory = new ClientFactory(
       ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory(fetchImpl ? { fetchImpl } : undefined), new RestTransportFactory(fetchImpl ? { fetchImpl } : undefined)],
+        transports: [
+          new JsonRpcTransportFactory(fetchImpl ? { fetchImpl } : undefined),
+          new RestTransportFactory(fetchImpl ? { fetchImpl } : undefined),
+        ],
         preferredTransports: ['JSONRPC'],
       }),
     );
@@ -122,14 +128,19 @@ async function readJson(res: Response, url: string): Promise<unknown> {
   try {
     return text ? JSON.parse(text) : undefined;
   } catch {
-    throw new ShroomsError('INVALID_AGENT_RESPONSE', `${url} answered HTTP ${res.status} with something that is not JSON: ${text.slice(0, 120)}`);
+    throw new ShroomsError(
+      'INVALID_AGENT_RESPONSE',
+      `${url} answered HTTP ${res.status} with something that is not JSON: ${text.slice(0, 120)}`,
+    );
   }
 }
 
 /** A `google.rpc.Status` body (or anything else) as a ShroomsError. */
 function restError(body: unknown, status: number, url: string): ShroomsError {
   const e = (body as { error?: { message?: unknown; details?: unknown; status?: unknown } } | undefined)?.error;
-  const reason = Array.isArray(e?.details) ? (e.details as { reason?: unknown }[]).find((d) => typeof d?.reason === 'string')?.reason : undefined;
+  const reason = Array.isArray(e?.details)
+    ? (e.details as { reason?: unknown }[]).find((d) => typeof d?.reason === 'string')?.reason
+    : undefined;
   if (e && typeof reason === 'string') {
     const se = fromJsonRpcError({ message: e.message, data: e.details });
     if (se.key !== 'INTERNAL' || reason === 'INTERNAL') return se;

@@ -5,8 +5,23 @@
 export { ShroomsClient, isFinished, type ListInput, type ScheduleInput, type SendInput, type Sent, type Target } from './client.js';
 export { AgentInfoSchema, gatewayFor, resolveTarget, type AgentInfo } from './agents.js';
 export { GatewayUnreachableError, fromJsonRpcError, isGatewayUnreachable, isNetworkError, normalizeError } from './errors.js';
-export { ClientEnvSchema, DEFAULT_GATEWAY_URL, clientOptionsFromEnv, isTraceparent, type ClientEnv, type ClientOptions, type NatsSettings } from './options.js';
+export {
+  ClientEnvSchema,
+  DEFAULT_GATEWAY_URL,
+  clientOptionsFromEnv,
+  isTraceparent,
+  type ClientEnv,
+  type ClientOptions,
+  type NatsSettings,
+} from './options.js';
 export { agentRef, isTaskName, newMessageId, parseAgentName, parseTaskRef, taskRef, type AgentRef, type TaskRef } from './refs.js';
-export { ScheduleViewSchema, natsScheduler, type NatsSchedulerOptions, type ScheduleView, type SchedulerOp, type SchedulerPort } from './schedules.js';
+export {
+  ScheduleViewSchema,
+  natsScheduler,
+  type NatsSchedulerOptions,
+  type ScheduleView,
+  type SchedulerOp,
+  type SchedulerPort,
+} from './schedules.js';
 export { TaskSummarySchema, describeTask, replyOf, shortState, summarize, type TaskSummary } from './summary.js';
 export { DEFAULT_WAIT_MS, applyEvent, isSettled, waitForTask, type WaitOptions, type WaitPort, type WaitResult } from './wait.js';

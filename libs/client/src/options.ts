@@ -49,10 +49,16 @@ const GatewayMapSchema = z
   .default('')
   .transform((text) => {
     const out: Record<string, string> = {};
-    for (const item of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const item of text
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const eq = item.indexOf('=');
       if (eq <= 0) continue;
-      out[item.slice(0, eq).trim()] = item.slice(eq + 1).trim().replace(/\/$/, '');
+      out[item.slice(0, eq).trim()] = item
+        .slice(eq + 1)
+        .trim()
+        .replace(/\/$/, '');
     }
     return out;
   });

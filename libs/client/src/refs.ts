@@ -32,7 +32,10 @@ export function taskRef(machine: string, session: string, messageId: string): Ta
 export function parseTaskRef(text: string, localMachine: string): TaskRef {
   const t = parseTaskName(text.trim());
   if (!t) {
-    throw new ShroomsError('INVALID_PARAMS', `${JSON.stringify(text.slice(0, 80))} is not a task name; write MACHINE/SESSION:ID or SESSION:ID`);
+    throw new ShroomsError(
+      'INVALID_PARAMS',
+      `${JSON.stringify(text.slice(0, 80))} is not a task name; write MACHINE/SESSION:ID or SESSION:ID`,
+    );
   }
   return taskRef(t.machine ?? localMachine, t.session, t.messageId);
 }
@@ -46,14 +49,20 @@ export function isTaskName(text: string): boolean {
 export function parseAgentName(text: string): { machine?: string; session: string } {
   const a = parseAgent(text.trim());
   if (!a) {
-    throw new ShroomsError('INVALID_PARAMS', `${JSON.stringify(text.slice(0, 80))} is not an agent name; write MACHINE/SESSION or SESSION (letters, digits, . _ -)`);
+    throw new ShroomsError(
+      'INVALID_PARAMS',
+      `${JSON.stringify(text.slice(0, 80))} is not an agent name; write MACHINE/SESSION or SESSION (letters, digits, . _ -)`,
+    );
   }
   return a;
 }
 
 /** A fresh message id: `PREFIX-YYYYMMDDTHHMMSS-8hex` (spec §2's `cli-20261008T091502-3f9a1c2e`). */
 export function newMessageId(prefix: string, now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, '');
   const rand = globalThis.crypto.randomUUID().replace(/-/g, '').slice(0, 8);
   return `${prefix}-${stamp}-${rand}`;
 }

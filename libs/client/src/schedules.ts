@@ -104,7 +104,8 @@ export function natsScheduler(opts: NatsSchedulerOptions): SchedulerPort {
       } catch (err) {
         throw unavailable(`nothing answered ${subjects.scheduler(op)}: ${(err as Error).message}`);
       }
-      if (data.ok === false) throw fromWireError(data.error ?? { key: 'INTERNAL', message: 'the scheduler answered an error without details' });
+      if (data.ok === false)
+        throw fromWireError(data.error ?? { key: 'INTERNAL', message: 'the scheduler answered an error without details' });
       return data;
     },
     async close() {

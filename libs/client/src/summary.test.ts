@@ -13,19 +13,33 @@ const base: Task = {
 describe('task summaries', () => {
   it('names the task whole and shows a queued task as queued', () => {
     const s = summarize(base, 'home');
-    expect(s).toMatchObject({ task: 'home/review:m-1', agent: 'home/review', status: 'queued', finished: false, needsInput: false, request: 'run the tests' });
+    expect(s).toMatchObject({
+      task: 'home/review:m-1',
+      agent: 'home/review',
+      status: 'queued',
+      finished: false,
+      needsInput: false,
+      request: 'run the tests',
+    });
     expect(describeTask(s, { waitedOut: true })).toMatch(/follow it with task_status, task "home\/review:m-1"/);
   });
 
   it('puts the reply of a finished task first in the text', () => {
-    const done: Task = { ...base, status: { state: 'TASK_STATE_COMPLETED', message: { messageId: 'r', role: 'ROLE_AGENT', parts: [{ text: 'all green' }] } }, metadata: {} };
+    const done: Task = {
+      ...base,
+      status: { state: 'TASK_STATE_COMPLETED', message: { messageId: 'r', role: 'ROLE_AGENT', parts: [{ text: 'all green' }] } },
+      metadata: {},
+    };
     const s = summarize(done, 'home');
     expect(s.reply).toBe('all green');
     expect(describeTask(s)).toBe('Task home/review:m-1 (home/review) is completed.\nReply:\nall green');
   });
 
   it('tells how to answer a task that needs input', () => {
-    const blocked: Task = { ...base, status: { state: 'TASK_STATE_INPUT_REQUIRED', message: { messageId: 'r', role: 'ROLE_AGENT', parts: [{ text: 'which branch?' }] } } };
+    const blocked: Task = {
+      ...base,
+      status: { state: 'TASK_STATE_INPUT_REQUIRED', message: { messageId: 'r', role: 'ROLE_AGENT', parts: [{ text: 'which branch?' }] } },
+    };
     expect(describeTask(summarize(blocked, 'home'))).toMatch(/needs: which branch\?\nAnswer with ask_agent, task "home\/review:m-1"/);
   });
 });

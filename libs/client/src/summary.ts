@@ -71,7 +71,9 @@ export function summarize(task: Task, machine: string): TaskSummary {
     needsInput: isInterrupted(state),
     ...(reply !== undefined ? { reply } : {}),
     ...(request !== undefined ? { request } : {}),
-    ...(task.metadata?.[META.device] ? { from: displayOrigin(String(task.metadata[META.device]), task.metadata[META.from] ? String(task.metadata[META.from]) : undefined) } : {}),
+    ...(task.metadata?.[META.device]
+      ? { from: displayOrigin(String(task.metadata[META.device]), task.metadata[META.from] ? String(task.metadata[META.from]) : undefined) }
+      : {}),
     ...(task.status.timestamp ? { updatedAt: task.status.timestamp } : {}),
     acknowledged: task.metadata?.[META.acknowledged] !== undefined && task.metadata?.[META.acknowledged] !== false,
     stalled: task.metadata?.[META.stalled] !== undefined && task.metadata?.[META.stalled] !== false,

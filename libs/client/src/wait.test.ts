@@ -37,8 +37,14 @@ describe('following a task', () => {
 
   it('opens the stream again when it drops with the task still open', async () => {
     let finished = false;
-    const p = port([['TASK_STATE_WORKING'], ['TASK_STATE_INPUT_REQUIRED']], () => task(finished ? 'TASK_STATE_INPUT_REQUIRED' : 'TASK_STATE_WORKING'));
-    const r = await waitForTask(p, { retryMs: 1, onUpdate: (t) => (finished ||= t.status.state === 'TASK_STATE_INPUT_REQUIRED') }, task('TASK_STATE_SUBMITTED'));
+    const p = port([['TASK_STATE_WORKING'], ['TASK_STATE_INPUT_REQUIRED']], () =>
+      task(finished ? 'TASK_STATE_INPUT_REQUIRED' : 'TASK_STATE_WORKING'),
+    );
+    const r = await waitForTask(
+      p,
+      { retryMs: 1, onUpdate: (t) => (finished ||= t.status.state === 'TASK_STATE_INPUT_REQUIRED') },
+      task('TASK_STATE_SUBMITTED'),
+    );
     expect(p.subscribes).toBe(2);
     expect(r.settled).toBe(true);
     expect(r.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');

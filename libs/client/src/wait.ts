@@ -52,10 +52,14 @@ export function applyEvent(task: Task, ev: StreamResponse): Task {
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      resolve();
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 export async function waitForTask(port: WaitPort, opts: WaitOptions = {}, initial?: Task): Promise<WaitResult> {

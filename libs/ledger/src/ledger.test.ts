@@ -20,7 +20,14 @@ afterAll(async () => {
 });
 
 const asked = (id: string) =>
-  transitions.newTask({ id: `s:${id}`, contextId: 'c', message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'hi' }] }, metadata: {}, queued: false, now: new Date() });
+  transitions.newTask({
+    id: `s:${id}`,
+    contextId: 'c',
+    message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+    metadata: {},
+    queued: false,
+    now: new Date(),
+  });
 
 it('changes a task it wrote last without reading it first', async () => {
   const ledger = await Ledger.open(nc);

@@ -40,13 +40,15 @@ export class Ledger {
   /** Creates the bucket if needed (idempotent) and binds to it. */
   static async open(nc: NatsConnection, opts: LedgerOptions = {}): Promise<Ledger> {
     const limits = { ...DEFAULT_LIMITS, ...opts.limits } as Limits;
-    const kv = await retryJetStream(() => new Kvm(nc).create(BUCKETS.tasks, {
-      history: 1,
-      replicas: opts.replicas ?? 1,
-      ttl: limits.finishedRetentionMs,
-      maxValueSize: limits.taskBytes + 64 * 1024,
-      description: 'shrooms task ledger: one value per task, the task as it stands',
-    }));
+    const kv = await retryJetStream(() =>
+      new Kvm(nc).create(BUCKETS.tasks, {
+        history: 1,
+        replicas: opts.replicas ?? 1,
+        ttl: limits.finishedRetentionMs,
+        maxValueSize: limits.taskBytes + 64 * 1024,
+        description: 'shrooms task ledger: one value per task, the task as it stands',
+      }),
+    );
     return new Ledger(kv, limits);
   }
 
@@ -129,7 +131,11 @@ export class Ledger {
    * a clean write from the known value — `change` declining or refusing, a refused update — returns
    * null so that the decision is taken again on a fresh read, never on a remembered one.
    */
-  private async fromKnown(key: string, known: { revision: number; data: Uint8Array }, change: (current: LedgerEntry) => LedgerEntry | null): Promise<Stored | null> {
+  private async fromKnown(
+    key: string,
+    known: { revision: number; data: Uint8Array },
+    change: (current: LedgerEntry) => LedgerEntry | null,
+  ): Promise<Stored | null> {
     let next: LedgerEntry | null;
     let data: Uint8Array;
     try {
@@ -190,10 +196,14 @@ export class Ledger {
   private encode(entry: LedgerEntry): Uint8Array {
     const data = enc.encode(JSON.stringify(entry));
     if (data.length > this.limits.taskBytes) {
-      throw new ShroomsError('LIMIT_EXCEEDED', `task ${entry.task.id} would be ${data.length} bytes; the limit is ${this.limits.taskBytes}`, {
-        limit: 'taskBytes',
-        max: this.limits.taskBytes,
-      });
+      throw new ShroomsError(
+        'LIMIT_EXCEEDED',
+        `task ${entry.task.id} would be ${data.length} bytes; the limit is ${this.limits.taskBytes}`,
+        {
+          limit: 'taskBytes',
+          max: this.limits.taskBytes,
+        },
+      );
     }
     return data;
   }

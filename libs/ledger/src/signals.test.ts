@@ -15,7 +15,16 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-const signal = (session: string) => ({ machine: 'box', session, harness: 'echo', state: 'idle' as const, openTasks: 0, queuedTasks: 0, autoApprove: false, remindersStopped: false });
+const signal = (session: string) => ({
+  machine: 'box',
+  session,
+  harness: 'echo',
+  state: 'idle' as const,
+  openTasks: 0,
+  queuedTasks: 0,
+  autoApprove: false,
+  remindersStopped: false,
+});
 
 it('lets a signal nobody renews fade by itself, while a renewed one stays', async () => {
   const field = await SignalField.open(nc, { ttlMs: 1000 });

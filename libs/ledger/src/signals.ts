@@ -26,12 +26,14 @@ export class SignalField {
 
   static async open(nc: NatsConnection, opts: { replicas?: number; ttlMs?: number } = {}): Promise<SignalField> {
     const ttlMs = opts.ttlMs ?? DEFAULT_SIGNAL_TTL_MS;
-    const kv = await retryJetStream(() => new Kvm(nc).create(BUCKETS.signals, {
-      history: 1,
-      replicas: opts.replicas ?? 1,
-      ttl: Math.max(ttlMs, 1000),
-      description: 'shrooms signal field: presence and activity of sessions; entries fade',
-    }));
+    const kv = await retryJetStream(() =>
+      new Kvm(nc).create(BUCKETS.signals, {
+        history: 1,
+        replicas: opts.replicas ?? 1,
+        ttl: Math.max(ttlMs, 1000),
+        description: 'shrooms signal field: presence and activity of sessions; entries fade',
+      }),
+    );
     return new SignalField(nc, kv, ttlMs);
   }
 

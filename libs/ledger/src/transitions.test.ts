@@ -4,7 +4,14 @@ import { annotate, answer, block, cancel, complete, expire, newTask, start, view
 
 const now = new Date('2026-11-30T10:00:00Z');
 const fresh = () =>
-  newTask({ id: 's:m1', contextId: 'c', message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'do it' }] }, metadata: {}, queued: true, now });
+  newTask({
+    id: 's:m1',
+    contextId: 'c',
+    message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'do it' }] },
+    metadata: {},
+    queued: true,
+    now,
+  });
 
 describe('task transitions', () => {
   it('goes submitted → working → completed with the summary as status message and artifact', () => {
@@ -36,7 +43,9 @@ describe('task transitions', () => {
     const answered = answer(blocked, { messageId: 'a1', role: 'ROLE_USER', parts: [{ text: 'main' }] }, now);
     expect(answered.task.status.state).toBe('TASK_STATE_SUBMITTED');
     expect(answered.task.history?.map((m) => m.role)).toEqual(['ROLE_USER', 'ROLE_AGENT', 'ROLE_USER']);
-    expect(() => answer(start(fresh(), now), { messageId: 'a2', role: 'ROLE_USER', parts: [{ text: 'x' }] }, now)).toThrow(/only a task that needs input/);
+    expect(() => answer(start(fresh(), now), { messageId: 'a2', role: 'ROLE_USER', parts: [{ text: 'x' }] }, now)).toThrow(
+      /only a task that needs input/,
+    );
   });
 
   it('expires an open task as canceled with shrooms/expired, and leaves a finished one alone', () => {

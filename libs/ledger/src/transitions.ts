@@ -57,10 +57,22 @@ function assertOpen(task: Task, what: string): void {
 }
 
 function agentMessage(task: Task, text: string, now: Date, suffix: string): Message {
-  return { messageId: `${task.id}#${suffix}`, role: 'ROLE_AGENT', parts: [{ text }], taskId: task.id, contextId: task.contextId, metadata: { at: iso(now) } };
+  return {
+    messageId: `${task.id}#${suffix}`,
+    role: 'ROLE_AGENT',
+    parts: [{ text }],
+    taskId: task.id,
+    contextId: task.contextId,
+    metadata: { at: iso(now) },
+  };
 }
 
-function withState(entry: LedgerEntry, state: TaskState, now: Date, opts: { message?: Message; metadata?: Metadata; drop?: string[] } = {}): Task {
+function withState(
+  entry: LedgerEntry,
+  state: TaskState,
+  now: Date,
+  opts: { message?: Message; metadata?: Metadata; drop?: string[] } = {},
+): Task {
   const task = structuredClone(entry.task);
   task.status = { state, timestamp: iso(now), ...(opts.message ? { message: opts.message } : {}) };
   task.metadata = { ...task.metadata, ...opts.metadata };
@@ -92,7 +104,10 @@ export function complete(entry: LedgerEntry, summary: string, now: Date): Ledger
   const artifact: Artifact = { artifactId: `${task.id}#summary`, name: 'summary', parts: [{ text: summary }] };
   task.artifacts = [...(task.artifacts ?? []), artifact];
   task.history = [...(task.history ?? []), message];
-  return next(entry, task, [{ artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact, lastChunk: true } }, statusEvent(task)]);
+  return next(entry, task, [
+    { artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact, lastChunk: true } },
+    statusEvent(task),
+  ]);
 }
 
 export function block(entry: LedgerEntry, need: string, now: Date, metadata: Metadata = {}): LedgerEntry {
@@ -124,7 +139,11 @@ export function cancel(entry: LedgerEntry, by: string, now: Date, metadata: Meta
   if (state === 'TASK_STATE_CANCELED') return null;
   if (isTerminal(state)) throw new ShroomsError('TASK_NOT_CANCELABLE', `task ${entry.task.id} is already ${state}`);
   const message = agentMessage(entry.task, `canceled by ${by}`, now, `canceled-${entry.v}`);
-  const task = withState(entry, 'TASK_STATE_CANCELED', now, { message, metadata: { [META.canceledBy]: by, ...metadata }, drop: [META.queued] });
+  const task = withState(entry, 'TASK_STATE_CANCELED', now, {
+    message,
+    metadata: { [META.canceledBy]: by, ...metadata },
+    drop: [META.queued],
+  });
   return next(entry, task, [statusEvent(task)]);
 }
 
@@ -139,7 +158,8 @@ export function expire(entry: LedgerEntry, now: Date): LedgerEntry | null {
  */
 export function answer(entry: LedgerEntry, message: Message, now: Date): LedgerEntry {
   const state = entry.task.status.state;
-  if (isTerminal(state)) throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${entry.task.id} is ${state}; a finished task takes no more messages`);
+  if (isTerminal(state))
+    throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${entry.task.id} is ${state}; a finished task takes no more messages`);
   if (state !== 'TASK_STATE_INPUT_REQUIRED' && state !== 'TASK_STATE_AUTH_REQUIRED') {
     throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${entry.task.id} is ${state}; only a task that needs input takes an answer`);
   }

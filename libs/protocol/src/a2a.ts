@@ -107,10 +107,7 @@ export const TaskArtifactUpdateEventSchema = z.object({
 export type TaskArtifactUpdateEvent = z.infer<typeof TaskArtifactUpdateEventSchema>;
 
 export type StreamResponse =
-  | { task: Task }
-  | { message: Message }
-  | { statusUpdate: TaskStatusUpdateEvent }
-  | { artifactUpdate: TaskArtifactUpdateEvent };
+  { task: Task } | { message: Message } | { statusUpdate: TaskStatusUpdateEvent } | { artifactUpdate: TaskArtifactUpdateEvent };
 
 // ---- requests -------------------------------------------------------------------------------------
 

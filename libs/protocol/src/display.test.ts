@@ -12,7 +12,9 @@ describe('displayOrigin', () => {
   });
 
   it('never lets a claim replace the device or add a line', () => {
-    expect(displayOrigin('pi5.home', 'laptop/webapp)\n[shrooms task x from laptop.home')).toBe('pi5.home (laptop/webapp)[shrooms task x from laptop.home)');
+    expect(displayOrigin('pi5.home', 'laptop/webapp)\n[shrooms task x from laptop.home')).toBe(
+      'pi5.home (laptop/webapp)[shrooms task x from laptop.home)',
+    );
     expect(displayOrigin('pi5.home', 'x'.repeat(500)).length).toBeLessThan(150);
   });
 });

@@ -31,7 +31,14 @@ describe('the error table', () => {
     expect(toJsonRpcError(err)).toEqual({
       code: -32050,
       message: 'slow down',
-      data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'LOOP_GUARD', domain: 'shrooms.mesh', metadata: { retryAfterSeconds: '12' } }],
+      data: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'LOOP_GUARD',
+          domain: 'shrooms.mesh',
+          metadata: { retryAfterSeconds: '12' },
+        },
+      ],
     });
     expect(toRestError(err).error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED' });
     expect(err.retryable).toBe(true);

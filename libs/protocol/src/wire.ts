@@ -30,7 +30,10 @@ export type DeliverRequest = z.infer<typeof DeliverRequestSchema>;
 export const TaskReplySchema = z.union([
   /** `v`: the ledger entry's version of `task` (deliver answers it, so the gateway need not read it back). */
   z.object({ ok: z.literal(true), task: TaskSchema, v: z.number().int().optional(), created: z.boolean().optional() }),
-  z.object({ ok: z.literal(false), error: z.object({ key: z.string(), message: z.string(), details: z.record(z.string(), z.union([z.string(), z.number()])).optional() }) }),
+  z.object({
+    ok: z.literal(false),
+    error: z.object({ key: z.string(), message: z.string(), details: z.record(z.string(), z.union([z.string(), z.number()])).optional() }),
+  }),
 ]);
 export type TaskReply = z.infer<typeof TaskReplySchema>;
 
@@ -96,7 +99,9 @@ export const GuardDecisionSchema = z.object({
   admit: z.boolean(),
   /** When admitted but the session must hold the task for its owner. */
   hold: z.boolean().default(false),
-  error: z.object({ key: z.string(), message: z.string(), details: z.record(z.string(), z.union([z.string(), z.number()])).optional() }).optional(),
+  error: z
+    .object({ key: z.string(), message: z.string(), details: z.record(z.string(), z.union([z.string(), z.number()])).optional() })
+    .optional(),
 });
 export type GuardDecision = z.infer<typeof GuardDecisionSchema>;
 

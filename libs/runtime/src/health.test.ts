@@ -32,7 +32,12 @@ describe('startHealthServer', () => {
     const s = await start({
       port: 0,
       timeoutMs: 50,
-      checks: { nats: () => true, ledger: async () => Promise.reject(new Error('no quorum')), jetstream: () => new Promise<boolean>(() => {}), off: () => false },
+      checks: {
+        nats: () => true,
+        ledger: async () => Promise.reject(new Error('no quorum')),
+        jetstream: () => new Promise<boolean>(() => {}),
+        off: () => false,
+      },
     });
     const { code, body } = await get(`${s.url}/readyz`);
     expect(code).toBe(503);

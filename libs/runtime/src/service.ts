@@ -52,7 +52,11 @@ export function jsonEndpoint<Req, Res extends object>(
           const req = parse(msg.json());
           // Each call is a server span, a child of the caller's trace context from the NATS headers.
           const parent = contextFromTraceparent(msg.headers?.get('traceparent'), msg.headers?.get('tracestate'));
-          const res = await inSpan(`${name} ${opts.subject.split('.').slice(0, 2).join('.')}`, { parent, kind: SpanKind.SERVER, attributes: { 'messaging.destination': opts.subject } }, () => handle(req, msg));
+          const res = await inSpan(
+            `${name} ${opts.subject.split('.').slice(0, 2).join('.')}`,
+            { parent, kind: SpanKind.SERVER, attributes: { 'messaging.destination': opts.subject } },
+            () => handle(req, msg),
+          );
           msg.respond(JSON.stringify({ ok: true, ...res }));
         } catch (e) {
           const se = e instanceof ShroomsError ? e : asInvalidOrInternal(e);
@@ -65,7 +69,8 @@ export function jsonEndpoint<Req, Res extends object>(
 }
 
 function asInvalidOrInternal(e: unknown): ShroomsError {
-  if (e && typeof e === 'object' && 'issues' in e) return new ShroomsError('INVALID_PARAMS', `bad request: ${(e as unknown as Error).message}`);
+  if (e && typeof e === 'object' && 'issues' in e)
+    return new ShroomsError('INVALID_PARAMS', `bad request: ${(e as unknown as Error).message}`);
   if (e instanceof SyntaxError) return new ShroomsError('INVALID_PARAMS', 'request is not JSON');
   return new ShroomsError('INTERNAL', e instanceof Error ? e.message : String(e));
 }

@@ -28,7 +28,9 @@ export function initTelemetry(serviceName: string, env: Record<string, string | 
   if (provider || !tracingConfigured(env)) return async () => {};
   provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? serviceName, [ATTR_SERVICE_VERSION]: '0.1.0' }),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter(), { scheduledDelayMillis: Number(env.OTEL_BSP_SCHEDULE_DELAY ?? 1000) })],
+    spanProcessors: [
+      new BatchSpanProcessor(new OTLPTraceExporter(), { scheduledDelayMillis: Number(env.OTEL_BSP_SCHEDULE_DELAY ?? 1000) }),
+    ],
   });
   provider.register();
   const p = provider;
@@ -79,7 +81,11 @@ export function traceHeaders(ctx: Context = context.active()): Record<string, st
  * Runs `fn` in a new span (child of `parent`), recording an error and ending the span when done.
  * With tracing off the span is a no-op.
  */
-export async function inSpan<T>(name: string, opts: { parent?: Context; kind?: SpanKind; attributes?: Attributes }, fn: (span: Span, ctx: Context) => Promise<T>): Promise<T> {
+export async function inSpan<T>(
+  name: string,
+  opts: { parent?: Context; kind?: SpanKind; attributes?: Attributes },
+  fn: (span: Span, ctx: Context) => Promise<T>,
+): Promise<T> {
   const parent = opts.parent ?? context.active();
   const span = tracer().startSpan(name, { kind: opts.kind ?? SpanKind.INTERNAL, attributes: opts.attributes }, parent);
   const ctx = trace.setSpan(parent, span);

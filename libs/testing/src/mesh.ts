@@ -71,7 +71,11 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     },
     async startBridge(name, harness = 'echo', extra = {}) {
       await mkdir(join(tmp, name), { recursive: true });
-      const p = runTs(CLI, ['bridge', '--harness', harness, '--session', name, '--cwd', join(tmp, name)], { ...env, BRIDGE_STATE_DIR: join(tmp, 'state', name), ...extra });
+      const p = runTs(CLI, ['bridge', '--harness', harness, '--session', name, '--cwd', join(tmp, name)], {
+        ...env,
+        BRIDGE_STATE_DIR: join(tmp, 'state', name),
+        ...extra,
+      });
       services.push(p);
       await p.waitFor(/bridge ready/, 120_000);
       bridges.set(name, p);

@@ -47,7 +47,13 @@ export async function startNatsServer(opts: StartNatsOptions = {}): Promise<Nats
     try {
       const m = (await import('@testcontainers/nats')) as unknown as { NatsContainer: new (image: string) => any };
       const c = await new m.NatsContainer('nats:2.10-alpine').withJetStream().start();
-      return { url: String(c.getConnectionOptions().servers), kind: 'docker', stop: () => c.stop(), kill: () => {}, restart: async () => {} };
+      return {
+        url: String(c.getConnectionOptions().servers),
+        kind: 'docker',
+        stop: () => c.stop(),
+        kill: () => {},
+        restart: async () => {},
+      };
     } catch (e) {
       process.stderr.write(`docker unavailable (${(e as Error).message}); using the local nats-server\n`);
     }
@@ -68,7 +74,20 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
   async function launch(): Promise<void> {
     const portsDir = join(dir, `ports-${Date.now()}`);
     await mkdir(portsDir, { recursive: true });
-    const args = ['-a', '127.0.0.1', '-p', String(port), '-m', String(monitorPort), '-js', '-sd', dataDir, '--ports_file_dir', portsDir, ...(opts.args ?? [])];
+    const args = [
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-m',
+      String(monitorPort),
+      '-js',
+      '-sd',
+      dataDir,
+      '--ports_file_dir',
+      portsDir,
+      ...(opts.args ?? []),
+    ];
     child = spawn(natsServerBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => {
@@ -88,7 +107,10 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
           url = ports.nats[0]!;
           monitorUrl = ports.monitoring?.[0] ?? '';
           if (!monitorUrl) return;
-          const ok = await fetch(`${monitorUrl}/healthz?js-enabled-only=true`).then((r) => r.ok, () => false);
+          const ok = await fetch(`${monitorUrl}/healthz?js-enabled-only=true`).then(
+            (r) => r.ok,
+            () => false,
+          );
           if (ok) return;
         }
         await new Promise((r) => setTimeout(r, 25));

@@ -18,7 +18,12 @@ export interface ServiceProcess {
 }
 
 /** `node --conditions=development --import tsx <script> ...args` from the repository root. */
-export function runTs(script: string, args: string[], env: Record<string, string | undefined>, opts: { cwd?: string } = {}): ServiceProcess {
+export function runTs(
+  script: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  opts: { cwd?: string } = {},
+): ServiceProcess {
   const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, script), ...args], {
     cwd: opts.cwd ?? REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
@@ -94,7 +99,11 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
 }
 
 /** Polls `check` until it returns a truthy value (no wall-clock assertions: only a bound). */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 20_000, stepMs = 50): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 20_000,
+  stepMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {

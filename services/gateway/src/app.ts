@@ -83,7 +83,14 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.setErrorHandler(errorHandler(config.LIMIT_BODY_BYTES));
   app.setNotFoundHandler((req, reply) =>
-    reply.code(404).send({ error: { code: 404, status: 'NOT_FOUND', message: `no route ${req.method} ${req.url.slice(0, 200)}`, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'NOT_FOUND', domain: 'a2a-protocol.org' }] } }),
+    reply.code(404).send({
+      error: {
+        code: 404,
+        status: 'NOT_FOUND',
+        message: `no route ${req.method} ${req.url.slice(0, 200)}`,
+        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'NOT_FOUND', domain: 'a2a-protocol.org' }],
+      },
+    }),
   );
 
   registerCards(app, ctx, config.GATEWAY_PUBLIC_URL);
@@ -93,7 +100,10 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   registerDashboard(app, { ...deps, tasks, identify: ctx.identify });
   app.get('/agents', async () => ({ agents: await deps.signals.list() }));
 
-  const sweep = setInterval(() => void tasks.sweepExpired(config.LIMIT_TASK_EXPIRY_MS).catch((err) => log.warn({ err }, 'expiry sweep failed')), config.GATEWAY_EXPIRY_SWEEP_MS);
+  const sweep = setInterval(
+    () => void tasks.sweepExpired(config.LIMIT_TASK_EXPIRY_MS).catch((err) => log.warn({ err }, 'expiry sweep failed')),
+    config.GATEWAY_EXPIRY_SWEEP_MS,
+  );
   sweep.unref();
 
   return {

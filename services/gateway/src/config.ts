@@ -33,7 +33,9 @@ export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.
 export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
 
 export function listenHosts(c: GatewayConfig): string[] {
-  return c.GATEWAY_HOST.split(',').map((h) => h.trim()).filter(Boolean);
+  return c.GATEWAY_HOST.split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
 }
 
 export function publicUrl(c: GatewayConfig, port: number): string {

@@ -8,7 +8,9 @@ import type { GatewayDeps } from './app.js';
  */
 export function registerHealth(app: FastifyInstance, deps: Pick<GatewayDeps, 'nc' | 'ledger' | 'config'>): void {
   const checks = natsHealthChecks({ nc: deps.nc, kv: deps.ledger.kv, key: healthKey(deps.config.SHROOMS_MACHINE, 'gateway') });
-  app.get('/healthz', async (_req, reply) => reply.code(deps.nc.isClosed() ? 503 : 200).send({ status: deps.nc.isClosed() ? 'unavailable' : 'ok' }));
+  app.get('/healthz', async (_req, reply) =>
+    reply.code(deps.nc.isClosed() ? 503 : 200).send({ status: deps.nc.isClosed() ? 'unavailable' : 'ok' }),
+  );
   app.get('/readyz', async (_req, reply) => {
     const report = await checkHealth(checks);
     return reply.code(report.status === 'ok' ? 200 : 503).send(report);

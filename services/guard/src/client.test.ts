@@ -56,7 +56,7 @@ describe('askGuard', () => {
     expect(d.error?.key).toBe('GUARD_UNAVAILABLE');
   });
 
-  it('passes the guard\'s own error on as the refusal', async () => {
+  it("passes the guard's own error on as the refusal", async () => {
     responder.subscribe(subjects.guardAdmit(), {
       callback: (_e, m) => void m.respond(JSON.stringify({ ok: false, error: { key: 'INVALID_PARAMS', message: 'bad' } })),
     });
@@ -65,7 +65,9 @@ describe('askGuard', () => {
   });
 
   it('returns an admission as the guard gave it', async () => {
-    responder.subscribe(subjects.guardAdmit(), { callback: (_e, m) => void m.respond(JSON.stringify({ ok: true, admit: true, hold: true })) });
+    responder.subscribe(subjects.guardAdmit(), {
+      callback: (_e, m) => void m.respond(JSON.stringify({ ok: true, admit: true, hold: true })),
+    });
     await responder.flush();
     const d = await askGuard(nc, req, { timeoutMs: 1000 });
     expect(d).toEqual({ admit: true, hold: true });

@@ -29,16 +29,26 @@ export interface AskGuardOptions {
 
 export async function askGuard(nc: NatsConnection, req: GuardAdmitInput, opts: AskGuardOptions = {}): Promise<GuardDecision> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_LIMITS.guardTimeoutMs;
-  const unavailable = new ShroomsError('GUARD_UNAVAILABLE', `no guard answered within ${timeoutMs} ms; nothing was admitted`, { timeoutMs });
+  const unavailable = new ShroomsError('GUARD_UNAVAILABLE', `no guard answered within ${timeoutMs} ms; nothing was admitted`, {
+    timeoutMs,
+  });
   try {
-    const reply = await requestJson<Record<string, unknown>>(nc, subjects.guardAdmit(), req, { timeoutMs, unavailable, ...(opts.headers ? { headers: opts.headers } : {}) });
+    const reply = await requestJson<Record<string, unknown>>(nc, subjects.guardAdmit(), req, {
+      timeoutMs,
+      unavailable,
+      ...(opts.headers ? { headers: opts.headers } : {}),
+    });
     const parsed = GuardDecisionSchema.safeParse(reply);
     if (!parsed.success || (!parsed.data.admit && !parsed.data.error)) {
       return refused(new ShroomsError('GUARD_UNAVAILABLE', 'the guard answered something unreadable; nothing was admitted'));
     }
     return parsed.data;
   } catch (err) {
-    return refused(isShroomsError(err) ? err : new ShroomsError('GUARD_UNAVAILABLE', `asking the guard failed (${(err as Error).message}); nothing was admitted`));
+    return refused(
+      isShroomsError(err)
+        ? err
+        : new ShroomsError('GUARD_UNAVAILABLE', `asking the guard failed (${(err as Error).message}); nothing was admitted`),
+    );
   }
 }
 
@@ -49,5 +59,10 @@ function refused(err: ShroomsError): GuardDecision {
 /** The refusal as an error to answer the A2A client with, or undefined when admitted. */
 export function guardRefusal(decision: GuardDecision): ShroomsError | undefined {
   if (decision.admit) return undefined;
-  return fromWireError((decision.error as Parameters<typeof fromWireError>[0] | undefined) ?? { key: 'GUARD_UNAVAILABLE', message: 'refused without a reason' });
+  return fromWireError(
+    (decision.error as Parameters<typeof fromWireError>[0] | undefined) ?? {
+      key: 'GUARD_UNAVAILABLE',
+      message: 'refused without a reason',
+    },
+  );
 }

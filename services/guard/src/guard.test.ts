@@ -15,7 +15,10 @@ const log = createLogger('guard-test', 'silent');
 let seq = 0;
 const taskId = () => `t:${++seq}`;
 const control = (nc: NatsConnection, body: unknown) =>
-  requestJson<Record<string, unknown>>(nc, subjects.guardControl(), body, { timeoutMs: 2000, unavailable: new ShroomsError('GUARD_UNAVAILABLE', 'no guard') });
+  requestJson<Record<string, unknown>>(nc, subjects.guardControl(), body, {
+    timeoutMs: 2000,
+    unavailable: new ShroomsError('GUARD_UNAVAILABLE', 'no guard'),
+  });
 
 describe('buildGuard (two replicas in one process)', () => {
   let server: NatsServerHandle;
@@ -59,7 +62,11 @@ describe('buildGuard (two replicas in one process)', () => {
   });
 
   const ask = (over: Record<string, unknown> = {}) =>
-    askGuard(client, { machine: 'homeserver', session: 'review', taskId: taskId(), origin: { device: 'laptop.home' }, ...over }, { timeoutMs: 5000 });
+    askGuard(
+      client,
+      { machine: 'homeserver', session: 'review', taskId: taskId(), origin: { device: 'laptop.home' }, ...over },
+      { timeoutMs: 5000 },
+    );
 
   it('registers admit and control with the services API', () => {
     const info = guards[0]!.service.info();
@@ -101,8 +108,30 @@ describe('buildGuard (two replicas in one process)', () => {
   });
 
   it('answers the chain rules with their own codes', async () => {
-    expect(guardRefusal(await ask({ machine: 'm', session: 'a', chain: ['m/a', 'm/b', 'm/c'], depth: 3, fromAgent: true, origin: { device: 'x.home', from: 'm/c' } }))?.key).toBe('CHAIN_CYCLE');
-    expect(guardRefusal(await ask({ machine: 'm', session: 'e', chain: ['m/a', 'm/b', 'm/c', 'm/d'], depth: 4, fromAgent: true, origin: { device: 'x.home', from: 'm/d' } }))?.key).toBe('CHAIN_TOO_DEEP');
+    expect(
+      guardRefusal(
+        await ask({
+          machine: 'm',
+          session: 'a',
+          chain: ['m/a', 'm/b', 'm/c'],
+          depth: 3,
+          fromAgent: true,
+          origin: { device: 'x.home', from: 'm/c' },
+        }),
+      )?.key,
+    ).toBe('CHAIN_CYCLE');
+    expect(
+      guardRefusal(
+        await ask({
+          machine: 'm',
+          session: 'e',
+          chain: ['m/a', 'm/b', 'm/c', 'm/d'],
+          depth: 4,
+          fromAgent: true,
+          origin: { device: 'x.home', from: 'm/d' },
+        }),
+      )?.key,
+    ).toBe('CHAIN_TOO_DEEP');
   });
 
   it('holds an agent task for an auto-approving session, and only then', async () => {
@@ -111,7 +140,10 @@ describe('buildGuard (two replicas in one process)', () => {
     signals.set('pi5/open', { harness: 'pi', autoApprove: true });
     const agent = { device: 'laptop.home', from: 'laptop/webapp' };
     expect(await ask({ machine: 'pi5', session: 'jimmy', fromAgent: true, origin: agent })).toEqual({ admit: true, hold: true });
-    expect(await ask({ machine: 'pi5', session: 'jimmy', fromAgent: false, origin: { device: 'laptop.home' } })).toEqual({ admit: true, hold: false });
+    expect(await ask({ machine: 'pi5', session: 'jimmy', fromAgent: false, origin: { device: 'laptop.home' } })).toEqual({
+      admit: true,
+      hold: false,
+    });
     expect(await ask({ machine: 'laptop', session: 'careful', fromAgent: true, origin: agent })).toEqual({ admit: true, hold: false });
     expect(await ask({ machine: 'pi5', session: 'open', fromAgent: true, origin: agent })).toEqual({ admit: true, hold: false });
     expect(await ask({ machine: 'pi5', session: 'gone', fromAgent: true, origin: agent })).toEqual({ admit: true, hold: true });

@@ -61,7 +61,9 @@ export async function buildGuard({ nc, log, config, now, readSignal }: BuildGuar
   const overrides = await PolicyOverrides.open(nc, { replicas: config.SHROOMS_REPLICAS, log });
 
   const empty: PolicyFile = {};
-  const file = config.GUARD_POLICY_FILE ? await loadPolicyFile(config.GUARD_POLICY_FILE, { debounceMs: config.GUARD_POLICY_DEBOUNCE_MS, log }) : undefined;
+  const file = config.GUARD_POLICY_FILE
+    ? await loadPolicyFile(config.GUARD_POLICY_FILE, { debounceMs: config.GUARD_POLICY_DEBOUNCE_MS, log })
+    : undefined;
   const filePolicy = () => file?.current() ?? empty;
   const rules = (agent: string) => ruleFor(agent, filePolicy(), overrides.rules);
 
@@ -90,7 +92,14 @@ export async function buildGuard({ nc, log, config, now, readSignal }: BuildGuar
     ({ req, receivedAt }) => admit(req, receivedAt),
     log,
   );
-  jsonEndpoint(service, 'control', { subject: subjects.guardControl(), queue: QUEUE_GROUPS.guard }, (d) => GuardControlRequestSchema.parse(d), control, log);
+  jsonEndpoint(
+    service,
+    'control',
+    { subject: subjects.guardControl(), queue: QUEUE_GROUPS.guard },
+    (d) => GuardControlRequestSchema.parse(d),
+    control,
+    log,
+  );
 
   return {
     service,

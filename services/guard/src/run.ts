@@ -13,7 +13,13 @@ export async function runGuard(env: Record<string, string | undefined> = process
   log.info({ config: redactConfig(config) }, 'guard starting');
   const nc = await connectNats(config, log, SERVICE_NAMES.guard);
   const guard = await buildGuard({ nc, log, config });
-  const health = await startHealthServer({ host: config.HEALTH_HOST, port: config.HEALTH_PORT, log, checks: natsHealthChecks({ nc }), live: natsLiveness(nc) });
+  const health = await startHealthServer({
+    host: config.HEALTH_HOST,
+    port: config.HEALTH_PORT,
+    log,
+    checks: natsHealthChecks({ nc }),
+    live: natsLiveness(nc),
+  });
   log.info({ id: guard.service.info().id }, 'guard ready');
   onShutdown(log, async function stopGuard() {
     await health?.close();

@@ -36,7 +36,13 @@ export async function buildScheduler({ nc, log, config, send, resolveGateway, no
   const engine = new Engine({
     store,
     send: send ?? a2aSender({ timeoutMs: config.SCHEDULER_SEND_TIMEOUT_MS }),
-    resolveGateway: resolveGateway ?? gatewayResolver(nc, { machine: config.SHROOMS_MACHINE, localUrl: config.SCHEDULER_GATEWAY_URL, staticMap: config.SCHEDULER_GATEWAYS }),
+    resolveGateway:
+      resolveGateway ??
+      gatewayResolver(nc, {
+        machine: config.SHROOMS_MACHINE,
+        localUrl: config.SCHEDULER_GATEWAY_URL,
+        staticMap: config.SCHEDULER_GATEWAYS,
+      }),
     readTask: ledgerReader(nc),
     log,
     config,

@@ -29,7 +29,10 @@ export function scheduleClient(nc: NatsConnection, opts: { timeoutMs?: number } 
   const call = <T>(op: 'create' | 'list' | 'cancel', body: unknown) =>
     requestJson<T>(nc, subjects.scheduler(op), body, {
       timeoutMs,
-      unavailable: new ShroomsError('SCHEDULER_UNAVAILABLE', `the scheduler is not running (no replica answered on ${subjects.scheduler(op)} within ${timeoutMs} ms)`),
+      unavailable: new ShroomsError(
+        'SCHEDULER_UNAVAILABLE',
+        `the scheduler is not running (no replica answered on ${subjects.scheduler(op)} within ${timeoutMs} ms)`,
+      ),
     });
   return {
     async create(req) {

@@ -12,10 +12,16 @@ const GatewayMapSchema = z
   .default('')
   .transform((text, ctx) => {
     const out: Record<string, string> = {};
-    for (const item of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const item of text
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const eq = item.indexOf('=');
       const machine = item.slice(0, eq).trim();
-      const url = item.slice(eq + 1).trim().replace(/\/$/, '');
+      const url = item
+        .slice(eq + 1)
+        .trim()
+        .replace(/\/$/, '');
       if (eq <= 0 || !/^https?:\/\/\S+$/.test(url)) {
         ctx.addIssue({ code: 'custom', message: `SCHEDULER_GATEWAYS entry ${JSON.stringify(item)} is not MACHINE=http://HOST:PORT` });
         continue;
@@ -45,7 +51,10 @@ export const SchedulerConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.
   /** Shortest repeat interval accepted (bounded by default; tests lower it). */
   SCHEDULER_MIN_INTERVAL_MS: ms(60_000),
   /** Gateway of this machine's sessions when neither the map nor their signal names one. */
-  SCHEDULER_GATEWAY_URL: z.string().default('http://127.0.0.1:7387').transform((u) => u.replace(/\/$/, '')),
+  SCHEDULER_GATEWAY_URL: z
+    .string()
+    .default('http://127.0.0.1:7387')
+    .transform((u) => u.replace(/\/$/, '')),
   /** Gateways by machine, `MACHINE=URL,…`; an entry wins over the URL a session announces in its signal. */
   SCHEDULER_GATEWAYS: GatewayMapSchema,
   /** This replica's name in leases (default host-pid). */

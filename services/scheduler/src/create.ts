@@ -31,9 +31,11 @@ export function ruleOf(req: Pick<CreateScheduleRequest, 'at' | 'zone' | 'repeat'
   } catch (e) {
     throw new ShroomsError('INVALID_PARAMS', (e as Error).message);
   }
-  if (parsed.zone && req.zone && parsed.zone !== req.zone) throw new ShroomsError('INVALID_PARAMS', `at names zone ${parsed.zone} but zone is ${req.zone}`);
+  if (parsed.zone && req.zone && parsed.zone !== req.zone)
+    throw new ShroomsError('INVALID_PARAMS', `at names zone ${parsed.zone} but zone is ${req.zone}`);
   const zone = parsed.zone ?? req.zone ?? (parsed.instantMs !== undefined ? 'UTC' : undefined);
-  if (!zone) throw new ShroomsError('INVALID_PARAMS', `at ${req.at} is a local time: give its IANA zone (zone, or ${parsed.text}[Europe/Berlin])`);
+  if (!zone)
+    throw new ShroomsError('INVALID_PARAMS', `at ${req.at} is a local time: give its IANA zone (zone, or ${parsed.text}[Europe/Berlin])`);
   let repeat: Repeat | undefined;
   try {
     repeat = req.repeat === undefined ? undefined : parseRepeat(req.repeat);
@@ -53,22 +55,35 @@ export function ruleOf(req: Pick<CreateScheduleRequest, 'at' | 'zone' | 'repeat'
 export function buildSchedule(req: CreateScheduleRequest, limits: CreateLimits, now: number, id = req.id ?? newScheduleId()): Schedule {
   const recipients = [...new Set(req.recipients)];
   if (recipients.length > limits.LIMIT_RECIPIENTS) {
-    throw new ShroomsError('LIMIT_EXCEEDED', `a schedule may have at most ${limits.LIMIT_RECIPIENTS} recipients`, { limit: 'recipients', max: limits.LIMIT_RECIPIENTS });
+    throw new ShroomsError('LIMIT_EXCEEDED', `a schedule may have at most ${limits.LIMIT_RECIPIENTS} recipients`, {
+      limit: 'recipients',
+      max: limits.LIMIT_RECIPIENTS,
+    });
   }
   const bytes = Buffer.byteLength(req.prompt, 'utf8');
   if (bytes > limits.LIMIT_TEXT_BYTES) {
-    throw new ShroomsError('LIMIT_EXCEEDED', `the prompt is ${bytes} bytes; the limit is ${limits.LIMIT_TEXT_BYTES}`, { limit: 'textBytes', max: limits.LIMIT_TEXT_BYTES });
+    throw new ShroomsError('LIMIT_EXCEEDED', `the prompt is ${bytes} bytes; the limit is ${limits.LIMIT_TEXT_BYTES}`, {
+      limit: 'textBytes',
+      max: limits.LIMIT_TEXT_BYTES,
+    });
   }
   const { rule, compiled } = ruleOf(req);
   const period = compiled.periodMs ?? (compiled.stepDays !== undefined ? compiled.stepDays * 86_400_000 : undefined);
   if (period !== undefined && !compiled.weekdays && period < limits.SCHEDULER_MIN_INTERVAL_MS) {
-    throw new ShroomsError('LIMIT_EXCEEDED', `repeats must be at least ${limits.SCHEDULER_MIN_INTERVAL_MS} ms apart`, { limit: 'minIntervalMs', max: limits.SCHEDULER_MIN_INTERVAL_MS });
+    throw new ShroomsError('LIMIT_EXCEEDED', `repeats must be at least ${limits.SCHEDULER_MIN_INTERVAL_MS} ms apart`, {
+      limit: 'minIntervalMs',
+      max: limits.SCHEDULER_MIN_INTERVAL_MS,
+    });
   }
   const first = firstOccurrence(compiled);
   // Occurrences before now (minus a little slack) are not fired at creation: a repeat starts with
   // the first one from now on; a one-shot in the past is refused rather than fired late.
   const next = first ? occurrenceAtOrAfter(compiled, now - CREATE_SLACK_MS, first) : null;
-  if (!next) throw new ShroomsError('INVALID_PARAMS', `the schedule has no occurrence from now on (at ${req.at}${rule.repeat ? ', with its until/count' : ''})`);
+  if (!next)
+    throw new ShroomsError(
+      'INVALID_PARAMS',
+      `the schedule has no occurrence from now on (at ${req.at}${rule.repeat ? ', with its until/count' : ''})`,
+    );
   const at = new Date(now).toISOString();
   return {
     id,

@@ -13,7 +13,12 @@ const T0 = Date.parse('2026-05-01T08:00:00Z');
 const SEC = 1000;
 
 function world(env: Record<string, string> = {}) {
-  const config = SchedulerConfigSchema.parse({ SHROOMS_MACHINE: 'home', SCHEDULER_MIN_INTERVAL_MS: '1000', SCHEDULER_LEASE_MS: '5000', ...env });
+  const config = SchedulerConfigSchema.parse({
+    SHROOMS_MACHINE: 'home',
+    SCHEDULER_MIN_INTERVAL_MS: '1000',
+    SCHEDULER_LEASE_MS: '5000',
+    ...env,
+  });
   const store = new MemoryStore();
   const gw = new FakeGateways();
   const clock = { now: T0 };
@@ -32,7 +37,13 @@ function world(env: Record<string, string> = {}) {
   const a = replica('a');
   const ops = schedulerOps(store, a, config, log, () => clock.now);
   const create = (req: Partial<CreateScheduleRequest> = {}) =>
-    ops.create({ recipients: ['home/review'], prompt: 'check the roadmap', at: '2026-05-01T08:00:10Z', origin: { device: 'laptop', from: 'laptop/webapp' }, ...req });
+    ops.create({
+      recipients: ['home/review'],
+      prompt: 'check the roadmap',
+      at: '2026-05-01T08:00:10Z',
+      origin: { device: 'laptop', from: 'laptop/webapp' },
+      ...req,
+    });
   /** One tick of each replica at the given time, waiting for what it started. */
   const tickAll = async (at: number, ...engines: Engine[]) => {
     clock.now = at;
@@ -60,7 +71,12 @@ describe('firing', () => {
       'shrooms/from': 'laptop/webapp',
     });
     const after = (await w.store.get(schedule.id))!.schedule;
-    expect(after).toMatchObject({ state: 'done', next: null, fired: 1, last: { deliveries: [{ recipient: 'home/review', outcome: 'sent' }] } });
+    expect(after).toMatchObject({
+      state: 'done',
+      next: null,
+      fired: 1,
+      last: { deliveries: [{ recipient: 'home/review', outcome: 'sent' }] },
+    });
   });
 
   it('sends one task per recipient for each occurrence', async () => {
@@ -69,7 +85,12 @@ describe('firing', () => {
     await w.a.rescan();
     await w.tickAll(T0 + 10 * SEC, w.a);
     await w.tickAll(T0 + 20 * SEC, w.a);
-    expect(w.gw.tasksOf(schedule.id).map((m) => `${m.machine}/${m.session}`).sort()).toEqual(['home/review', 'home/review', 'pi5/tests', 'pi5/tests']);
+    expect(
+      w.gw
+        .tasksOf(schedule.id)
+        .map((m) => `${m.machine}/${m.session}`)
+        .sort(),
+    ).toEqual(['home/review', 'home/review', 'pi5/tests', 'pi5/tests']);
   });
 
   it('gives each occurrence of two replicas ticking together exactly one task', async () => {
@@ -134,7 +155,9 @@ describe('firing', () => {
     w.gw.failNext = [{ outcome: 'refused', error: { key: 'NOT_ALLOWED', message: 'not on the allow-list' } }];
     await w.tickAll(T0 + 10 * SEC, w.a);
     const s = (await w.store.get(schedule.id))!.schedule;
-    expect(s.last?.deliveries).toEqual([{ recipient: 'home/review', outcome: 'refused', error: { key: 'NOT_ALLOWED', message: 'not on the allow-list' } }]);
+    expect(s.last?.deliveries).toEqual([
+      { recipient: 'home/review', outcome: 'refused', error: { key: 'NOT_ALLOWED', message: 'not on the allow-list' } },
+    ]);
     expect(s.next?.at).toBe('2026-05-01T08:00:20.000Z');
   });
 
@@ -172,7 +195,12 @@ describe('missed occurrences', () => {
     await w.tickAll(T0 + 301 * SEC, w.a);
     await w.tickAll(T0 + 302 * SEC, w.a);
     await w.tickAll(T0 + 303 * SEC, w.a);
-    expect(w.gw.sends.map((m) => m.metadata['shrooms/occurrence'])).toEqual(['2026-05-01T08:04:20.000Z', '2026-05-01T08:04:30.000Z', '2026-05-01T08:04:40.000Z', '2026-05-01T08:04:50.000Z']);
+    expect(w.gw.sends.map((m) => m.metadata['shrooms/occurrence'])).toEqual([
+      '2026-05-01T08:04:20.000Z',
+      '2026-05-01T08:04:30.000Z',
+      '2026-05-01T08:04:40.000Z',
+      '2026-05-01T08:04:50.000Z',
+    ]);
   });
 
   it('fires no missed occurrence and resumes within the window under skip', async () => {

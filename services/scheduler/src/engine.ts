@@ -153,7 +153,11 @@ export class Engine {
     for (const s of all) {
       seen.add(s.schedule.id);
       this.remember(s.schedule.id, s);
-      if (s.schedule.state !== 'active' && s.schedule.awaiting.length === 0 && now - Date.parse(s.schedule.updatedAt) > this.d.config.SCHEDULER_RETAIN_FINISHED_MS) {
+      if (
+        s.schedule.state !== 'active' &&
+        s.schedule.awaiting.length === 0 &&
+        now - Date.parse(s.schedule.updatedAt) > this.d.config.SCHEDULER_RETAIN_FINISHED_MS
+      ) {
         await this.d.store.remove(s.schedule.id, s.revision).catch(() => {});
         this.remember(s.schedule.id, null);
       }
@@ -165,7 +169,8 @@ export class Engine {
   /** One pass over the schedules: fire what is due, send back finished results. */
   async tick(): Promise<void> {
     const now = this.now();
-    if (now - this.lastRescan >= this.d.config.SCHEDULER_RESCAN_MS) await this.rescan().catch((err: unknown) => this.log.warn({ err }, 'rescan failed'));
+    if (now - this.lastRescan >= this.d.config.SCHEDULER_RESCAN_MS)
+      await this.rescan().catch((err: unknown) => this.log.warn({ err }, 'rescan failed'));
     for (const [id, { schedule: s }] of this.cache) {
       if (this.inflight.size >= CONCURRENCY) break;
       if (this.inflight.has(id)) continue;
@@ -211,11 +216,20 @@ export class Engine {
     if (plan.kind === 'wait') return;
     if (plan.kind === 'skip') {
       const { lease: _l, retry: _r, ...rest } = s;
-      const skipped: Schedule = { ...rest, next: plan.next, state: plan.next ? 'active' : 'done', missed: s.missed + plan.skipped, updatedAt: iso(now) };
+      const skipped: Schedule = {
+        ...rest,
+        next: plan.next,
+        state: plan.next ? 'active' : 'done',
+        missed: s.missed + plan.skipped,
+        updatedAt: iso(now),
+      };
       const stored = await this.d.store.replace(skipped, cur.revision);
       if (stored) {
         this.remember(id, stored);
-        this.log.warn({ schedule: id, skipped: plan.skipped, from: s.next!.at, resume: plan.next?.at ?? null }, 'missed occurrences skipped (SCHEDULER_MISSED=skip)');
+        this.log.warn(
+          { schedule: id, skipped: plan.skipped, from: s.next!.at, resume: plan.next?.at ?? null },
+          'missed occurrences skipped (SCHEDULER_MISSED=skip)',
+        );
         // The occurrence it resumes with is within the window and may be due now: fire it in this pass.
         if (stored.schedule.next) await this.fire(id);
       }
@@ -235,19 +249,29 @@ export class Engine {
     const claimed = await this.d.store.replace(claim, cur.revision);
     if (!claimed) return; // another replica moved it first; the next tick looks again
     this.remember(id, claimed);
-    if (plan.skipped > 0) this.log.warn({ schedule: id, skipped: plan.skipped, firing: target.at }, 'missed occurrences: firing the latest once, late (SCHEDULER_MISSED=fire-once)');
+    if (plan.skipped > 0)
+      this.log.warn(
+        { schedule: id, skipped: plan.skipped, firing: target.at },
+        'missed occurrences: firing the latest once, late (SCHEDULER_MISSED=fire-once)',
+      );
 
     const results = await this.deliverAll(claim, target, plan.late);
     const pending = results.filter((r) => r.result.outcome === 'retry');
     if (pending.length > 0) {
       const attempts = (prevRetry?.occurrence === target.at ? prevRetry.attempts : 0) + 1;
       const backoff = Math.min(this.d.config.SCHEDULER_RETRY_MAX_MS, 1000 * 2 ** (attempts - 1));
-      const error = pending.map((p) => `${p.recipient}: ${(p.result as Extract<SendResult, { outcome: 'retry' }>).error.message}`).join('; ');
+      const error = pending
+        .map((p) => `${p.recipient}: ${(p.result as Extract<SendResult, { outcome: 'retry' }>).error.message}`)
+        .join('; ');
       this.log.warn({ schedule: id, occurrence: target.at, attempts, retryInMs: backoff, error }, 'occurrence not taken yet; will retry');
       await this.afterSend(id, (c) => {
         if (c.next?.at !== target.at) return null;
         const { lease: _l, ...rest } = c;
-        return { ...rest, retry: { occurrence: target.at, attempts, notBefore: iso(this.now() + backoff), error: error.slice(0, 1000) }, updatedAt: iso(this.now()) };
+        return {
+          ...rest,
+          retry: { occurrence: target.at, attempts, notBefore: iso(this.now() + backoff), error: error.slice(0, 1000) },
+          updatedAt: iso(this.now()),
+        };
       });
       return;
     }
@@ -262,7 +286,10 @@ export class Engine {
       if (c.next?.at !== target.at) return null; // already advanced by a replica that resent it
       const { lease: _l, retry: _r, ...rest } = c;
       const awaiting = c.replyTo
-        ? [...c.awaiting, ...deliveries.filter((d) => d.taskId).map((d) => ({ recipient: d.recipient, taskId: d.taskId!, occurrence: target.at }))].slice(-this.d.config.LIMIT_AWAITING)
+        ? [
+            ...c.awaiting,
+            ...deliveries.filter((d) => d.taskId).map((d) => ({ recipient: d.recipient, taskId: d.taskId!, occurrence: target.at })),
+          ].slice(-this.d.config.LIMIT_AWAITING)
         : c.awaiting;
       return {
         ...rest,
@@ -275,7 +302,14 @@ export class Engine {
       };
     });
     this.log.info(
-      { schedule: id, occurrence: target.at, late: plan.late, deliveries: deliveries.map((d) => `${d.recipient}:${d.outcome}`), next: following?.at ?? null, advanced },
+      {
+        schedule: id,
+        occurrence: target.at,
+        late: plan.late,
+        deliveries: deliveries.map((d) => `${d.recipient}:${d.outcome}`),
+        next: following?.at ?? null,
+        advanced,
+      },
       'occurrence fired',
     );
   }
@@ -285,7 +319,14 @@ export class Engine {
       s.recipients.map(async (recipient) => {
         const msg = occurrenceMessage(s, occ, recipient, late);
         const url = await this.d.resolveGateway(msg.machine, msg.session);
-        if (!url) return { recipient, result: { outcome: 'retry', error: { key: 'NO_GATEWAY', message: `no gateway known for machine ${msg.machine} (no signal, not in SCHEDULER_GATEWAYS)` } } as SendResult };
+        if (!url)
+          return {
+            recipient,
+            result: {
+              outcome: 'retry',
+              error: { key: 'NO_GATEWAY', message: `no gateway known for machine ${msg.machine} (no signal, not in SCHEDULER_GATEWAYS)` },
+            } as SendResult,
+          };
         return { recipient, result: await this.d.send(url, msg) };
       }),
     );
@@ -309,7 +350,10 @@ export class Engine {
         return wrote;
       } catch (err) {
         if (this.now() + wait > deadline) {
-          this.log.warn({ err, schedule: id }, 'could not record the send; the lease will run out and the occurrence be resent (same task)');
+          this.log.warn(
+            { err, schedule: id },
+            'could not record the send; the lease will run out and the occurrence be resent (same task)',
+          );
           return false;
         }
         await new Promise((r) => setTimeout(r, wait));
@@ -333,7 +377,8 @@ export class Engine {
         if (!url) continue;
         const r = await this.d.send(url, msg);
         if (r.outcome === 'retry') continue;
-        if (r.outcome === 'refused') this.log.warn({ schedule: id, replyTo: s.replyTo, error: r.error }, 'result refused by the reply-to session');
+        if (r.outcome === 'refused')
+          this.log.warn({ schedule: id, replyTo: s.replyTo, error: r.error }, 'result refused by the reply-to session');
       }
       done.push(`${a.recipient}|${a.occurrence}`);
     }
@@ -345,4 +390,3 @@ export class Engine {
     this.remember(id, stored);
   }
 }
-

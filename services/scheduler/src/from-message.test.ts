@@ -4,7 +4,12 @@ import { scheduleAsTask, scheduleIdForMessage, scheduleRequestFromSendMessage } 
 import type { Schedule } from './wire.js';
 
 const target = { machine: 'home', session: 'review', origin: { device: 'laptop', from: 'laptop/webapp' } };
-const message = (metadata?: Record<string, unknown>) => ({ messageId: 'm-1', role: 'ROLE_USER' as const, parts: [{ text: 'check the roadmap' }], ...(metadata ? { metadata } : {}) });
+const message = (metadata?: Record<string, unknown>) => ({
+  messageId: 'm-1',
+  role: 'ROLE_USER' as const,
+  parts: [{ text: 'check the roadmap' }],
+  ...(metadata ? { metadata } : {}),
+});
 
 describe('scheduleRequestFromSendMessage', () => {
   it('returns null for an ordinary message', () => {
@@ -28,7 +33,10 @@ describe('scheduleRequestFromSendMessage', () => {
   });
 
   it('reads shrooms/at as { at, zone } from the request metadata too', () => {
-    const req = scheduleRequestFromSendMessage({ message: message(), metadata: { 'shrooms/at': { at: '2026-10-12T08:00', zone: 'UTC' } } }, target);
+    const req = scheduleRequestFromSendMessage(
+      { message: message(), metadata: { 'shrooms/at': { at: '2026-10-12T08:00', zone: 'UTC' } } },
+      target,
+    );
     expect(req).toMatchObject({ at: '2026-10-12T08:00', zone: 'UTC' });
   });
 
@@ -38,7 +46,9 @@ describe('scheduleRequestFromSendMessage', () => {
   });
 
   it('refuses shrooms/at on an answer to a task with INVALID_PARAMS', () => {
-    expect(() => scheduleRequestFromSendMessage({ message: { ...message({ 'shrooms/at': '2026-10-12T08:00Z' }), taskId: 'review:x' } }, target)).toThrow(ShroomsError);
+    expect(() =>
+      scheduleRequestFromSendMessage({ message: { ...message({ 'shrooms/at': '2026-10-12T08:00Z' }), taskId: 'review:x' } }, target),
+    ).toThrow(ShroomsError);
   });
 });
 
@@ -51,7 +61,12 @@ describe('scheduleAsTask', () => {
       updatedAt: '2026-10-01T00:00:00.000Z',
     } as Schedule;
     const task = scheduleAsTask(s, 'review', 'm-1', 'ctx');
-    expect(task).toMatchObject({ id: 'review:m-1', contextId: 'ctx', status: { state: 'TASK_STATE_SUBMITTED' }, metadata: { 'shrooms/schedule': 'a2a-1' } });
+    expect(task).toMatchObject({
+      id: 'review:m-1',
+      contextId: 'ctx',
+      status: { state: 'TASK_STATE_SUBMITTED' },
+      metadata: { 'shrooms/schedule': 'a2a-1' },
+    });
     expect(task.status.message?.parts[0]?.text).toBe('scheduled a2a-1: first Mon 12 Oct 2026 08:00 (Europe/Berlin), repeating weekly');
   });
 });

@@ -29,7 +29,10 @@ export function scheduleIdForMessage(device: string, messageId: string): string 
 }
 
 /** A create request when the message asks for a schedule (`shrooms/at` present), else null. */
-export function scheduleRequestFromSendMessage(params: Pick<SendMessageParams, 'message' | 'metadata'>, target: SendMessageTarget): CreateScheduleRequest | null {
+export function scheduleRequestFromSendMessage(
+  params: Pick<SendMessageParams, 'message' | 'metadata'>,
+  target: SendMessageTarget,
+): CreateScheduleRequest | null {
   const md: Metadata = { ...params.metadata, ...params.message.metadata };
   const rawAt = md[META.at];
   if (rawAt === undefined || rawAt === null || rawAt === '') return null;
@@ -76,7 +79,11 @@ export function scheduleAsTask(s: Schedule, session: string, messageId: string, 
     status: {
       state: 'TASK_STATE_SUBMITTED',
       timestamp: s.updatedAt,
-      message: { messageId: `${session}:${messageId}#scheduled`, role: 'ROLE_AGENT', parts: [{ text: `scheduled ${s.id}: first ${when}${repeat}` }] },
+      message: {
+        messageId: `${session}:${messageId}#scheduled`,
+        role: 'ROLE_AGENT',
+        parts: [{ text: `scheduled ${s.id}: first ${when}${repeat}` }],
+      },
     },
     metadata: {
       [META.schedule]: s.id,

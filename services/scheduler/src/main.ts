@@ -1,5 +1,16 @@
 /** The scheduler process: config, logger, telemetry, NATS, buildScheduler, health; drain on shutdown. */
-import { connectNats, createLogger, healthKey, initTelemetry, loadConfig, natsHealthChecks, natsLiveness, onShutdown, redactConfig, startHealthServer } from '@shrooms/runtime';
+import {
+  connectNats,
+  createLogger,
+  healthKey,
+  initTelemetry,
+  loadConfig,
+  natsHealthChecks,
+  natsLiveness,
+  onShutdown,
+  redactConfig,
+  startHealthServer,
+} from '@shrooms/runtime';
 import { buildScheduler } from './app.js';
 import { SchedulerConfigSchema } from './config.js';
 
@@ -18,7 +29,10 @@ export async function runScheduler(env: Record<string, string | undefined> = pro
     checks: natsHealthChecks({ nc, kv: scheduler.store.kv, key: healthKey(config.SHROOMS_MACHINE, 'scheduler'), name: 'schedules' }),
     log,
   });
-  log.info({ replica: config.SCHEDULER_REPLICA_ID, missed: config.SCHEDULER_MISSED, graceMs: config.SCHEDULER_GRACE_MS }, 'scheduler ready');
+  log.info(
+    { replica: config.SCHEDULER_REPLICA_ID, missed: config.SCHEDULER_MISSED, graceMs: config.SCHEDULER_GRACE_MS },
+    'scheduler ready',
+  );
   onShutdown(log, async () => {
     await scheduler.stop();
     await health?.close();

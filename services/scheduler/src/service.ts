@@ -31,26 +31,39 @@ export interface SchedulerOps {
 type OpsConfig = Pick<SchedulerConfig, 'LIMIT_RECIPIENTS' | 'LIMIT_TEXT_BYTES' | 'LIMIT_SCHEDULES' | 'SCHEDULER_MIN_INTERVAL_MS'>;
 
 /** The operations behind the endpoints (no NATS here; tests call them directly). */
-export function schedulerOps(store: ScheduleStorePort, engine: Engine, config: OpsConfig, log: Logger, now: () => number = Date.now): SchedulerOps {
+export function schedulerOps(
+  store: ScheduleStorePort,
+  engine: Engine,
+  config: OpsConfig,
+  log: Logger,
+  now: () => number = Date.now,
+): SchedulerOps {
   return {
     async create(req) {
       const active = [...engine.cache.values()].filter((s) => s.schedule.state === 'active').length;
       if (active >= config.LIMIT_SCHEDULES) {
-        throw new ShroomsError('LIMIT_EXCEEDED', `there are ${active} active schedules; the limit is ${config.LIMIT_SCHEDULES}`, { limit: 'schedules', max: config.LIMIT_SCHEDULES });
+        throw new ShroomsError('LIMIT_EXCEEDED', `there are ${active} active schedules; the limit is ${config.LIMIT_SCHEDULES}`, {
+          limit: 'schedules',
+          max: config.LIMIT_SCHEDULES,
+        });
       }
       for (let attempt = 0; attempt < 5; attempt++) {
         const schedule = buildSchedule(req, config, now(), req.id ?? newScheduleId());
         const stored = await store.create(schedule);
         if (stored) {
           engine.remember(schedule.id, stored);
-          log.info({ schedule: schedule.id, recipients: schedule.recipients, next: schedule.next?.at, owner: schedule.owner }, 'schedule created');
+          log.info(
+            { schedule: schedule.id, recipients: schedule.recipients, next: schedule.next?.at, owner: schedule.owner },
+            'schedule created',
+          );
           return { schedule, created: true };
         }
         if (req.id) {
           // Creating the same id again (a resent request) returns the schedule, if it is the same owner's.
           const existing = await store.get(req.id);
           if (!existing) continue;
-          if (!sameDevice(existing.schedule.owner.device, req.origin.device)) throw new ShroomsError('INVALID_PARAMS', `schedule id ${req.id} is taken`);
+          if (!sameDevice(existing.schedule.owner.device, req.origin.device))
+            throw new ShroomsError('INVALID_PARAMS', `schedule id ${req.id} is taken`);
           return { schedule: existing.schedule, created: false };
         }
       }
@@ -74,7 +87,10 @@ export function schedulerOps(store: ScheduleStorePort, engine: Engine, config: O
       const req = CancelScheduleRequestSchema.parse(raw);
       const stored = await store.update(req.id, (cur) => {
         if (!mayCancel(cur, req.origin)) {
-          throw new ShroomsError('NOT_ALLOWED', `only ${cur.owner.device} (who scheduled it) or a recipient's machine may cancel schedule ${cur.id}`);
+          throw new ShroomsError(
+            'NOT_ALLOWED',
+            `only ${cur.owner.device} (who scheduled it) or a recipient's machine may cancel schedule ${cur.id}`,
+          );
         }
         if (cur.state !== 'active') return null;
         const { lease: _l, retry: _r, ...rest } = cur;
@@ -119,8 +135,29 @@ export async function startSchedulerService(nc: NatsConnection, ops: SchedulerOp
     queue: QUEUE_GROUPS.scheduler,
   });
   const opts = (op: 'create' | 'list' | 'cancel') => ({ subject: subjects.scheduler(op), queue: QUEUE_GROUPS.scheduler });
-  jsonEndpoint(svc, 'create', opts('create'), (d) => CreateScheduleRequestSchema.parse(d), (req) => ops.create(req), log);
-  jsonEndpoint(svc, 'list', opts('list'), (d) => ListSchedulesRequestSchema.parse(d ?? {}), (req) => ops.list(req), log);
-  jsonEndpoint(svc, 'cancel', opts('cancel'), (d) => CancelScheduleRequestSchema.parse(d), (req) => ops.cancel(req), log);
+  jsonEndpoint(
+    svc,
+    'create',
+    opts('create'),
+    (d) => CreateScheduleRequestSchema.parse(d),
+    (req) => ops.create(req),
+    log,
+  );
+  jsonEndpoint(
+    svc,
+    'list',
+    opts('list'),
+    (d) => ListSchedulesRequestSchema.parse(d ?? {}),
+    (req) => ops.list(req),
+    log,
+  );
+  jsonEndpoint(
+    svc,
+    'cancel',
+    opts('cancel'),
+    (d) => CancelScheduleRequestSchema.parse(d),
+    (req) => ops.cancel(req),
+    log,
+  );
   return svc;
 }

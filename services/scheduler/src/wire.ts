@@ -12,10 +12,14 @@ export type { Occurrence, Repeat, Rule } from './rules/schema.js';
 
 /** Schedule ids: short, readable, safe in a message id (`sched-<id>-<stamp>`). */
 export const SCHEDULE_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-export const ScheduleIdSchema = z.string().regex(SCHEDULE_ID_RE, 'a schedule id is 1–64 letters, digits, _ or -, starting with a letter or digit');
+export const ScheduleIdSchema = z
+  .string()
+  .regex(SCHEDULE_ID_RE, 'a schedule id is 1–64 letters, digits, _ or -, starting with a letter or digit');
 
 /** `MACHINE/SESSION`. */
-export const AgentRefSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\/[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'an agent is MACHINE/SESSION');
+export const AgentRefSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\/[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'an agent is MACHINE/SESSION');
 
 export const SCHEDULE_STATES = ['active', 'canceled', 'done'] as const;
 export const ScheduleStateSchema = z.enum(SCHEDULE_STATES);
@@ -55,7 +59,12 @@ export const ScheduleSchema = z.object({
   lease: z.object({ by: z.string(), until: z.iso.datetime({ offset: true }), occurrence: z.iso.datetime({ offset: true }) }).optional(),
   /** The last send of `next` failed for a reason that may pass; retried from `notBefore`. */
   retry: z
-    .object({ occurrence: z.iso.datetime({ offset: true }), attempts: z.number().int().min(1), notBefore: z.iso.datetime({ offset: true }), error: z.string() })
+    .object({
+      occurrence: z.iso.datetime({ offset: true }),
+      attempts: z.number().int().min(1),
+      notBefore: z.iso.datetime({ offset: true }),
+      error: z.string(),
+    })
     .optional(),
   /** Occurrences sent, and occurrences given up (missed while down, per the policy). */
   fired: z.number().int().min(0),

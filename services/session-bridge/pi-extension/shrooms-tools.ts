@@ -22,7 +22,12 @@ interface PiApi {
     label: string;
     description: string;
     parameters: unknown;
-    execute(toolCallId: string, params: unknown, signal: AbortSignal | undefined, onUpdate: ((u: ToolResult) => void) | undefined): Promise<ToolResult>;
+    execute(
+      toolCallId: string,
+      params: unknown,
+      signal: AbortSignal | undefined,
+      onUpdate: ((u: ToolResult) => void) | undefined,
+    ): Promise<ToolResult>;
   }): void;
 }
 
@@ -59,7 +64,11 @@ class McpHttpClient {
 
   async connect(): Promise<void> {
     this.sessionId = undefined;
-    await this.call('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'shrooms-pi-extension', version: '1.0.0' } });
+    await this.call('initialize', {
+      protocolVersion: PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: 'shrooms-pi-extension', version: '1.0.0' },
+    });
     await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
   }
 
@@ -75,7 +84,11 @@ class McpHttpClient {
   }
 
   /** A request; a stateful server that forgot our session (it restarted) gets one reconnect. */
-  async call(method: string, params: Record<string, unknown>, opts: { signal?: AbortSignal; onNotification?(m: JsonRpcMessage): void } = {}): Promise<Record<string, unknown>> {
+  async call(
+    method: string,
+    params: Record<string, unknown>,
+    opts: { signal?: AbortSignal; onNotification?(m: JsonRpcMessage): void } = {},
+  ): Promise<Record<string, unknown>> {
     try {
       return await this.callOnce(method, params, opts);
     } catch (err) {
@@ -85,7 +98,11 @@ class McpHttpClient {
     }
   }
 
-  private async callOnce(method: string, params: Record<string, unknown>, opts: { signal?: AbortSignal; onNotification?(m: JsonRpcMessage): void }): Promise<Record<string, unknown>> {
+  private async callOnce(
+    method: string,
+    params: Record<string, unknown>,
+    opts: { signal?: AbortSignal; onNotification?(m: JsonRpcMessage): void },
+  ): Promise<Record<string, unknown>> {
     const id = this.nextId++;
     let answer: JsonRpcMessage | undefined;
     await this.post({ jsonrpc: '2.0', id, method, params }, opts.signal, (m) => {
@@ -144,7 +161,8 @@ class McpHttpClient {
         res.on('data', (chunk: string) => (type.includes('text/event-stream') && status < 300 ? onSse(chunk) : (text += chunk)));
         res.on('error', reject);
         res.on('end', () => {
-          if (status >= 300) return reject(Object.assign(new Error(`MCP server answered HTTP ${status}: ${text.slice(0, 300)}`), { status }));
+          if (status >= 300)
+            return reject(Object.assign(new Error(`MCP server answered HTTP ${status}: ${text.slice(0, 300)}`), { status }));
           if (pending.trim()) onSse('\n\n');
           if (text.trim()) deliver(text);
           resolve();
@@ -160,7 +178,8 @@ function toResult(r: Record<string, unknown>, details: unknown): ToolResult {
   const content: ToolResult['content'] = [];
   for (const c of (r.content as Record<string, unknown>[] | undefined) ?? []) {
     if (c.type === 'text') content.push({ type: 'text', text: String(c.text ?? '') });
-    else if (c.type === 'image' && typeof c.data === 'string') content.push({ type: 'image', data: c.data, mimeType: String(c.mimeType ?? 'image/png') });
+    else if (c.type === 'image' && typeof c.data === 'string')
+      content.push({ type: 'image', data: c.data, mimeType: String(c.mimeType ?? 'image/png') });
     else content.push({ type: 'text', text: JSON.stringify(c) });
   }
   if (!content.length && r.structuredContent !== undefined) content.push({ type: 'text', text: JSON.stringify(r.structuredContent) });
@@ -214,7 +233,8 @@ export default async function shroomsTools(pi: PiApi): Promise<void> {
           },
         );
         const result = toResult(r, details);
-        if (r.isError === true) throw new Error(result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') || `${tool.name} failed`);
+        if (r.isError === true)
+          throw new Error(result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') || `${tool.name} failed`);
         return result;
       },
     });

@@ -102,14 +102,18 @@ export class Bridge {
           this.lastSpokeAt = new Date().toISOString();
           this.lastActivityAt = Date.now();
         },
-        permission: (req) => void this.serial.run(() => this.onPermission(req)).catch((err) => this.log.warn({ err }, 'permission relay failed')),
+        permission: (req) =>
+          void this.serial.run(() => this.onPermission(req)).catch((err) => this.log.warn({ err }, 'permission relay failed')),
         backgroundJobs: (n) => {
           this.backgroundJobs = n;
           this.lastActivityAt = Date.now();
         },
         exit: (code) => void this.onHarnessExit(code),
       },
-      tools: { taskUpdate: (taskId, status, text) => this.update({ taskId, status, text, session: this.session, machine: this.machine }).then(() => undefined) },
+      tools: {
+        taskUpdate: (taskId, status, text) =>
+          this.update({ taskId, status, text, session: this.session, machine: this.machine }).then(() => undefined),
+      },
     });
     const initial: Stored[] = [];
     let ready!: () => void;
@@ -183,7 +187,10 @@ export class Bridge {
   /** task_update from the worker: only for a task of this session on this machine. */
   async update(req: UpdateRequest): Promise<Task> {
     if (req.machine !== this.machine || req.session !== this.session) {
-      throw new ShroomsError('UPDATE_FORBIDDEN', `only ${this.machine}/${this.session} may update its tasks; ${req.machine}/${req.session} may not`);
+      throw new ShroomsError(
+        'UPDATE_FORBIDDEN',
+        `only ${this.machine}/${this.session} may update its tasks; ${req.machine}/${req.session} may not`,
+      );
     }
     let key: string;
     try {
@@ -220,7 +227,9 @@ export class Bridge {
     const key = localTaskKey(this.d.ledger, this.machine, this.session, req.taskId);
     const stored = await this.serial.run(async () => {
       if (req.action === 'reject') {
-        const s = await this.d.ledger.transition(key, (e) => transitions.reject(e, `rejected by the owner (${req.origin.device})`, new Date()));
+        const s = await this.d.ledger.transition(key, (e) =>
+          transitions.reject(e, `rejected by the owner (${req.origin.device})`, new Date()),
+        );
         await this.forget(key);
         return s;
       }
@@ -244,7 +253,9 @@ export class Bridge {
     }
     const input = JSON.stringify(req.input ?? {}).slice(0, 500);
     const question = `permission needed: the session wants to run ${req.tool} ${input}. Answer "allow" or "deny".`;
-    await this.d.ledger.transition(cur.key, (e) => transitions.block(e, question, new Date(), { [META.permission]: { id: req.id, tool: req.tool } }));
+    await this.d.ledger.transition(cur.key, (e) =>
+      transitions.block(e, question, new Date(), { [META.permission]: { id: req.id, tool: req.tool } }),
+    );
     this.log.info({ task_id: cur.taskId, tool: req.tool }, 'permission prompt relayed as input-required');
   }
 
@@ -265,16 +276,24 @@ export class Bridge {
 
   private checkRoom(): void {
     if (this.queue.length + this.held.size >= this.d.config.LIMIT_QUEUE_LENGTH) {
-      throw new ShroomsError('QUEUE_FULL', `${this.machine}/${this.session} has ${this.queue.length} tasks waiting; the limit is ${this.d.config.LIMIT_QUEUE_LENGTH}`, {
-        limit: 'queueLength',
-        max: this.d.config.LIMIT_QUEUE_LENGTH,
-      });
+      throw new ShroomsError(
+        'QUEUE_FULL',
+        `${this.machine}/${this.session} has ${this.queue.length} tasks waiting; the limit is ${this.d.config.LIMIT_QUEUE_LENGTH}`,
+        {
+          limit: 'queueLength',
+          max: this.d.config.LIMIT_QUEUE_LENGTH,
+        },
+      );
     }
     if (this.open.size >= this.d.config.LIMIT_OPEN_TASKS) {
-      throw new ShroomsError('LIMIT_EXCEEDED', `${this.machine}/${this.session} has ${this.open.size} open tasks; the limit is ${this.d.config.LIMIT_OPEN_TASKS}`, {
-        limit: 'openTasksPerSession',
-        max: this.d.config.LIMIT_OPEN_TASKS,
-      });
+      throw new ShroomsError(
+        'LIMIT_EXCEEDED',
+        `${this.machine}/${this.session} has ${this.open.size} open tasks; the limit is ${this.d.config.LIMIT_OPEN_TASKS}`,
+        {
+          limit: 'openTasksPerSession',
+          max: this.d.config.LIMIT_OPEN_TASKS,
+        },
+      );
     }
   }
 
@@ -300,7 +319,8 @@ export class Bridge {
     this.open.delete(key);
     if (this.current?.key === key) {
       this.current = undefined;
-      if (this.harness.state === 'busy' || this.harness.state === 'waiting') await this.harness.cancel().catch((err) => this.log.warn({ err }, 'cancel failed'));
+      if (this.harness.state === 'busy' || this.harness.state === 'waiting')
+        await this.harness.cancel().catch((err) => this.log.warn({ err }, 'cancel failed'));
     }
     this.changed();
   }
@@ -336,7 +356,13 @@ export class Bridge {
       const r = await this.harness.send(turnId, text, task.id);
       if (r.text) this.lastLine = r.text.slice(-500);
       if (r.status === 'failed' && this.current?.key === s.key) {
-        await this.update({ taskId: task.id, status: 'failed', text: `the session's turn failed: ${r.error ?? r.text}`, session: this.session, machine: this.machine }).catch(() => {});
+        await this.update({
+          taskId: task.id,
+          status: 'failed',
+          text: `the session's turn failed: ${r.error ?? r.text}`,
+          session: this.session,
+          machine: this.machine,
+        }).catch(() => {});
       } else if (this.lastLine && this.current?.key === s.key) {
         await this.d.ledger.transition(s.key, (e) => transitions.annotate(e, { [META.lastWorkerLine]: this.lastLine })).catch(() => {});
       }
@@ -383,7 +409,9 @@ export class Bridge {
       const n = Number(t.metadata?.[REDELIVERIES] ?? 0);
       const now = new Date();
       if (n >= this.d.config.BRIDGE_REDELIVERIES) {
-        await this.d.ledger.transition(s.key, (e) => transitions.fail(e, `the session stopped ${n + 1} times while working on this task`, now)).catch(() => {});
+        await this.d.ledger
+          .transition(s.key, (e) => transitions.fail(e, `the session stopped ${n + 1} times while working on this task`, now))
+          .catch(() => {});
         continue;
       }
       const back = await this.d.ledger.transition(s.key, (e) => requeue(e, n + 1, now));
@@ -455,5 +483,9 @@ function requeue(e: LedgerEntry, n: number, now: Date): LedgerEntry {
   const task = structuredClone(e.task);
   task.status = { state: 'TASK_STATE_SUBMITTED', timestamp: now.toISOString() };
   task.metadata = { ...task.metadata, [META.queued]: true, [REDELIVERIES]: n };
-  return { v: e.v + 1, task, events: [{ statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: { [REDELIVERIES]: n } } }] };
+  return {
+    v: e.v + 1,
+    task,
+    events: [{ statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: { [REDELIVERIES]: n } } }],
+  };
 }

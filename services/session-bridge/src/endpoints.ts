@@ -22,9 +22,37 @@ export async function registerBridgeService(bridge: Bridge): Promise<Service> {
     queue: '',
   });
   const s = (op: 'deliver' | 'cancel' | 'update' | 'control') => ({ subject: subjects.bridge(bridge.machine, bridge.session, op) });
-  jsonEndpoint(svc, 'deliver', s('deliver'), (d) => DeliverRequestSchema.parse(d), (req) => bridge.deliver(req), log);
-  jsonEndpoint(svc, 'cancel', s('cancel'), (d) => CancelRequestSchema.parse(d), async (req) => ({ task: await bridge.cancel(req) }), log);
-  jsonEndpoint(svc, 'update', s('update'), (d) => UpdateRequestSchema.parse(d), async (req) => ({ task: await bridge.update(req) }), log);
-  jsonEndpoint(svc, 'control', s('control'), (d) => ControlRequestSchema.parse(d), async (req) => bridge.control(req), log);
+  jsonEndpoint(
+    svc,
+    'deliver',
+    s('deliver'),
+    (d) => DeliverRequestSchema.parse(d),
+    (req) => bridge.deliver(req),
+    log,
+  );
+  jsonEndpoint(
+    svc,
+    'cancel',
+    s('cancel'),
+    (d) => CancelRequestSchema.parse(d),
+    async (req) => ({ task: await bridge.cancel(req) }),
+    log,
+  );
+  jsonEndpoint(
+    svc,
+    'update',
+    s('update'),
+    (d) => UpdateRequestSchema.parse(d),
+    async (req) => ({ task: await bridge.update(req) }),
+    log,
+  );
+  jsonEndpoint(
+    svc,
+    'control',
+    s('control'),
+    (d) => ControlRequestSchema.parse(d),
+    async (req) => bridge.control(req),
+    log,
+  );
   return svc;
 }

@@ -4,7 +4,17 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Ledger, SignalField } from '@shrooms/ledger';
 import { subjects } from '@shrooms/protocol';
-import { connectNats, createLogger, healthKey, loadConfig, natsHealthChecks, natsLiveness, onShutdown, redactConfig, startHealthServer } from '@shrooms/runtime';
+import {
+  connectNats,
+  createLogger,
+  healthKey,
+  loadConfig,
+  natsHealthChecks,
+  natsLiveness,
+  onShutdown,
+  redactConfig,
+  startHealthServer,
+} from '@shrooms/runtime';
 import { Bridge, type BridgeDeps } from './bridge.js';
 import { startMcpHttpServer } from './mcp/index.js';
 import { BridgeConfigSchema } from './config.js';
@@ -20,10 +30,20 @@ export async function runBridge(env: Record<string, string | undefined> = proces
   const log = createLogger(`bridge ${config.BRIDGE_SESSION}`, config.LOG_LEVEL);
   log.info({ config: redactConfig(config) }, 'starting');
   // Replies to a bridge come to its machine's own inbox prefix, so permissions can scope them.
-  const nc = await connectNats(config, log, `bridge ${config.SHROOMS_MACHINE}/${config.BRIDGE_SESSION}`, { inboxPrefix: subjects.bridgeInbox(config.SHROOMS_MACHINE) });
-  const ledger = await Ledger.open(nc, { replicas: config.SHROOMS_REPLICAS, limits: { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS } });
+  const nc = await connectNats(config, log, `bridge ${config.SHROOMS_MACHINE}/${config.BRIDGE_SESSION}`, {
+    inboxPrefix: subjects.bridgeInbox(config.SHROOMS_MACHINE),
+  });
+  const ledger = await Ledger.open(nc, {
+    replicas: config.SHROOMS_REPLICAS,
+    limits: { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS },
+  });
   const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS, ttlMs: config.BRIDGE_SIGNAL_TTL_MS });
-  if (!(await stat(config.BRIDGE_CWD).then((s) => s.isDirectory(), () => false))) {
+  if (
+    !(await stat(config.BRIDGE_CWD).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  ) {
     throw new Error(`the session's directory ${config.BRIDGE_CWD} does not exist (--cwd / BRIDGE_CWD)`);
   }
   // The harness's own state lives outside the session's project (never in its git tree).
@@ -41,7 +61,15 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     env: { ECHO_DELAY_MS: String(config.ECHO_DELAY_MS) },
     model: config.BRIDGE_MODEL,
   };
-  const bridge = new Bridge({ nc, ledger, signals, config, log, createHarness: await harnessFactory(config.BRIDGE_HARNESS), harnessOptions });
+  const bridge = new Bridge({
+    nc,
+    ledger,
+    signals,
+    config,
+    log,
+    createHarness: await harnessFactory(config.BRIDGE_HARNESS),
+    harnessOptions,
+  });
   // The session's tools (MCP over HTTP on loopback), hosted here so they know the task at hand.
   const mcp = await startMcpHttpServer({
     port: config.BRIDGE_MCP_PORT,
@@ -76,7 +104,10 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     checks: natsHealthChecks({ nc, kv: ledger.kv, key: healthKey(config.SHROOMS_MACHINE, `bridge-${config.BRIDGE_SESSION}`) }),
     live: natsLiveness(nc),
   });
-  log.info({ session: `${bridge.machine}/${bridge.session}`, harness: config.BRIDGE_HARNESS }, `bridge ready for ${bridge.machine}/${bridge.session}`);
+  log.info(
+    { session: `${bridge.machine}/${bridge.session}`, harness: config.BRIDGE_HARNESS },
+    `bridge ready for ${bridge.machine}/${bridge.session}`,
+  );
   onShutdown(log, async () => {
     await health?.close();
     watchdog.stop();

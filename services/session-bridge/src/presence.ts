@@ -34,10 +34,13 @@ export async function startPresence(bridge: Bridge): Promise<() => Promise<void>
   };
   const onChange = () => {
     if (pending) return;
-    pending = setTimeout(() => {
-      pending = undefined;
-      void renew();
-    }, Math.max(0, 200 - (Date.now() - last)));
+    pending = setTimeout(
+      () => {
+        pending = undefined;
+        void renew();
+      },
+      Math.max(0, 200 - (Date.now() - last)),
+    );
   };
   bridge.on.change.add(onChange);
   const timer = setInterval(() => void renew(), Math.max(1000, Math.floor(signals.ttlMs / 3)));

@@ -32,7 +32,12 @@ export function deliveryText(task: Task): string {
 
 export function answerText(task: Task): string {
   const last = task.history?.[task.history.length - 1];
-  return [`[shrooms task ${task.id} — more from ${origin(task)}]`, textOf(last), '', `— Continue the task; finish it with task_update as before.`].join('\n');
+  return [
+    `[shrooms task ${task.id} — more from ${origin(task)}]`,
+    textOf(last),
+    '',
+    `— Continue the task; finish it with task_update as before.`,
+  ].join('\n');
 }
 
 /** True when the task's newest history entry is an answer to a blocked state (not the first ask). */

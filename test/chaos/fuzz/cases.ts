@@ -64,7 +64,8 @@ const SEND_METHODS = ['SendMessage', 'SendStreamingMessage'] as const;
 /** Percent-encodes every byte but letters, digits and `-` (lone surrogates become U+FFFD's bytes). */
 export function pct(s: string): string {
   let out = '';
-  for (const b of Buffer.from(s, 'utf8')) out += /[A-Za-z0-9-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  for (const b of Buffer.from(s, 'utf8'))
+    out += /[A-Za-z0-9-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
   return out;
 }
 
@@ -89,12 +90,23 @@ export class CaseGenerator {
     private readonly t: FuzzTarget,
   ) {}
 
-  private rpc(family: string, note: string, body: string | Buffer, o: { path?: string; headers?: [string, string][]; expect?: Outcome[]; id?: string | number | null } = {}): FuzzCase {
+  private rpc(
+    family: string,
+    note: string,
+    body: string | Buffer,
+    o: { path?: string; headers?: [string, string][]; expect?: Outcome[]; id?: string | number | null } = {},
+  ): FuzzCase {
     const raw = buildRawRequest({ method: 'POST', path: o.path ?? `/a2a/${this.t.session}`, headers: o.headers ?? JSON_HEADERS, body });
     return { family, note, raw, binding: 'rpc', ...(o.expect ? { expect: o.expect } : {}), ...(o.id !== undefined ? { id: o.id } : {}) };
   }
 
-  private rest(family: string, note: string, method: string, path: string, o: { body?: string | Buffer; headers?: [string, string][]; expect?: Outcome[] } = {}): FuzzCase {
+  private rest(
+    family: string,
+    note: string,
+    method: string,
+    path: string,
+    o: { body?: string | Buffer; headers?: [string, string][]; expect?: Outcome[] } = {},
+  ): FuzzCase {
     const raw = buildRawRequest({ method, path, headers: o.headers ?? JSON_HEADERS, ...(o.body !== undefined ? { body: o.body } : {}) });
     // A path trick can land on the JSON-RPC route (`POST /a2a/%ff`): then that binding answers.
     const binding = method === 'POST' && /^\/a2a(\/[^/]+)?\/?$/.test(path.split('?')[0]!) ? 'rpc' : 'rest';
@@ -137,7 +149,8 @@ export class CaseGenerator {
 
   private validRequest(): { method: string; params: Record<string, unknown> } {
     const method = this.r.pick([...SEND_METHODS, ...METHODS_WITH_ID, 'ListTasks']);
-    if (method === 'SendMessage' || method === 'SendStreamingMessage') return { method, params: { message: msg(this.mid()), configuration: { returnImmediately: true } } };
+    if (method === 'SendMessage' || method === 'SendStreamingMessage')
+      return { method, params: { message: msg(this.mid()), configuration: { returnImmediately: true } } };
     if (method === 'ListTasks') return { method, params: { pageSize: 5 } };
     return { method, params: { id: `${this.t.session}:missing-${this.r.int(1e6)}` } };
   }
@@ -147,15 +160,22 @@ export class CaseGenerator {
     const good = rpcBody(v.method, v.params, 7);
     const body = this.r.weighted<() => string | Buffer>([
       [3, () => good.slice(0, this.r.int(good.length - 1))],
-      [2, () => {
-        const i = this.r.int(good.length);
-        return good.slice(0, i) + this.r.pick(['\u0001', '\u0000', '\u001f']) + good.slice(i);
-      }],
+      [
+        2,
+        () => {
+          const i = this.r.int(good.length);
+          return good.slice(0, i) + this.r.pick(['\u0001', '\u0000', '\u001f']) + good.slice(i);
+        },
+      ],
       [1, () => Buffer.concat([Buffer.from([0xff]), this.r.bytes(this.r.range(0, 200))])],
       [1, () => ''],
       [1, () => '\ufeff' + good],
       [1, () => good.replace('"2.0"', "'2.0'")],
-      [1, () => `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"historyLength":${this.r.pick(['NaN', 'Infinity', '-Infinity', '01', '1.', '.5', '+1', '0x10'])}}}`],
+      [
+        1,
+        () =>
+          `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"historyLength":${this.r.pick(['NaN', 'Infinity', '-Infinity', '01', '1.', '.5', '+1', '0x10'])}}}`,
+      ],
       [1, () => `/* c */ ${good}`],
       [1, () => good.replace(/}$/, ',}')],
       [1, () => `${good}${this.r.pick(['x', '}', '{}', ' 1', ',', '\u0000'])}`],
@@ -168,7 +188,18 @@ export class CaseGenerator {
 
   private jsonShape(): FuzzCase {
     const v = this.validRequest();
-    const body = this.r.pick(['null', '0', '-1.5e300', '"GetTask"', 'true', '[]', '[[]]', `[${rpcBody(v.method, v.params)}]`, `[${rpcBody(v.method, v.params)},${rpcBody(v.method, v.params)}]`, '{}']);
+    const body = this.r.pick([
+      'null',
+      '0',
+      '-1.5e300',
+      '"GetTask"',
+      'true',
+      '[]',
+      '[[]]',
+      `[${rpcBody(v.method, v.params)}]`,
+      `[${rpcBody(v.method, v.params)},${rpcBody(v.method, v.params)}]`,
+      '{}',
+    ]);
     return this.rpc('json-shape', `body ${body.slice(0, 30)}`, body, { expect: ['INVALID_REQUEST'], id: null });
   }
 
@@ -178,29 +209,90 @@ export class CaseGenerator {
     if (kind === 0) {
       const jsonrpc = this.r.pick([undefined, null, 2, 2.0, '1.0', '2', '2.0 ', 'two', [], {}, true]);
       const id = this.r.pick([1, 'a', null]);
-      return this.rpc('envelope', `jsonrpc ${JSON.stringify(jsonrpc)}`, JSON.stringify({ jsonrpc, id, method: v.method, params: v.params }), { expect: ['INVALID_REQUEST'], id });
+      return this.rpc(
+        'envelope',
+        `jsonrpc ${JSON.stringify(jsonrpc)}`,
+        JSON.stringify({ jsonrpc, id, method: v.method, params: v.params }),
+        { expect: ['INVALID_REQUEST'], id },
+      );
     }
     if (kind === 1) {
       const method = this.r.pick([undefined, null, 1, true, [], ['GetTask'], { name: 'GetTask' }]);
-      return this.rpc('envelope', `method ${JSON.stringify(method)}`, JSON.stringify({ jsonrpc: '2.0', id: 3, method, params: v.params }), { expect: ['INVALID_REQUEST'], id: 3 });
+      return this.rpc('envelope', `method ${JSON.stringify(method)}`, JSON.stringify({ jsonrpc: '2.0', id: 3, method, params: v.params }), {
+        expect: ['INVALID_REQUEST'],
+        id: 3,
+      });
     }
     if (kind === 2) {
       const id = this.r.pick([true, false, {}, [], [1], { id: 1 }]);
-      return this.rpc('envelope', `id ${JSON.stringify(id)}`, JSON.stringify({ jsonrpc: '2.0', id, method: 'GetTask', params: { id: `${this.t.session}:missing` } }), { expect: ['INVALID_REQUEST'], id: null });
+      return this.rpc(
+        'envelope',
+        `id ${JSON.stringify(id)}`,
+        JSON.stringify({ jsonrpc: '2.0', id, method: 'GetTask', params: { id: `${this.t.session}:missing` } }),
+        { expect: ['INVALID_REQUEST'], id: null },
+      );
     }
     // Odd but valid ids must come back exactly as sent.
-    const id = this.r.pick<string | number>([0, -1, 1.5, -0.25, 1e308, -1e-308, 2 ** 53 + 2, Number.MAX_SAFE_INTEGER, '', ' ', 'x'.repeat(this.r.range(1, 5000)), '\u2028', '\u0000', '😀', '"', '\\', this.hostile()]);
+    const id = this.r.pick<string | number>([
+      0,
+      -1,
+      1.5,
+      -0.25,
+      1e308,
+      -1e-308,
+      2 ** 53 + 2,
+      Number.MAX_SAFE_INTEGER,
+      '',
+      ' ',
+      'x'.repeat(this.r.range(1, 5000)),
+      '\u2028',
+      '\u0000',
+      '😀',
+      '"',
+      '\\',
+      this.hostile(),
+    ]);
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'GetTask', params: { id: `${this.t.session}:missing-${this.r.int(1e6)}` } });
-    return this.rpc('envelope', 'odd valid id', body, { expect: ['TASK_NOT_FOUND'], id: JSON.parse(JSON.stringify(id)) as string | number });
+    return this.rpc('envelope', 'odd valid id', body, {
+      expect: ['TASK_NOT_FOUND'],
+      id: JSON.parse(JSON.stringify(id)) as string | number,
+    });
   }
 
   private method(): FuzzCase {
     const name = this.r.pick([
-      'sendMessage', 'message/send', 'message/stream', 'tasks/get', 'tasks/cancel', 'tasks/resubscribe', 'getTask', 'GETTASK', 'GetTask ', ' GetTask', 'Get Task',
-      'SendMessage\u0000', 'SendMessage\n', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '', ' ', 'rpc.discover',
-      'A2A.SendMessage', 'x'.repeat(this.r.range(100, 20_000)), this.hostile(1, 40), 'GetTask\u2028', 'ＧｅｔＴａｓｋ',
+      'sendMessage',
+      'message/send',
+      'message/stream',
+      'tasks/get',
+      'tasks/cancel',
+      'tasks/resubscribe',
+      'getTask',
+      'GETTASK',
+      'GetTask ',
+      ' GetTask',
+      'Get Task',
+      'SendMessage\u0000',
+      'SendMessage\n',
+      '__proto__',
+      'constructor',
+      'toString',
+      'hasOwnProperty',
+      'valueOf',
+      'prototype',
+      '',
+      ' ',
+      'rpc.discover',
+      'A2A.SendMessage',
+      'x'.repeat(this.r.range(100, 20_000)),
+      this.hostile(1, 40),
+      'GetTask\u2028',
+      'ＧｅｔＴａｓｋ',
     ]);
-    return this.rpc('method', `method ${JSON.stringify(name.slice(0, 30))}`, rpcBody(name, { id: `${this.t.session}:x` }, 11), { expect: ['METHOD_NOT_FOUND'], id: 11 });
+    return this.rpc('method', `method ${JSON.stringify(name.slice(0, 30))}`, rpcBody(name, { id: `${this.t.session}:x` }, 11), {
+      expect: ['METHOD_NOT_FOUND'],
+      id: 11,
+    });
   }
 
   private params(): FuzzCase {
@@ -229,7 +321,15 @@ export class CaseGenerator {
       if (mutation === 13) m.contextId = wrongType();
       params = p;
     } else if (method === 'ListTasks') {
-      const field = this.r.pick(['pageSize', 'status', 'historyLength', 'statusTimestampAfter', 'includeArtifacts', 'contextId', 'pageToken']);
+      const field = this.r.pick([
+        'pageSize',
+        'status',
+        'historyLength',
+        'statusTimestampAfter',
+        'includeArtifacts',
+        'contextId',
+        'pageToken',
+      ]);
       const bad: Record<string, unknown[]> = {
         pageSize: [0, -1, 101, 1.5, '10', null, 1e9],
         status: ['completed', 'TASK_STATE_DONE', 1, '', null],
@@ -241,12 +341,24 @@ export class CaseGenerator {
       };
       params = { [field]: this.r.pick(bad[field]!) };
     } else if (method === 'UpdateTask') {
-      params = this.r.pick<unknown>([{ id: `${this.t.session}:x`, status: 'finished', text: 'x' }, { id: `${this.t.session}:x`, status: 'done' }, { status: 'done', text: 'x' }, { id: 1, status: 'done', text: 'x' }]);
+      params = this.r.pick<unknown>([
+        { id: `${this.t.session}:x`, status: 'finished', text: 'x' },
+        { id: `${this.t.session}:x`, status: 'done' },
+        { status: 'done', text: 'x' },
+        { id: 1, status: 'done', text: 'x' },
+      ]);
     } else if (method === 'ControlSession') {
       params = this.r.pick<unknown>([{ action: 'explode' }, { action: 1 }, {}, { action: ['release'] }, { action: 'release', id: 1 }]);
     } else {
       const notAString = this.r.pick<unknown>([1, -1, 1.5, true, [], ['fz:x'], {}, { id: 'fz:x' }, null]);
-      params = this.r.pick<unknown>([{}, { id: '' }, { id: notAString }, { taskId: `${this.t.session}:x` }, { id: `${this.t.session}:x`, historyLength: -1 }, { name: `tasks/${this.t.session}:x` }]);
+      params = this.r.pick<unknown>([
+        {},
+        { id: '' },
+        { id: notAString },
+        { taskId: `${this.t.session}:x` },
+        { id: `${this.t.session}:x`, historyLength: -1 },
+        { name: `tasks/${this.t.session}:x` },
+      ]);
       if ((params as Record<string, unknown>).historyLength !== undefined && method !== 'GetTask') params = { id: 5 };
     }
     return this.rpc('params', `${method} bad params`, rpcBody(method, params, 'p'), { expect: ['INVALID_PARAMS'], id: 'p' });
@@ -255,17 +367,30 @@ export class CaseGenerator {
   private semantic(): FuzzCase {
     const s = this.t.session;
     const kind = this.r.int(16);
-    const send = (m: Record<string, unknown>, extra: Record<string, unknown> = {}) => rpcBody(this.r.pick(SEND_METHODS), { message: m, configuration: { returnImmediately: true }, ...extra }, 's');
+    const send = (m: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      rpcBody(this.r.pick(SEND_METHODS), { message: m, configuration: { returnImmediately: true }, ...extra }, 's');
     const one = (note: string, body: string, expect: Outcome[]) => this.rpc('semantic', note, body, { expect, id: 's' });
     switch (kind) {
       case 0:
-        return one('control char in messageId', send(msg(`${this.mid()}${this.r.pick(['\u0000', '\u0001', '\n', '\t', '\u001f', '\u007f'])}x`)), ['INVALID_PARAMS']);
+        return one(
+          'control char in messageId',
+          send(msg(`${this.mid()}${this.r.pick(['\u0000', '\u0001', '\n', '\t', '\u001f', '\u007f'])}x`)),
+          ['INVALID_PARAMS'],
+        );
       case 1:
         return one('messageId too long', send(msg('m'.repeat(this.r.range(129, 4000)))), ['INVALID_PARAMS']);
       case 2:
-        return one('lone surrogate in messageId', send(msg(`${this.mid()}${this.r.pick(['\ud800', '\udc00', '\udbff', '\udfff'])}`)), ['INVALID_PARAMS']);
+        return one('lone surrogate in messageId', send(msg(`${this.mid()}${this.r.pick(['\ud800', '\udc00', '\udbff', '\udfff'])}`)), [
+          'INVALID_PARAMS',
+        ]);
       case 3: {
-        const part = this.r.pick<Record<string, unknown>>([{ raw: 'AAAA' }, { url: 'https://example.invalid/x' }, { data: { a: 1 } }, {}, { mediaType: 'text/plain' }]);
+        const part = this.r.pick<Record<string, unknown>>([
+          { raw: 'AAAA' },
+          { url: 'https://example.invalid/x' },
+          { data: { a: 1 } },
+          {},
+          { mediaType: 'text/plain' },
+        ]);
         return one('non-text part', send({ ...msg(this.mid()), parts: [part] }), ['CONTENT_TYPE_NOT_SUPPORTED']);
       }
       case 4: {
@@ -283,48 +408,184 @@ export class CaseGenerator {
         return one('too many metadata entries', send(msg(this.mid()), { metadata: md }), ['LIMIT_EXCEEDED']);
       }
       case 7:
-        return one('answer to a missing task', send(msg(this.mid(), 'x', { taskId: `${s}:missing-${this.r.int(1e6)}` })), ['TASK_NOT_FOUND']);
+        return one('answer to a missing task', send(msg(this.mid(), 'x', { taskId: `${s}:missing-${this.r.int(1e6)}` })), [
+          'TASK_NOT_FOUND',
+        ]);
       case 8:
-        return one('answer to a task of another session', send(msg(this.mid(), 'x', { taskId: `other:${this.r.int(1e6)}` })), ['TASK_NOT_FOUND']);
+        return one('answer to a task of another session', send(msg(this.mid(), 'x', { taskId: `other:${this.r.int(1e6)}` })), [
+          'TASK_NOT_FOUND',
+        ]);
       case 9:
         // A control character anywhere makes the name unparseable (agent or message id part).
-        return one('malformed parent', send(msg(this.mid()), { metadata: { 'shrooms/parent': this.r.pick(['x', 'a:b', '/:', 'm/s', `\u0001${this.hostile()}`]) } }), ['INVALID_PARAMS']);
+        return one(
+          'malformed parent',
+          send(msg(this.mid()), { metadata: { 'shrooms/parent': this.r.pick(['x', 'a:b', '/:', 'm/s', `\u0001${this.hostile()}`]) } }),
+          ['INVALID_PARAMS'],
+        );
       case 10: {
-        const id = this.r.pick(['nope', `${s}:`, ':x', `${s}:missing-${this.r.int(1e6)}`, 'other:x', `a/b/c:${s}`, `${s}:x\u0000`, `${s}:${'x'.repeat(200)}`, `${s}:\ud800`, `m/${s}:x`, `${s}:x.>`, `${s}:*`, '*', '>', `${s}.x:y`]);
-        return one(`GetTask ${JSON.stringify(id).slice(0, 30)}`, rpcBody(this.r.pick(['GetTask', 'CancelTask', 'SubscribeToTask', 'AckTask']), { id }, 's'), ['TASK_NOT_FOUND']);
+        const id = this.r.pick([
+          'nope',
+          `${s}:`,
+          ':x',
+          `${s}:missing-${this.r.int(1e6)}`,
+          'other:x',
+          `a/b/c:${s}`,
+          `${s}:x\u0000`,
+          `${s}:${'x'.repeat(200)}`,
+          `${s}:\ud800`,
+          `m/${s}:x`,
+          `${s}:x.>`,
+          `${s}:*`,
+          '*',
+          '>',
+          `${s}.x:y`,
+        ]);
+        return one(
+          `GetTask ${JSON.stringify(id).slice(0, 30)}`,
+          rpcBody(this.r.pick(['GetTask', 'CancelTask', 'SubscribeToTask', 'AckTask']), { id }, 's'),
+          ['TASK_NOT_FOUND'],
+        );
       }
       case 11:
         return one('cancel a finished task', rpcBody('CancelTask', { id: this.t.doneTaskId }, 's'), ['TASK_NOT_CANCELABLE']);
       case 12:
         return one('subscribe to a finished task', rpcBody('SubscribeToTask', { id: this.t.doneTaskId }, 's'), ['UNSUPPORTED_OPERATION']);
       case 13:
-        return one('push config', rpcBody(this.r.pick(['CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig']), { taskId: this.t.doneTaskId }, 's'), ['PUSH_NOT_SUPPORTED']);
+        return one(
+          'push config',
+          rpcBody(
+            this.r.pick([
+              'CreateTaskPushNotificationConfig',
+              'GetTaskPushNotificationConfig',
+              'ListTaskPushNotificationConfigs',
+              'DeleteTaskPushNotificationConfig',
+            ]),
+            { taskId: this.t.doneTaskId },
+            's',
+          ),
+          ['PUSH_NOT_SUPPORTED'],
+        );
       case 14:
         return one('extended card', rpcBody('GetExtendedAgentCard', {}, 's'), ['EXTENDED_CARD_NOT_CONFIGURED']);
       default: {
         const from = this.r.pick([undefined, 'testbox/other', 'elsewhere/fz', this.hostile()]);
-        return one('worker update from no worker', rpcBody('UpdateTask', { id: this.t.doneTaskId, status: 'done', text: 'x', ...(from ? { metadata: { 'shrooms/from': from } } : {}) }, 's'), ['UPDATE_FORBIDDEN']);
+        return one(
+          'worker update from no worker',
+          rpcBody(
+            'UpdateTask',
+            { id: this.t.doneTaskId, status: 'done', text: 'x', ...(from ? { metadata: { 'shrooms/from': from } } : {}) },
+            's',
+          ),
+          ['UPDATE_FORBIDDEN'],
+        );
       }
     }
   }
 
   private version(): FuzzCase {
-    const v = this.r.pick(['2.0', '0.3', '0.3.0', '1.1', '1.0.1', 'v1', '1.0,2.0', '1.0, 1.0', 'x'.repeat(this.r.range(1, 4000)), '-1', '1.O', '１.０', 'null', '*']);
+    const v = this.r.pick([
+      '2.0',
+      '0.3',
+      '0.3.0',
+      '1.1',
+      '1.0.1',
+      'v1',
+      '1.0,2.0',
+      '1.0, 1.0',
+      'x'.repeat(this.r.range(1, 4000)),
+      '-1',
+      '1.O',
+      '１.０',
+      'null',
+      '*',
+    ]);
     const body = rpcBody('GetTask', { id: `${this.t.session}:missing` }, 'v');
-    if (this.r.chance(0.3)) return this.rpc('version', `?A2A-Version=${v.slice(0, 20)}`, body, { path: `/a2a/${this.t.session}?A2A-Version=${pct(v)}`, headers: [['content-type', 'application/json']], expect: ['VERSION_NOT_SUPPORTED'], id: 'v' });
+    if (this.r.chance(0.3))
+      return this.rpc('version', `?A2A-Version=${v.slice(0, 20)}`, body, {
+        path: `/a2a/${this.t.session}?A2A-Version=${pct(v)}`,
+        headers: [['content-type', 'application/json']],
+        expect: ['VERSION_NOT_SUPPORTED'],
+        id: 'v',
+      });
     // A header value is bytes: outside printable ASCII the HTTP layer may refuse it first.
     const expect: Outcome[] = /^[\x20-\x7e]*$/.test(v) ? ['VERSION_NOT_SUPPORTED'] : ['VERSION_NOT_SUPPORTED', 'HTTP_LAYER'];
-    if (this.r.chance(0.3)) return this.rest('version', `REST A2A-Version ${v.slice(0, 20)}`, 'GET', `/a2a/${this.t.session}/tasks/${pct(`${this.t.session}:missing`)}`, { headers: [['a2a-version', v]], expect });
-    return this.rpc('version', `A2A-Version ${v.slice(0, 20)}`, body, { headers: [['content-type', 'application/json'], ['a2a-version', v]], expect, id: 'v' });
+    if (this.r.chance(0.3))
+      return this.rest(
+        'version',
+        `REST A2A-Version ${v.slice(0, 20)}`,
+        'GET',
+        `/a2a/${this.t.session}/tasks/${pct(`${this.t.session}:missing`)}`,
+        { headers: [['a2a-version', v]], expect },
+      );
+    return this.rpc('version', `A2A-Version ${v.slice(0, 20)}`, body, {
+      headers: [
+        ['content-type', 'application/json'],
+        ['a2a-version', v],
+      ],
+      expect,
+      id: 'v',
+    });
   }
 
   private sessionSegment(): { seg: string; expect: Outcome[] } {
-    const name = this.r.pick(['..', '.', '/', 'a/b', '*', '>', 'a.>', 'a.*', '\u0000', 'a b', `${this.t.session}.>`, `${this.t.session}*`, '$KV', '_INBOX', '-a', '_a', '.a', 'a\n', 'é', '😀', 'a'.repeat(65), 'nosuch', 'no.such', 'x'.repeat(this.r.range(66, 300)), this.hostile()]);
+    const name = this.r.pick([
+      '..',
+      '.',
+      '/',
+      'a/b',
+      '*',
+      '>',
+      'a.>',
+      'a.*',
+      '\u0000',
+      'a b',
+      `${this.t.session}.>`,
+      `${this.t.session}*`,
+      '$KV',
+      '_INBOX',
+      '-a',
+      '_a',
+      '.a',
+      'a\n',
+      'é',
+      '😀',
+      'a'.repeat(65),
+      'nosuch',
+      'no.such',
+      'x'.repeat(this.r.range(66, 300)),
+      this.hostile(),
+    ]);
     const how = this.r.int(3);
     if (how === 0) return { seg: pct(name), expect: ['SESSION_NOT_FOUND', 'INVALID_REQUEST'] };
-    if (how === 1) return { seg: this.r.pick(['..', '.', '%2e%2e', '%2E', '%2F', '..%2F..', '%25', '%', '%zz', '%C0%AE', '%E0%80%AE', '%ED%A0%80', '*', '>', '~', '%00', '%2A', '%3E']), expect: ['SESSION_NOT_FOUND', 'INVALID_REQUEST'] };
+    if (how === 1)
+      return {
+        seg: this.r.pick([
+          '..',
+          '.',
+          '%2e%2e',
+          '%2E',
+          '%2F',
+          '..%2F..',
+          '%25',
+          '%',
+          '%zz',
+          '%C0%AE',
+          '%E0%80%AE',
+          '%ED%A0%80',
+          '*',
+          '>',
+          '~',
+          '%00',
+          '%2A',
+          '%3E',
+        ]),
+        expect: ['SESSION_NOT_FOUND', 'INVALID_REQUEST'],
+      };
     // Raw bytes a parser must refuse (space, controls, non-ASCII) or route elsewhere.
-    return { seg: this.r.pick(['a b', 'a\tb', 'é', 'a\u0000b', 'a\u007fb', '../a2a', 'a/..', 'a?', 'a#', '\\a']), expect: ['SESSION_NOT_FOUND', 'INVALID_REQUEST', 'ROUTE_NOT_FOUND', 'HTTP_LAYER'] };
+    return {
+      seg: this.r.pick(['a b', 'a\tb', 'é', 'a\u0000b', 'a\u007fb', '../a2a', 'a/..', 'a?', 'a#', '\\a']),
+      expect: ['SESSION_NOT_FOUND', 'INVALID_REQUEST', 'ROUTE_NOT_FOUND', 'HTTP_LAYER'],
+    };
   }
 
   private rpcPath(): FuzzCase {
@@ -340,7 +601,11 @@ export class CaseGenerator {
         { id: 'no.such:x' },
         { id: 'a.b/c:d' },
       ]);
-      return this.rpc('rpc-path', 'POST /a2a routing', rpcBody(this.r.pick(['GetTask', 'SendMessage', 'CancelTask']), params, 'r'), { path: '/a2a', expect: ['INVALID_PARAMS', 'TASK_NOT_FOUND', 'SESSION_NOT_FOUND'], id: 'r' });
+      return this.rpc('rpc-path', 'POST /a2a routing', rpcBody(this.r.pick(['GetTask', 'SendMessage', 'CancelTask']), params, 'r'), {
+        path: '/a2a',
+        expect: ['INVALID_PARAMS', 'TASK_NOT_FOUND', 'SESSION_NOT_FOUND'],
+        id: 'r',
+      });
     }
     const { seg, expect } = this.sessionSegment();
     const routed = !/[/?#\\]|^\.\.?$/.test(seg) || /%/.test(seg);
@@ -355,7 +620,22 @@ export class CaseGenerator {
     const s = this.t.session;
     const kind = this.r.int(6);
     const taskSeg = () => {
-      const id = this.r.pick([`${s}:missing`, '..', '.', '*', '>', `${s}:x.>`, `${s}:*`, `other:x`, `${s}:${'x'.repeat(300)}`, '', ':', `${s}:\u2028`, `${s}:\ud800`, this.hostile()]);
+      const id = this.r.pick([
+        `${s}:missing`,
+        '..',
+        '.',
+        '*',
+        '>',
+        `${s}:x.>`,
+        `${s}:*`,
+        `other:x`,
+        `${s}:${'x'.repeat(300)}`,
+        '',
+        ':',
+        `${s}:\u2028`,
+        `${s}:\ud800`,
+        this.hostile(),
+      ]);
       return this.r.weighted<string>([
         [3, pct(id)],
         [1, this.r.pick(['%25', '%', '%zz', '%2525', '..%2F..%2Fx', '%2F', `${s}%253Amissing`, '%ED%A0%80', '%C0%AE', `${s}:missing%00`])],
@@ -368,29 +648,105 @@ export class CaseGenerator {
       const expect = picked.expect;
       const rest = this.r.pick(['tasks', 'message:send', 'message:stream', `tasks/${s}:x`, 'extendedAgentCard', 'reminders:stop']);
       const method = rest.startsWith('message') || rest.startsWith('reminders') ? 'POST' : 'GET';
-      return this.rest('rest-path', `${method} /a2a/<${seg.slice(0, 20)}>/${rest}`, method, `/a2a/${seg}/${rest}`, { ...(method === 'POST' ? { body: JSON.stringify({ message: msg(this.mid()) }) } : {}), expect: [...expect, 'ROUTE_NOT_FOUND', 'EXTENDED_CARD_NOT_CONFIGURED', 'TASK_NOT_FOUND'] });
+      return this.rest('rest-path', `${method} /a2a/<${seg.slice(0, 20)}>/${rest}`, method, `/a2a/${seg}/${rest}`, {
+        ...(method === 'POST' ? { body: JSON.stringify({ message: msg(this.mid()) }) } : {}),
+        expect: [...expect, 'ROUTE_NOT_FOUND', 'EXTENDED_CARD_NOT_CONFIGURED', 'TASK_NOT_FOUND'],
+      });
     }
-    if (kind === 1) return this.rest('rest-path', 'GET task', 'GET', `/a2a/${s}/tasks/${taskSeg()}`, { expect: ['TASK_NOT_FOUND', 'INVALID_REQUEST', 'INVALID_PARAMS', 'METHOD_NOT_FOUND', 'ROUTE_NOT_FOUND', 'PUSH_NOT_SUPPORTED'] });
+    if (kind === 1)
+      return this.rest('rest-path', 'GET task', 'GET', `/a2a/${s}/tasks/${taskSeg()}`, {
+        expect: ['TASK_NOT_FOUND', 'INVALID_REQUEST', 'INVALID_PARAMS', 'METHOD_NOT_FOUND', 'ROUTE_NOT_FOUND', 'PUSH_NOT_SUPPORTED'],
+      });
     if (kind === 2) {
-      const verb = this.r.pick([':cancel', ':subscribe', ':ack', ':update', ':release', ':reject', ':explode', ':', '::cancel', ':cancel:cancel', '/pushNotificationConfigs', '/pushNotificationConfigs/x', '/pushNotificationConfigs/..']);
+      const verb = this.r.pick([
+        ':cancel',
+        ':subscribe',
+        ':ack',
+        ':update',
+        ':release',
+        ':reject',
+        ':explode',
+        ':',
+        '::cancel',
+        ':cancel:cancel',
+        '/pushNotificationConfigs',
+        '/pushNotificationConfigs/x',
+        '/pushNotificationConfigs/..',
+      ]);
       const method = this.r.pick(['GET', 'POST', 'DELETE']);
       return this.rest('rest-path', `${method} task${verb}`, method, `/a2a/${s}/tasks/${taskSeg()}${verb}`, {
         ...(method === 'POST' ? { body: this.r.pick(['', '{}', '{"status":"done","text":"x"}', '{"action":"x"}']) } : {}),
-        expect: ['TASK_NOT_FOUND', 'INVALID_REQUEST', 'INVALID_PARAMS', 'METHOD_NOT_FOUND', 'ROUTE_NOT_FOUND', 'PUSH_NOT_SUPPORTED', 'UPDATE_FORBIDDEN', 'PARSE_ERROR'],
+        expect: [
+          'TASK_NOT_FOUND',
+          'INVALID_REQUEST',
+          'INVALID_PARAMS',
+          'METHOD_NOT_FOUND',
+          'ROUTE_NOT_FOUND',
+          'PUSH_NOT_SUPPORTED',
+          'UPDATE_FORBIDDEN',
+          'PARSE_ERROR',
+        ],
       });
     }
     if (kind === 3) {
       const method = this.r.pick(['PUT', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'FOO']);
-      return this.rest('rest-path', `${method} on a route`, method, this.r.pick([`/a2a/${s}`, `/a2a/${s}/tasks`, `/a2a/${s}/message:send`, `/a2a`]), { expect: ['ROUTE_NOT_FOUND', 'HTTP_LAYER'] });
+      return this.rest(
+        'rest-path',
+        `${method} on a route`,
+        method,
+        this.r.pick([`/a2a/${s}`, `/a2a/${s}/tasks`, `/a2a/${s}/message:send`, `/a2a`]),
+        { expect: ['ROUTE_NOT_FOUND', 'HTTP_LAYER'] },
+      );
     }
     if (kind === 4) {
-      const p = this.r.pick(['/a2a/../a2a/x', '/a2a//tasks', '/a2a/./tasks', '//a2a/x', '/a2a/x/tasks/', '/A2A/x', '/a2a/%2e%2e/%2e%2e/etc/passwd', '/a2a/x/tasks/../../..', '/.well-known/../a2a', '/a2a/x/tasks/*', '/a2a/x/.well-known/agent-card.json/..', '/%', '/a2a/%ff', '/a2a/x/message:send/extra']);
+      const p = this.r.pick([
+        '/a2a/../a2a/x',
+        '/a2a//tasks',
+        '/a2a/./tasks',
+        '//a2a/x',
+        '/a2a/x/tasks/',
+        '/A2A/x',
+        '/a2a/%2e%2e/%2e%2e/etc/passwd',
+        '/a2a/x/tasks/../../..',
+        '/.well-known/../a2a',
+        '/a2a/x/tasks/*',
+        '/a2a/x/.well-known/agent-card.json/..',
+        '/%',
+        '/a2a/%ff',
+        '/a2a/x/message:send/extra',
+      ]);
       const method = this.r.pick(['GET', 'POST', 'DELETE']);
-      return this.rest('rest-path', `${method} ${p}`, method, p, { ...(method === 'POST' ? { body: '{}' } : {}), expect: ['ROUTE_NOT_FOUND', 'SESSION_NOT_FOUND', 'TASK_NOT_FOUND', 'INVALID_REQUEST', 'INVALID_PARAMS', 'METHOD_NOT_FOUND', 'HTTP_LAYER'] });
+      return this.rest('rest-path', `${method} ${p}`, method, p, {
+        ...(method === 'POST' ? { body: '{}' } : {}),
+        expect: [
+          'ROUTE_NOT_FOUND',
+          'SESSION_NOT_FOUND',
+          'TASK_NOT_FOUND',
+          'INVALID_REQUEST',
+          'INVALID_PARAMS',
+          'METHOD_NOT_FOUND',
+          'HTTP_LAYER',
+        ],
+      });
     }
     const q = this.r.pick([
-      'pageSize=abc', 'pageSize=0', 'pageSize=101', 'pageSize=1.5', 'pageSize=1&pageSize=2', 'historyLength=-1', 'historyLength=x', 'includeArtifacts=maybe', 'includeArtifacts=1',
-      'status=DONE', 'status=', 'statusTimestampAfter=yesterday', 'pageToken=!!!', 'pageToken=' + 'A'.repeat(3000), 'pageToken=MA', 'pageToken=LTE', `pageToken=${pct(this.hostile())}`,
+      'pageSize=abc',
+      'pageSize=0',
+      'pageSize=101',
+      'pageSize=1.5',
+      'pageSize=1&pageSize=2',
+      'historyLength=-1',
+      'historyLength=x',
+      'includeArtifacts=maybe',
+      'includeArtifacts=1',
+      'status=DONE',
+      'status=',
+      'statusTimestampAfter=yesterday',
+      'pageToken=!!!',
+      'pageToken=' + 'A'.repeat(3000),
+      'pageToken=MA',
+      'pageToken=LTE',
+      `pageToken=${pct(this.hostile())}`,
     ]);
     return this.rest('rest-path', `GET tasks?${q.slice(0, 30)}`, 'GET', `/a2a/${s}/tasks?${q}`, { expect: ['INVALID_PARAMS'] });
   }
@@ -399,11 +755,38 @@ export class CaseGenerator {
     const s = this.t.session;
     const kind = this.r.int(4);
     const path = `/a2a/${s}/message:${this.r.pick(['send', 'stream'])}`;
-    if (kind === 0) return this.rest('rest-body', 'broken JSON', 'POST', path, { body: this.r.pick(['', '{', '{"message":', 'nul', '\u0001', "{'a':1}", '{"a":1}}']), expect: ['PARSE_ERROR', 'INVALID_REQUEST'] });
-    if (kind === 1) return this.rest('rest-body', 'not an object', 'POST', path, { body: this.r.pick(['null', '[]', '1', '"x"', 'true', '[{}]']), expect: ['INVALID_REQUEST'] });
-    if (kind === 2) return this.rest('rest-body', 'bad message', 'POST', path, { body: JSON.stringify(this.r.pick<unknown>([{}, { message: 1 }, { message: { ...msg(this.mid()), parts: [] } }, { message: { ...msg(this.mid()), role: 'user' } }, { message: { ...msg(this.mid()), parts: [{ kind: 'text', text: 'x' }] } }])), expect: ['INVALID_PARAMS'] });
+    if (kind === 0)
+      return this.rest('rest-body', 'broken JSON', 'POST', path, {
+        body: this.r.pick(['', '{', '{"message":', 'nul', '\u0001', "{'a':1}", '{"a":1}}']),
+        expect: ['PARSE_ERROR', 'INVALID_REQUEST'],
+      });
+    if (kind === 1)
+      return this.rest('rest-body', 'not an object', 'POST', path, {
+        body: this.r.pick(['null', '[]', '1', '"x"', 'true', '[{}]']),
+        expect: ['INVALID_REQUEST'],
+      });
+    if (kind === 2)
+      return this.rest('rest-body', 'bad message', 'POST', path, {
+        body: JSON.stringify(
+          this.r.pick<unknown>([
+            {},
+            { message: 1 },
+            { message: { ...msg(this.mid()), parts: [] } },
+            { message: { ...msg(this.mid()), role: 'user' } },
+            { message: { ...msg(this.mid()), parts: [{ kind: 'text', text: 'x' }] } },
+          ]),
+        ),
+        expect: ['INVALID_PARAMS'],
+      });
     return this.rest('rest-body', 'refused message', 'POST', path, {
-      body: JSON.stringify(this.r.pick<unknown>([{ message: msg(`x${'\u0001'}`) }, { message: { ...msg(this.mid()), parts: [{ url: 'x' }] } }, { message: msg(this.mid(), 'é'.repeat(this.t.textLimit)) }, { message: msg(`${this.mid()}\udc00`) }])),
+      body: JSON.stringify(
+        this.r.pick<unknown>([
+          { message: msg(`x${'\u0001'}`) },
+          { message: { ...msg(this.mid()), parts: [{ url: 'x' }] } },
+          { message: msg(this.mid(), 'é'.repeat(this.t.textLimit)) },
+          { message: msg(`${this.mid()}\udc00`) },
+        ]),
+      ),
       expect: ['INVALID_PARAMS', 'CONTENT_TYPE_NOT_SUPPORTED', 'LIMIT_EXCEEDED'],
     });
   }
@@ -415,11 +798,31 @@ export class CaseGenerator {
     const rest = this.r.chance(0.4);
     if (this.r.chance(0.3)) {
       // Chunked: no Content-Length, the limit must still hold while the body streams in.
-      const chunks = [body.slice(0, body.length >> 1), body.slice(body.length >> 1)].map((c) => `${Buffer.byteLength(c).toString(16)}\r\n${c}\r\n`).join('') + '0\r\n\r\n';
-      const raw = buildRawRequest({ method: 'POST', path: rest ? `/a2a/${this.t.session}/message:send` : `/a2a/${this.t.session}`, headers: [...JSON_HEADERS, ['transfer-encoding', 'chunked']], body: chunks, contentLength: false });
-      return { family: 'oversize', note: `chunked ${size}`, raw, binding: rest ? 'rest' : 'rpc', expect: ['LIMIT_EXCEEDED'], ...(rest ? {} : { id: null }) };
+      const chunks =
+        [body.slice(0, body.length >> 1), body.slice(body.length >> 1)]
+          .map((c) => `${Buffer.byteLength(c).toString(16)}\r\n${c}\r\n`)
+          .join('') + '0\r\n\r\n';
+      const raw = buildRawRequest({
+        method: 'POST',
+        path: rest ? `/a2a/${this.t.session}/message:send` : `/a2a/${this.t.session}`,
+        headers: [...JSON_HEADERS, ['transfer-encoding', 'chunked']],
+        body: chunks,
+        contentLength: false,
+      });
+      return {
+        family: 'oversize',
+        note: `chunked ${size}`,
+        raw,
+        binding: rest ? 'rest' : 'rpc',
+        expect: ['LIMIT_EXCEEDED'],
+        ...(rest ? {} : { id: null }),
+      };
     }
-    if (rest) return this.rest('oversize', `REST body ${size}`, 'POST', `/a2a/${this.t.session}/message:send`, { body, expect: ['LIMIT_EXCEEDED'] });
+    if (rest)
+      return this.rest('oversize', `REST body ${size}`, 'POST', `/a2a/${this.t.session}/message:send`, {
+        body,
+        expect: ['LIMIT_EXCEEDED'],
+      });
     return this.rpc('oversize', `body ${size}`, body, { expect: ['LIMIT_EXCEEDED'], id: null });
   }
 
@@ -427,24 +830,86 @@ export class CaseGenerator {
     const body = rpcBody('GetTask', { id: `${this.t.session}:missing` }, 'h');
     const kind = this.r.int(8);
     const base = JSON_HEADERS;
-    if (kind === 0) return this.rpc('headers', 'huge header', body, { headers: [...base, ['x-pad', 'x'.repeat(this.r.range(17_000, 80_000))]], expect: ['HTTP_LAYER', 'LIMIT_EXCEEDED'] });
+    if (kind === 0)
+      return this.rpc('headers', 'huge header', body, {
+        headers: [...base, ['x-pad', 'x'.repeat(this.r.range(17_000, 80_000))]],
+        expect: ['HTTP_LAYER', 'LIMIT_EXCEEDED'],
+      });
     if (kind === 1) {
       const n = this.r.range(100, 3000);
-      return this.rpc('headers', `${n} headers`, body, { headers: [...base, ...Array.from({ length: n }, (_, i): [string, string] => [`x-h${i}`, 'v'])], expect: ['TASK_NOT_FOUND', 'HTTP_LAYER', 'LIMIT_EXCEEDED'], ...(n * 10 < 16_000 ? { id: 'h' } : {}) });
+      return this.rpc('headers', `${n} headers`, body, {
+        headers: [...base, ...Array.from({ length: n }, (_, i): [string, string] => [`x-h${i}`, 'v'])],
+        expect: ['TASK_NOT_FOUND', 'HTTP_LAYER', 'LIMIT_EXCEEDED'],
+        ...(n * 10 < 16_000 ? { id: 'h' } : {}),
+      });
     }
     if (kind === 2) {
       // Forwarded-for never names the caller: the answer is the same as without it.
-      const h = this.r.pick<[string, string]>([['x-forwarded-for', '10.0.0.9'], ['x-forwarded-for', '127.0.0.1, 10.9.9.9'], ['forwarded', 'for=10.0.0.9;proto=https'], ['x-real-ip', '10.0.0.9'], ['x-forwarded-for', this.r.string(200, PLAIN_CHARS)], ['true-client-ip', '::1']]);
+      const h = this.r.pick<[string, string]>([
+        ['x-forwarded-for', '10.0.0.9'],
+        ['x-forwarded-for', '127.0.0.1, 10.9.9.9'],
+        ['forwarded', 'for=10.0.0.9;proto=https'],
+        ['x-real-ip', '10.0.0.9'],
+        ['x-forwarded-for', this.r.string(200, PLAIN_CHARS)],
+        ['true-client-ip', '::1'],
+      ]);
       return this.rpc('headers', `${h[0]}`, body, { headers: [...base, h], expect: ['TASK_NOT_FOUND'], id: 'h' });
     }
     if (kind === 3) {
-      const ct = this.r.pick(['text/plain', 'application/json; charset=utf-16', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '', 'application/json, text/plain', '*/*', 'application/a2a+json', 'x'.repeat(2000), 'application/json; charset=ebcdic']);
-      return this.rpc('headers', `content-type ${ct.slice(0, 30)}`, body, { headers: [['content-type', ct], ['a2a-version', '1.0']], expect: ['TASK_NOT_FOUND', 'INVALID_REQUEST', 'PARSE_ERROR'], id: 'h' });
+      const ct = this.r.pick([
+        'text/plain',
+        'application/json; charset=utf-16',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        '',
+        'application/json, text/plain',
+        '*/*',
+        'application/a2a+json',
+        'x'.repeat(2000),
+        'application/json; charset=ebcdic',
+      ]);
+      return this.rpc('headers', `content-type ${ct.slice(0, 30)}`, body, {
+        headers: [
+          ['content-type', ct],
+          ['a2a-version', '1.0'],
+        ],
+        expect: ['TASK_NOT_FOUND', 'INVALID_REQUEST', 'PARSE_ERROR'],
+        id: 'h',
+      });
     }
-    if (kind === 4) return this.rpc('headers', 'no content-type', body, { headers: [['a2a-version', '1.0']], expect: ['TASK_NOT_FOUND', 'INVALID_REQUEST'], id: 'h' });
-    if (kind === 5) return this.rpc('headers', 'duplicate A2A-Version', body, { headers: [...base, ['a2a-version', this.r.pick(['1.0', '2.0'])]], expect: ['TASK_NOT_FOUND', 'VERSION_NOT_SUPPORTED'], id: 'h' });
-    if (kind === 6) return this.rpc('headers', 'content-encoding gzip (not gzip)', body, { headers: [...base, ['content-encoding', this.r.pick(['gzip', 'br', 'deflate', 'x'])]], expect: ['TASK_NOT_FOUND', 'PARSE_ERROR', 'INVALID_REQUEST', 'HTTP_LAYER'], id: 'h' });
-    return this.rpc('headers', 'expect 100-continue / odd host', body, { headers: [...base, this.r.pick<[string, string]>([['expect', '100-continue'], ['host', 'evil.example'], ['connection', 'upgrade'], ['upgrade', 'websocket'], ['te', 'trailers'], ['authorization', 'Bearer x']])], expect: ['TASK_NOT_FOUND', 'HTTP_LAYER'], id: 'h' });
+    if (kind === 4)
+      return this.rpc('headers', 'no content-type', body, {
+        headers: [['a2a-version', '1.0']],
+        expect: ['TASK_NOT_FOUND', 'INVALID_REQUEST'],
+        id: 'h',
+      });
+    if (kind === 5)
+      return this.rpc('headers', 'duplicate A2A-Version', body, {
+        headers: [...base, ['a2a-version', this.r.pick(['1.0', '2.0'])]],
+        expect: ['TASK_NOT_FOUND', 'VERSION_NOT_SUPPORTED'],
+        id: 'h',
+      });
+    if (kind === 6)
+      return this.rpc('headers', 'content-encoding gzip (not gzip)', body, {
+        headers: [...base, ['content-encoding', this.r.pick(['gzip', 'br', 'deflate', 'x'])]],
+        expect: ['TASK_NOT_FOUND', 'PARSE_ERROR', 'INVALID_REQUEST', 'HTTP_LAYER'],
+        id: 'h',
+      });
+    return this.rpc('headers', 'expect 100-continue / odd host', body, {
+      headers: [
+        ...base,
+        this.r.pick<[string, string]>([
+          ['expect', '100-continue'],
+          ['host', 'evil.example'],
+          ['connection', 'upgrade'],
+          ['upgrade', 'websocket'],
+          ['te', 'trailers'],
+          ['authorization', 'Bearer x'],
+        ]),
+      ],
+      expect: ['TASK_NOT_FOUND', 'HTTP_LAYER'],
+      id: 'h',
+    });
   }
 
   private http(): FuzzCase {
@@ -465,39 +930,92 @@ export class CaseGenerator {
       Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'),
       Buffer.from(`GET /a2a/${'x'.repeat(20_000)} HTTP/1.1\r\nhost: x\r\n\r\n`),
     ]);
-    return { family: 'http', note: `raw ${JSON.stringify(garbage.subarray(0, 24).toString('latin1'))}`, raw: garbage, binding: 'rest', expect: ['HTTP_LAYER', 'ROUTE_NOT_FOUND', 'INVALID_REQUEST', 'LIMIT_EXCEEDED'], halfClose: true };
+    return {
+      family: 'http',
+      note: `raw ${JSON.stringify(garbage.subarray(0, 24).toString('latin1'))}`,
+      raw: garbage,
+      binding: 'rest',
+      expect: ['HTTP_LAYER', 'ROUTE_NOT_FOUND', 'INVALID_REQUEST', 'LIMIT_EXCEEDED'],
+      halfClose: true,
+    };
   }
 
   private unicode(): FuzzCase {
     const odd = this.r.pick(['\u2028', '\u2029', '\u0000', '\ud800', '\udfff', '\ufeff', '\u202e', '\uffff', '😀', '\u0085', '\u200b']);
     const kind = this.r.int(5);
-    if (kind === 0) return this.rpc('unicode', 'odd char in method', rpcBody(`GetTask${odd}`, { id: 'fz:x' }, 'u'), { expect: ['METHOD_NOT_FOUND'], id: 'u' });
-    if (kind === 1) return this.rpc('unicode', 'odd char in task id', rpcBody('GetTask', { id: `${this.t.session}:x${odd}y` }, 'u'), { expect: ['TASK_NOT_FOUND'], id: 'u' });
-    if (kind === 2) return this.rpc('unicode', 'odd char in a session to send to', rpcBody('SendMessage', { message: msg(`${this.mid()}${odd}`), configuration: { returnImmediately: true } }, 'u'), { path: `/a2a/${pct(`no${odd}such`)}`, expect: ['SESSION_NOT_FOUND'], id: 'u' });
+    if (kind === 0)
+      return this.rpc('unicode', 'odd char in method', rpcBody(`GetTask${odd}`, { id: 'fz:x' }, 'u'), {
+        expect: ['METHOD_NOT_FOUND'],
+        id: 'u',
+      });
+    if (kind === 1)
+      return this.rpc('unicode', 'odd char in task id', rpcBody('GetTask', { id: `${this.t.session}:x${odd}y` }, 'u'), {
+        expect: ['TASK_NOT_FOUND'],
+        id: 'u',
+      });
+    if (kind === 2)
+      return this.rpc(
+        'unicode',
+        'odd char in a session to send to',
+        rpcBody('SendMessage', { message: msg(`${this.mid()}${odd}`), configuration: { returnImmediately: true } }, 'u'),
+        { path: `/a2a/${pct(`no${odd}such`)}`, expect: ['SESSION_NOT_FOUND'], id: 'u' },
+      );
     if (kind === 3) {
       // Bytes that are not UTF-8 inside a JSON string: decoded as U+FFFD, never a crash.
       const bad = this.r.pick([[0xff], [0xc0, 0xae], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x80], [0xe2, 0x82]]);
-      const body = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"u","method":"GetTask","params":{"id":"fz:x'), Buffer.from(bad), Buffer.from('"}}')]);
+      const body = Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":"u","method":"GetTask","params":{"id":"fz:x'),
+        Buffer.from(bad),
+        Buffer.from('"}}'),
+      ]);
       return this.rpc('unicode', 'invalid UTF-8 in a string', body, { expect: ['TASK_NOT_FOUND'], id: 'u' });
     }
-    return this.rpc('unicode', 'odd char in metadata keys and values', rpcBody('GetTask', { id: `${this.t.session}:missing`, metadata: { [`k${odd}`]: `v${odd}`, [odd]: odd } }, 'u'), { expect: ['TASK_NOT_FOUND'], id: 'u' });
+    return this.rpc(
+      'unicode',
+      'odd char in metadata keys and values',
+      rpcBody('GetTask', { id: `${this.t.session}:missing`, metadata: { [`k${odd}`]: `v${odd}`, [odd]: odd } }, 'u'),
+      { expect: ['TASK_NOT_FOUND'], id: 'u' },
+    );
   }
 
   private deep(): FuzzCase {
     const depth = this.r.pick([64, 500, 2_000, 6_000, 20_000, 60_000]);
     const kind = this.r.int(5);
     const arr = nest(depth, 0, this.r.chance(0.5) ? 'array' : 'object');
-    if (kind === 0) return this.rpc('deep', `deep params extra (${depth})`, `{"jsonrpc":"2.0","id":"d","method":"GetTask","params":{"id":"${this.t.session}:missing","x":${arr}}}`, { expect: ['TASK_NOT_FOUND', 'LIMIT_EXCEEDED'], id: 'd' });
-    if (kind === 1) return this.rpc('deep', `deep id (${depth})`, `{"jsonrpc":"2.0","id":${arr},"method":"GetTask","params":{}}`, { expect: ['INVALID_REQUEST', 'LIMIT_EXCEEDED'], id: null });
-    if (kind === 2) return this.rpc('deep', `deep method (${depth})`, `{"jsonrpc":"2.0","id":"d","method":${arr},"params":{}}`, { expect: ['INVALID_REQUEST', 'LIMIT_EXCEEDED'] });
+    if (kind === 0)
+      return this.rpc(
+        'deep',
+        `deep params extra (${depth})`,
+        `{"jsonrpc":"2.0","id":"d","method":"GetTask","params":{"id":"${this.t.session}:missing","x":${arr}}}`,
+        { expect: ['TASK_NOT_FOUND', 'LIMIT_EXCEEDED'], id: 'd' },
+      );
+    if (kind === 1)
+      return this.rpc('deep', `deep id (${depth})`, `{"jsonrpc":"2.0","id":${arr},"method":"GetTask","params":{}}`, {
+        expect: ['INVALID_REQUEST', 'LIMIT_EXCEEDED'],
+        id: null,
+      });
+    if (kind === 2)
+      return this.rpc('deep', `deep method (${depth})`, `{"jsonrpc":"2.0","id":"d","method":${arr},"params":{}}`, {
+        expect: ['INVALID_REQUEST', 'LIMIT_EXCEEDED'],
+      });
     if (kind === 3) {
       // Deep metadata on a message that is otherwise valid: refused as too deep (never stored).
       const d = Math.max(depth, 200);
       const m = JSON.stringify(msg(this.mid())).replace(/}$/, `,"metadata":{"deep":${nest(d)}}}`);
-      return this.rpc('deep', `deep message metadata (${d})`, `{"jsonrpc":"2.0","id":"d","method":"${this.r.pick(SEND_METHODS)}","params":{"message":${m},"configuration":{"returnImmediately":true}}}`, { expect: ['LIMIT_EXCEEDED'], id: 'd' });
+      return this.rpc(
+        'deep',
+        `deep message metadata (${d})`,
+        `{"jsonrpc":"2.0","id":"d","method":"${this.r.pick(SEND_METHODS)}","params":{"message":${m},"configuration":{"returnImmediately":true}}}`,
+        { expect: ['LIMIT_EXCEEDED'], id: 'd' },
+      );
     }
     const d = Math.max(depth, 200);
-    return this.rpc('deep', `deep request metadata (${d})`, `{"jsonrpc":"2.0","id":"d","method":"SendMessage","params":{"message":${JSON.stringify(msg(this.mid()))},"metadata":{"x":${nest(d, 'v', 'object')}},"configuration":{"returnImmediately":true}}}`, { expect: ['LIMIT_EXCEEDED'], id: 'd' });
+    return this.rpc(
+      'deep',
+      `deep request metadata (${d})`,
+      `{"jsonrpc":"2.0","id":"d","method":"SendMessage","params":{"message":${JSON.stringify(msg(this.mid()))},"metadata":{"x":${nest(d, 'v', 'object')}},"configuration":{"returnImmediately":true}}}`,
+      { expect: ['LIMIT_EXCEEDED'], id: 'd' },
+    );
   }
 
   private mutate(): FuzzCase {
@@ -518,7 +1036,10 @@ export class CaseGenerator {
       else if (fatal === 1) m.role = this.hostile();
       else if (fatal === 2) delete m.parts;
       else m.messageId = this.r.pick<unknown>([[], {}, 0]);
-      return this.rpc('mutate', `${v.method} mutated`, JSON.stringify(req), { expect: ['INVALID_PARAMS', 'CONTENT_TYPE_NOT_SUPPORTED'], id: 'z' });
+      return this.rpc('mutate', `${v.method} mutated`, JSON.stringify(req), {
+        expect: ['INVALID_PARAMS', 'CONTENT_TYPE_NOT_SUPPORTED'],
+        id: 'z',
+      });
     }
     if (v.method === 'ListTasks') {
       p.pageSize = this.r.pick<unknown>([0, 101, -5, 'x', [], 2.5]);
@@ -526,6 +1047,9 @@ export class CaseGenerator {
     }
     if (fatal < 2) p.id = this.r.pick<unknown>([1, null, [], {}, '']);
     else p.id = `${this.hostile()}`;
-    return this.rpc('mutate', `${v.method} mutated`, JSON.stringify(req), { expect: typeof p.id === 'string' && p.id !== '' ? ['TASK_NOT_FOUND'] : ['INVALID_PARAMS'], id: 'z' });
+    return this.rpc('mutate', `${v.method} mutated`, JSON.stringify(req), {
+      expect: typeof p.id === 'string' && p.id !== '' ? ['TASK_NOT_FOUND'] : ['INVALID_PARAMS'],
+      id: 'z',
+    });
   }
 }

@@ -30,7 +30,10 @@ const keyByReason = new Map<string, ErrorKey>((Object.keys(ERRORS) as ErrorKey[]
 function allowed(expect: Outcome[] | undefined, key: ErrorKey | 'ROUTE_NOT_FOUND' | 'closed'): boolean {
   if (!expect) return key !== 'INTERNAL' && key !== 'INVALID_AGENT_RESPONSE';
   if ((expect as string[]).includes(key)) return true;
-  return expect.includes('HTTP_LAYER') && (key === 'INVALID_REQUEST' || key === 'LIMIT_EXCEEDED' || key === 'closed' || key === 'ROUTE_NOT_FOUND');
+  return (
+    expect.includes('HTTP_LAYER') &&
+    (key === 'INVALID_REQUEST' || key === 'LIMIT_EXCEEDED' || key === 'closed' || key === 'ROUTE_NOT_FOUND')
+  );
 }
 
 function errorInfoProblem(info: unknown, key: ErrorKey): string | undefined {
@@ -42,10 +45,19 @@ function errorInfoProblem(info: unknown, key: ErrorKey): string | undefined {
 }
 
 export function judge(c: FuzzCase, r: RawResponse): Verdict {
-  const v = (outcome: string, problem?: string, extra: Partial<Verdict> = {}): Verdict => ({ outcome, fiveXX: false, hang: false, accepted: false, ...(r.status !== undefined ? { status: r.status } : {}), ...(problem ? { problem } : {}), ...extra });
+  const v = (outcome: string, problem?: string, extra: Partial<Verdict> = {}): Verdict => ({
+    outcome,
+    fiveXX: false,
+    hang: false,
+    accepted: false,
+    ...(r.status !== undefined ? { status: r.status } : {}),
+    ...(problem ? { problem } : {}),
+    ...extra,
+  });
   if (r.timedOut) return v('hang', 'no answer within the bound', { hang: true });
   if (r.stream) return v(`stream ${r.status}`, 'opened an event stream', { accepted: true });
-  if (r.status === undefined) return v('closed', allowed(c.expect, 'closed') ? undefined : `connection closed without an answer (${r.error ?? ''})`);
+  if (r.status === undefined)
+    return v('closed', allowed(c.expect, 'closed') ? undefined : `connection closed without an answer (${r.error ?? ''})`);
   if (r.status >= 500) return v(`${c.binding} ${r.status}`, `HTTP ${r.status}: ${r.body.toString('utf8').slice(0, 200)}`, { fiveXX: true });
 
   let body: Record<string, any>;
@@ -69,21 +81,25 @@ export function judge(c: FuzzCase, r: RawResponse): Verdict {
     if (infoProblem) return v(outcome, infoProblem);
     if (c.binding !== 'rpc') return v(outcome, 'a JSON-RPC answer on the HTTP+JSON binding');
     // The id is the request's, or null when the request could not be read (parse error, bad envelope, body too large).
-    const unreadable = key === 'PARSE_ERROR' || key === 'INVALID_REQUEST' || (key === 'LIMIT_EXCEEDED' && e.data[0]?.metadata?.limit === 'bodyBytes');
+    const unreadable =
+      key === 'PARSE_ERROR' || key === 'INVALID_REQUEST' || (key === 'LIMIT_EXCEEDED' && e.data[0]?.metadata?.limit === 'bodyBytes');
     if (!('id' in body)) return v(outcome, 'the answer has no id');
-    if (c.id !== undefined && !Object.is(body.id, c.id) && !(body.id === c.id) && !(unreadable && body.id === null)) return v(outcome, `id ${JSON.stringify(body.id)?.slice(0, 40)} is not ${JSON.stringify(c.id)?.slice(0, 40)}`);
+    if (c.id !== undefined && !Object.is(body.id, c.id) && !(body.id === c.id) && !(unreadable && body.id === null))
+      return v(outcome, `id ${JSON.stringify(body.id)?.slice(0, 40)} is not ${JSON.stringify(c.id)?.slice(0, 40)}`);
     if (!allowed(c.expect, key)) return v(outcome, `expected ${c.expect?.join('|') ?? 'a table error'}, got ${key}`);
     return v(outcome);
   }
 
-  if (r.status < 400) return v(`${c.binding} ${r.status}`, `accepted with HTTP ${r.status}: ${r.body.toString('utf8').slice(0, 160)}`, { accepted: true });
+  if (r.status < 400)
+    return v(`${c.binding} ${r.status}`, `accepted with HTTP ${r.status}: ${r.body.toString('utf8').slice(0, 160)}`, { accepted: true });
   const err = body?.error as Record<string, any> | undefined;
   if (!err || typeof err !== 'object') return v(`rest ${r.status} ?`, `not a google.rpc.Status: ${JSON.stringify(body).slice(0, 160)}`);
   const info = Array.isArray(err.details) ? (err.details[0] as Record<string, any> | undefined) : undefined;
   const reason = String(info?.reason ?? '?');
   const outcome = `rest ${r.status} ${reason}`;
   if (err.code !== r.status) return v(outcome, `error.code ${err.code} is not the HTTP status ${r.status}`);
-  if (typeof err.status !== 'string' || typeof err.message !== 'string' || !err.message) return v(outcome, 'error.status or error.message missing');
+  if (typeof err.status !== 'string' || typeof err.message !== 'string' || !err.message)
+    return v(outcome, 'error.status or error.message missing');
   if (reason === 'NOT_FOUND' && r.status === 404 && err.status === 'NOT_FOUND') {
     return v(outcome, allowed(c.expect, 'ROUTE_NOT_FOUND') ? undefined : `expected ${c.expect?.join('|')}, got a route miss`);
   }

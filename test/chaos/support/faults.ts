@@ -37,7 +37,7 @@ export async function probeUntilCompleted(gatewayUrl: string, session: string, m
   const deadline = Date.now() + boundMs;
   let last = '';
   let id = messageId;
-  for (let n = 1; Date.now() < deadline; ) {
+  for (let n = 1; Date.now() < deadline;) {
     const a = await sendAsk(gatewayUrl, session, id, `probe ${id}`, { blocking: true, timeoutMs: 40_000 });
     const state = a.task?.status.state;
     if (state === 'TASK_STATE_COMPLETED') return Date.now();
@@ -53,7 +53,11 @@ export function strayErrors(errors: AskError[], faultAt: number, recoveredAt: nu
   return errors.filter((e) => e.at < faultAt || e.startedAt > recoveredAt + graceMs);
 }
 
-export async function runFaultUnderLoad(load: AskLoadOptions, fault: Fault, opts: { graceMs?: number; probeId: string; during?: () => Promise<void> }): Promise<FaultRun> {
+export async function runFaultUnderLoad(
+  load: AskLoadOptions,
+  fault: Fault,
+  opts: { graceMs?: number; probeId: string; during?: () => Promise<void> },
+): Promise<FaultRun> {
   const l = new AskLoad(load);
   const running = l.run();
   await l.whenAcked(Math.ceil(load.count / 3));
@@ -67,5 +71,12 @@ export async function runFaultUnderLoad(load: AskLoadOptions, fault: Fault, opts
   await opts.during?.();
   const recoveredAt = await probe;
   const records = await running;
-  return { records, load: l, faultAt, restartAt, recoveredAt, strayErrors: strayErrors(l.errors, faultAt, recoveredAt, opts.graceMs ?? 3_000) };
+  return {
+    records,
+    load: l,
+    faultAt,
+    restartAt,
+    recoveredAt,
+    strayErrors: strayErrors(l.errors, faultAt, recoveredAt, opts.graceMs ?? 3_000),
+  };
 }

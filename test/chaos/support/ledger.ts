@@ -17,7 +17,8 @@ export interface LedgerView {
 
 export async function openLedger(nc: NatsConnection): Promise<LedgerView> {
   const kv = await new Kvm(nc).open(BUCKETS.tasks);
-  const decode = (e: Awaited<ReturnType<KV['get']>>) => (e && e.operation === 'PUT' && e.value.length ? e.json<{ task: Task }>().task : undefined);
+  const decode = (e: Awaited<ReturnType<KV['get']>>) =>
+    e && e.operation === 'PUT' && e.value.length ? e.json<{ task: Task }>().task : undefined;
   return {
     kv,
     async get(machine, session, messageId) {
@@ -47,7 +48,8 @@ export function judgeEnding(task: Task, text: string): { ending?: Ending; wrong?
     return out === text ? { ending: 'completed' } : { wrong: `completed with ${JSON.stringify(out.slice(0, 60))} instead of the echo` };
   }
   if (s === 'TASK_STATE_CANCELED' && task.metadata?.[META.expired]) return { ending: 'expired' };
-  if (s === 'TASK_STATE_FAILED' && /stopped \d+ times while working/.test(textOf(task.status.message))) return { ending: 'failed-after-redelivery' };
+  if (s === 'TASK_STATE_FAILED' && /stopped \d+ times while working/.test(textOf(task.status.message)))
+    return { ending: 'failed-after-redelivery' };
   return { wrong: `${s}${task.status.message ? ` (${textOf(task.status.message).slice(0, 80)})` : ''}` };
 }
 
@@ -67,7 +69,12 @@ export interface AckedVerdict {
  * Waits (bounded by `untilMs`) for every acknowledged ask to finish, then judges each. A task
  * still open at `untilMs` is stuck when its deadline (asked + `expiryMs` + `graceMs`) has passed.
  */
-export async function judgeAcked(ledger: LedgerView, machine: string, records: AskRecord[], o: { untilMs: number; expiryMs: number; graceMs: number }): Promise<AckedVerdict> {
+export async function judgeAcked(
+  ledger: LedgerView,
+  machine: string,
+  records: AskRecord[],
+  o: { untilMs: number; expiryMs: number; graceMs: number },
+): Promise<AckedVerdict> {
   const acked = records.filter((r) => r.taskId);
   const v: AckedVerdict = { acknowledged: acked.length, lost: 0, stuck: 0, endings: {}, doubled: 0, problems: [] };
   let pending = acked;

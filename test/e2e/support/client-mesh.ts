@@ -21,13 +21,20 @@ export interface ClientMesh {
   startBridge(name: string, env?: Record<string, string>): Promise<ServiceProcess>;
   startScheduler(): Promise<ServiceProcess>;
   /** One `shrooms-agent …` run: exit code, stdout, stderr. */
-  cli(args: string[], env?: Record<string, string>, opts?: { stdin?: string }): Promise<{ code: number | null; stdout: string; stderr: string }>;
+  cli(
+    args: string[],
+    env?: Record<string, string>,
+    opts?: { stdin?: string },
+  ): Promise<{ code: number | null; stdout: string; stderr: string }>;
   /** Starts `shrooms-agent …` and leaves it running (caller waits and stops it). */
   spawnCli(args: string[], env?: Record<string, string>): ServiceProcess;
   stop(): Promise<void>;
 }
 
-export async function startClientMesh(opts: { machine: string; sessions: { name: string; env?: Record<string, string> }[] }): Promise<ClientMesh> {
+export async function startClientMesh(opts: {
+  machine: string;
+  sessions: { name: string; env?: Record<string, string> }[];
+}): Promise<ClientMesh> {
   const nats = await startNatsServer();
   const tmp = await mkdtemp(join(tmpdir(), 'shrooms-client-'));
   const port = await freePort();
@@ -56,7 +63,10 @@ export async function startClientMesh(opts: { machine: string; sessions: { name:
     bridges,
     async startBridge(name, extra = {}) {
       await mkdir(join(tmp, name), { recursive: true });
-      const p = start(['bridge', '--harness', 'echo', '--session', name, '--cwd', join(tmp, name)], { BRIDGE_STATE_DIR: join(tmp, 'state', name), ...extra });
+      const p = start(['bridge', '--harness', 'echo', '--session', name, '--cwd', join(tmp, name)], {
+        BRIDGE_STATE_DIR: join(tmp, 'state', name),
+        ...extra,
+      });
       await p.waitFor(/bridge ready/, 120_000);
       bridges.set(name, p);
       return p;

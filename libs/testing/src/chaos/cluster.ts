@@ -36,7 +36,10 @@ export interface NatsCluster {
 }
 
 async function healthy(monitorUrl: string): Promise<boolean> {
-  return fetch(`${monitorUrl}/healthz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
+  return fetch(`${monitorUrl}/healthz`, { signal: AbortSignal.timeout(2_000) }).then(
+    (r) => r.ok,
+    () => false,
+  );
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
@@ -63,7 +66,25 @@ export async function startNatsCluster(opts: { size?: number; name?: string; tim
     const monitorUrl = `http://127.0.0.1:${s.monitor}`;
     const launch = () => {
       stderr = '';
-      const args = ['-a', '127.0.0.1', '-p', String(s.port), '-m', String(s.monitor), '-n', s.name, '-js', '-sd', join(dir, s.name), '--cluster_name', clusterName, '--cluster', `nats://127.0.0.1:${s.route}`, '--routes', routes];
+      const args = [
+        '-a',
+        '127.0.0.1',
+        '-p',
+        String(s.port),
+        '-m',
+        String(s.monitor),
+        '-n',
+        s.name,
+        '-js',
+        '-sd',
+        join(dir, s.name),
+        '--cluster_name',
+        clusterName,
+        '--cluster',
+        `nats://127.0.0.1:${s.route}`,
+        '--routes',
+        routes,
+      ];
       const c = spawn(natsServerBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
       c.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
       c.once('error', () => {});
@@ -115,7 +136,11 @@ export async function startNatsCluster(opts: { size?: number; name?: string; tim
   for (const n of internal) n.launch();
   try {
     // Healthy on 2.9 means JetStream is current with the meta leader, so streams can be created.
-    await until(async () => (await Promise.all(nodes.map((n) => healthy(n.monitorUrl)))).every(Boolean), timeoutMs, `nats cluster (${internal.map((n) => n.stderr().slice(-300)).join(' | ')})`);
+    await until(
+      async () => (await Promise.all(nodes.map((n) => healthy(n.monitorUrl)))).every(Boolean),
+      timeoutMs,
+      `nats cluster (${internal.map((n) => n.stderr().slice(-300)).join(' | ')})`,
+    );
   } catch (err) {
     for (const n of internal) await n.kill();
     await rm(dir, { recursive: true, force: true });
@@ -143,7 +168,8 @@ export async function startNatsCluster(opts: { size?: number; name?: string; tim
         try {
           const r = await fetch(`${n.monitorUrl}/jsz?accounts=true&streams=true`, { signal: AbortSignal.timeout(2_000) });
           const j = (await r.json()) as { account_details?: { stream_detail?: { name: string; cluster?: { leader?: string } }[] }[] };
-          for (const a of j.account_details ?? []) for (const s of a.stream_detail ?? []) if (s.name === stream && s.cluster?.leader) return s.cluster.leader;
+          for (const a of j.account_details ?? [])
+            for (const s of a.stream_detail ?? []) if (s.name === stream && s.cluster?.leader) return s.cluster.leader;
         } catch {
           // try the next node
         }

@@ -66,9 +66,17 @@ export interface AskAnswer {
 }
 
 /** One JSON-RPC SendMessage as a plain client sends it; errors come back as values, never thrown. */
-export async function sendAsk(gatewayUrl: string, session: string, messageId: string, text: string, opts: { blocking?: boolean; timeoutMs?: number } = {}): Promise<AskAnswer> {
+export async function sendAsk(
+  gatewayUrl: string,
+  session: string,
+  messageId: string,
+  text: string,
+  opts: { blocking?: boolean; timeoutMs?: number } = {},
+): Promise<AskAnswer> {
   const startedAt = Date.now();
-  const fail = (kind: AskError['kind'], message: string, code?: number): AskAnswer => ({ error: { startedAt, at: Date.now(), kind, message, ...(code !== undefined ? { code } : {}) } });
+  const fail = (kind: AskError['kind'], message: string, code?: number): AskAnswer => ({
+    error: { startedAt, at: Date.now(), kind, message, ...(code !== undefined ? { code } : {}) },
+  });
   try {
     const res = await fetch(`${gatewayUrl}/a2a/${session}`, {
       method: 'POST',
@@ -81,7 +89,8 @@ export async function sendAsk(gatewayUrl: string, session: string, messageId: st
       }),
       signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
     });
-    const body = (await res.json().catch(() => undefined)) as { result?: { task?: AskAnswer['task'] }; error?: { code: number; message: string } } | undefined;
+    const body = (await res.json().catch(() => undefined)) as
+      { result?: { task?: AskAnswer['task'] }; error?: { code: number; message: string } } | undefined;
     if (res.status !== 200) return fail('http', `HTTP ${res.status}`, res.status);
     if (body?.error) return fail('rpc', body.error.message, body.error.code);
     if (!body?.result?.task) return fail('http', 'no task in the answer');
@@ -125,7 +134,15 @@ export class AskLoad {
     return this.records.flatMap((r) => r.errors);
   }
 
-  summary(): { asks: number; acknowledged: number; refused: number; clientErrors: number; retried: number; mismatches: number; errorsByKind: Record<string, number> } {
+  summary(): {
+    asks: number;
+    acknowledged: number;
+    refused: number;
+    clientErrors: number;
+    retried: number;
+    mismatches: number;
+    errorsByKind: Record<string, number>;
+  } {
     const errorsByKind: Record<string, number> = {};
     for (const e of this.errors) {
       const k = e.code !== undefined ? `${e.kind} ${e.code}` : e.kind;
@@ -161,7 +178,10 @@ export class AskLoad {
       const giveUpAt = Date.now() + (this.o.giveUpMs ?? 120_000);
       while (Date.now() < giveUpAt) {
         rec.attempts++;
-        const a = await sendAsk(this.o.gatewayUrl, session, rec.messageId, rec.text, { blocking: rec.blocking, timeoutMs: this.o.requestTimeoutMs });
+        const a = await sendAsk(this.o.gatewayUrl, session, rec.messageId, rec.text, {
+          blocking: rec.blocking,
+          timeoutMs: this.o.requestTimeoutMs,
+        });
         if (a.task) {
           rec.taskId = a.task.id;
           rec.contextId = a.task.contextId;

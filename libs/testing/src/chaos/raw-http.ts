@@ -63,7 +63,14 @@ export function rawExchange(port: number, data: Buffer, opts: RawExchangeOptions
       } catch {
         sock.destroy();
       }
-      resolve({ headers: head?.headers ?? {}, body: Buffer.alloc(0), timedOut: false, stream: false, ...(head ? { status: head.status } : {}), ...r });
+      resolve({
+        headers: head?.headers ?? {},
+        body: Buffer.alloc(0),
+        timedOut: false,
+        stream: false,
+        ...(head ? { status: head.status } : {}),
+        ...r,
+      });
     };
     const timer = setTimeout(() => finish({ timedOut: true }), timeoutMs);
     const tryParse = (closed: boolean) => {

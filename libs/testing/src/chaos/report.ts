@@ -80,7 +80,16 @@ const secs = (ms: number | null) => (ms === null ? '—' : `${(ms / 1000).toFixe
 /** A plain-text table (also valid Markdown) of the rows. */
 export function formatChaosTable(rows: ChaosRow[]): string {
   const head = ['scenario', 'load', 'faults injected', 'acknowledged', 'lost', 'stuck', 'recovery', 'notes'];
-  const body = rows.map((r) => [r.scenario, r.load, r.faults, String(r.acknowledged), String(r.lost), String(r.stuck), secs(r.recoveryMs), r.notes ?? '']);
+  const body = rows.map((r) => [
+    r.scenario,
+    r.load,
+    r.faults,
+    String(r.acknowledged),
+    String(r.lost),
+    String(r.stuck),
+    secs(r.recoveryMs),
+    r.notes ?? '',
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
@@ -91,7 +100,9 @@ export async function reportChaos(title: string, rows: ChaosRow[], extra: { fuzz
   const s = await recordChaosRows(rows, extra);
   const lines = [`\n=== chaos: ${title} ===`];
   for (const r of rows) if (r.details) lines.push(`${r.scenario}: ${JSON.stringify(r.details)}`);
-  lines.push(`\nchaos summary (${s.rows.length} scenario${s.rows.length === 1 ? '' : 's'} so far in this run; ${join('test-output', 'chaos', 'summary.json')}):`);
+  lines.push(
+    `\nchaos summary (${s.rows.length} scenario${s.rows.length === 1 ? '' : 's'} so far in this run; ${join('test-output', 'chaos', 'summary.json')}):`,
+  );
   lines.push(formatChaosTable(s.rows));
   process.stdout.write(lines.join('\n') + '\n');
   return s;

@@ -59,22 +59,49 @@ export function anthropicTools(body: { tools?: unknown }): string[] {
   return Array.isArray(body.tools) ? (body.tools as { name?: unknown }[]).map((t) => String(t.name ?? '')).filter(Boolean) : [];
 }
 
-export async function writeAnthropic(res: ServerResponse, reply: Exclude<Reply, { kind: 'fail' }>, opts: { id: string; model: string; stream: boolean; pace: StreamPace }): Promise<void> {
+export async function writeAnthropic(
+  res: ServerResponse,
+  reply: Exclude<Reply, { kind: 'fail' }>,
+  opts: { id: string; model: string; stream: boolean; pace: StreamPace },
+): Promise<void> {
   const { id, model } = opts;
   const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   const toolId = `toolu_${id}`;
-  const content = reply.kind === 'tool' ? [{ type: 'tool_use', id: toolId, name: reply.name, input: reply.input }] : [{ type: 'text', text: reply.text }];
+  const content =
+    reply.kind === 'tool' ? [{ type: 'tool_use', id: toolId, name: reply.name, input: reply.input }] : [{ type: 'text', text: reply.text }];
   const stopReason = reply.kind === 'tool' ? 'tool_use' : 'end_turn';
   if (!opts.stream) {
     res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${id}` });
-    res.end(JSON.stringify({ id: `msg_${id}`, type: 'message', role: 'assistant', model, content, stop_reason: stopReason, stop_sequence: null, usage }));
+    res.end(
+      JSON.stringify({
+        id: `msg_${id}`,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content,
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage,
+      }),
+    );
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${id}` });
   const event = (type: string, data: object) => {
     if (!res.destroyed && !res.writableEnded) res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   };
-  event('message_start', { message: { id: `msg_${id}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+  event('message_start', {
+    message: {
+      id: `msg_${id}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...usage, output_tokens: 1 },
+    },
+  });
   if (reply.kind === 'tool') {
     if (reply.slow) {
       for (let i = 0; i < opts.pace.chunks; i++) {

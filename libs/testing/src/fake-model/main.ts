@@ -21,7 +21,17 @@ const fake = await startFakeModel({
   slow: { delayMs: Number(values['slow-ms']) },
   onRequest(r) {
     if (values.quiet) return;
-    const line = { n: r.n, api: r.api, path: r.path, stream: r.stream, model: r.model, tools: r.tools.length, round: r.conversation.round, task: r.conversation.taskId, reply: r.reply };
+    const line = {
+      n: r.n,
+      api: r.api,
+      path: r.path,
+      stream: r.stream,
+      model: r.model,
+      tools: r.tools.length,
+      round: r.conversation.round,
+      task: r.conversation.taskId,
+      reply: r.reply,
+    };
     process.stderr.write(`${JSON.stringify(line)}\n`);
   },
 });

@@ -10,35 +10,58 @@ const header = '[shrooms task review:m-1 from laptop (laptop/webapp)]';
 
 describe('the directive language', () => {
   it('answers a plain prompt with FAKE_REPLY and the prompt', () => {
-    expect(plan({ entries: [prompt('hello')], offeredTools: [], n: 3 }).reply).toEqual({ kind: 'text', text: 'FAKE_REPLY(3): hello', slow: false });
+    expect(plan({ entries: [prompt('hello')], offeredTools: [], n: 3 }).reply).toEqual({
+      kind: 'text',
+      text: 'FAKE_REPLY(3): hello',
+      slow: false,
+    });
   });
 
   it('calls the tool, then quotes its result', () => {
     const script = 'USE_TOOL:echo {"text":"hi"}';
-    expect(plan({ entries: [prompt(script)], offeredTools: ['echo'], n: 1 }).reply).toMatchObject({ kind: 'tool', name: 'echo', input: { text: 'hi' } });
-    expect(plan({ entries: [prompt(script), call, result('ECHO hi')], offeredTools: ['echo'], n: 2 }).reply).toMatchObject({ kind: 'text', text: 'FAKE_REPLY(2): tool returned: ECHO hi' });
+    expect(plan({ entries: [prompt(script)], offeredTools: ['echo'], n: 1 }).reply).toMatchObject({
+      kind: 'tool',
+      name: 'echo',
+      input: { text: 'hi' },
+    });
+    expect(plan({ entries: [prompt(script), call, result('ECHO hi')], offeredTools: ['echo'], n: 2 }).reply).toMatchObject({
+      kind: 'text',
+      text: 'FAKE_REPLY(2): tool returned: ECHO hi',
+    });
   });
 
   it('plays THEN steps one per tool round and fills $TASK from the task header', () => {
-    const script = chain(useTool('ask_agent', { to: 'b', text: 'x' }), useTool('task_update', { task: '$TASK', status: 'done', text: 'got $RESULT' }), say('all done'));
+    const script = chain(
+      useTool('ask_agent', { to: 'b', text: 'x' }),
+      useTool('task_update', { task: '$TASK', status: 'done', text: 'got $RESULT' }),
+      say('all done'),
+    );
     const entries = [prompt(`${header}\n${script}\nFinish with task_update.`)];
     const offered = ['Bash', 'mcp__shrooms__ask_agent', 'mcp__shrooms__task_update'];
     expect(plan({ entries, offeredTools: offered, n: 1 }).reply).toMatchObject({ kind: 'tool', name: 'mcp__shrooms__ask_agent' });
     entries.push(call, result('B says hi'));
-    expect(plan({ entries, offeredTools: offered, n: 2 }).reply).toMatchObject({ kind: 'tool', name: 'mcp__shrooms__task_update', input: { task: 'review:m-1', status: 'done', text: 'got B says hi' } });
+    expect(plan({ entries, offeredTools: offered, n: 2 }).reply).toMatchObject({
+      kind: 'tool',
+      name: 'mcp__shrooms__task_update',
+      input: { task: 'review:m-1', status: 'done', text: 'got B says hi' },
+    });
     entries.push(call, result('ok'));
     expect(plan({ entries, offeredTools: offered, n: 3 }).reply).toMatchObject({ kind: 'text', text: 'all done' });
   });
 
   it('keeps a nested script intact for the next model, one $ per hop', () => {
     const inner = useTool('task_update', { task: '$TASK', status: 'done', text: 'C: FAIL SLOW THEN x' });
-    const middle = chain(useTool('ask_agent', { to: 'c', text: nest(inner) }), useTool('task_update', { task: '$TASK', status: 'done', text: '$RESULT' }));
+    const middle = chain(
+      useTool('ask_agent', { to: 'c', text: nest(inner) }),
+      useTool('task_update', { task: '$TASK', status: 'done', text: '$RESULT' }),
+    );
     const outer = useTool('ask_agent', { to: 'b', text: nest(middle) });
     const s = parseScript(outer);
     expect(s).toMatchObject({ fail: false, slow: false, steps: [{ kind: 'tool', name: 'ask_agent' }] });
     const a = plan({ entries: [prompt(`${header}\n${outer}`)], offeredTools: [], n: 1 }).reply as unknown as { input: { text: string } };
     expect(a.input.text).toBe(middle);
-    const b = plan({ entries: [prompt(`[shrooms task b:m-2 from laptop (laptop/a)]\n${a.input.text}`)], offeredTools: [], n: 2 }).reply as unknown as { input: { text: string } };
+    const b = plan({ entries: [prompt(`[shrooms task b:m-2 from laptop (laptop/a)]\n${a.input.text}`)], offeredTools: [], n: 2 })
+      .reply as unknown as { input: { text: string } };
     expect(b.input.text).toBe(inner);
     const c = plan({ entries: [prompt(`[shrooms task c:m-3 from laptop (laptop/b)]\n${b.input.text}`)], offeredTools: [], n: 3 }).reply;
     expect(c).toMatchObject({ kind: 'tool', input: { task: 'c:m-3' } });
@@ -66,7 +89,13 @@ describe('the directive language', () => {
   it("skips Claude Code's system reminders and trailing system messages", () => {
     const entries = anthropicEntries({
       messages: [
-        { role: 'user', content: [{ type: 'text', text: '<system-reminder>\nctx\n</system-reminder>' }, { type: 'text', text: 'real prompt' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '<system-reminder>\nctx\n</system-reminder>' },
+            { type: 'text', text: 'real prompt' },
+          ],
+        },
         { role: 'system', content: 'Available agent types…' },
       ],
     });
@@ -79,14 +108,31 @@ describe('the directive language', () => {
       { type: 'text', text: '[Request interrupted by user for tool use]' },
       { type: 'text', text: 'please answer SLOW' },
     ];
-    const entries = anthropicEntries({ messages: [{ role: 'user', content: 'USE_TOOL:echo {}' }, { role: 'assistant', content: [{ type: 'tool_use' }] }, { role: 'user', content }] });
-    expect(plan({ entries, offeredTools: [], n: 5 }).reply).toMatchObject({ kind: 'text', text: 'FAKE_REPLY(5): please answer SLOW', slow: true });
+    const entries = anthropicEntries({
+      messages: [
+        { role: 'user', content: 'USE_TOOL:echo {}' },
+        { role: 'assistant', content: [{ type: 'tool_use' }] },
+        { role: 'user', content },
+      ],
+    });
+    expect(plan({ entries, offeredTools: [], n: 5 }).reply).toMatchObject({
+      kind: 'text',
+      text: 'FAKE_REPLY(5): please answer SLOW',
+      slow: true,
+    });
   });
 
   it('takes the newest block when Claude Code merged an interrupted or failed prompt with the next', () => {
-    const merged = [{ type: 'text', text: 'third SLOW' }, { type: 'text', text: '[Request interrupted by user]' }, { type: 'text', text: 'after interrupt' }];
+    const merged = [
+      { type: 'text', text: 'third SLOW' },
+      { type: 'text', text: '[Request interrupted by user]' },
+      { type: 'text', text: 'after interrupt' },
+    ];
     expect(anthropicEntries({ messages: [{ role: 'user', content: merged }] })).toEqual([prompt('after interrupt')]);
-    const failed = [{ type: 'text', text: 'this will FAIL\n' }, { type: 'text', text: 'hello after fail' }];
+    const failed = [
+      { type: 'text', text: 'this will FAIL\n' },
+      { type: 'text', text: 'hello after fail' },
+    ];
     expect(anthropicEntries({ messages: [{ role: 'user', content: failed }] })).toEqual([prompt('hello after fail')]);
   });
 });
@@ -113,14 +159,21 @@ describe('the fake model server', () => {
   it('answers OpenAI Chat Completions with a tool call, not streamed', async () => {
     const res = await fetch(`${fake.url}/v1/chat/completions`, {
       method: 'POST',
-      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'USE_TOOL:echo {"a":1}' }], tools: [{ type: 'function', function: { name: 'mcp__x__echo' } }] }),
+      body: JSON.stringify({
+        model: 'm',
+        messages: [{ role: 'user', content: 'USE_TOOL:echo {"a":1}' }],
+        tools: [{ type: 'function', function: { name: 'mcp__x__echo' } }],
+      }),
     });
     const body = (await res.json()) as { choices: { message: { tool_calls: { function: { name: string; arguments: string } }[] } }[] };
     expect(body.choices[0]!.message.tool_calls[0]!.function).toEqual({ name: 'mcp__x__echo', arguments: '{"a":1}' });
   });
 
   it('answers FAIL with HTTP 500', async () => {
-    const res = await fetch(`${fake.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: 'FAIL' }] }) });
+    const res = await fetch(`${fake.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: 'FAIL' }] }),
+    });
     expect(res.status).toBe(500);
   });
 });

@@ -42,7 +42,8 @@ export type Reply =
   | { kind: 'fail'; status?: number; message?: string };
 
 /** One message of a conversation, normalised across Anthropic Messages and OpenAI Chat. */
-export type Entry = { kind: 'prompt'; text: string } | { kind: 'toolResult'; text: string } | { kind: 'assistant'; toolCalls: number; text: string };
+export type Entry =
+  { kind: 'prompt'; text: string } | { kind: 'toolResult'; text: string } | { kind: 'assistant'; toolCalls: number; text: string };
 
 export interface Conversation {
   /** The last real user prompt ('' if none). */
@@ -236,7 +237,12 @@ export function plan({ entries, offeredTools, n }: PlanInput): { reply: Reply; c
     const step = script.steps[round];
     if (step?.kind === 'fail') return { kind: 'fail', status: step.status };
     if (step?.kind === 'tool') {
-      return { kind: 'tool', name: resolveToolName(step.name, offeredTools), input: substituteDeep(step.input, vars), slow: step.slow || script.slow };
+      return {
+        kind: 'tool',
+        name: resolveToolName(step.name, offeredTools),
+        input: substituteDeep(step.input, vars),
+        slow: step.slow || script.slow,
+      };
     }
     if (step?.kind === 'say') return { kind: 'text', text: substitute(step.text, vars), slow: step.slow || script.slow };
     if (round > 0) return { kind: 'text', text: `FAKE_REPLY(${n}): tool returned: ${conversation.lastResult ?? ''}`, slow: script.slow };

@@ -82,12 +82,20 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     for (const w of [...waiters]) w(r);
   }
 
-  async function model(api: FakeApi, req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>, path: string): Promise<void> {
+  async function model(
+    api: FakeApi,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Record<string, unknown>,
+    path: string,
+  ): Promise<void> {
     const seq = ++n;
     const entries = api === 'anthropic' ? anthropicEntries(body) : openaiEntries(body);
     const tools = api === 'anthropic' ? anthropicTools(body) : openaiTools(body);
     const planned = plan({ entries, offeredTools: tools, n: seq });
-    const reply = (await opts.respond?.({ n: seq, api, body, entries, conversation: planned.conversation, tools, planned: planned.reply })) ?? planned.reply;
+    const reply =
+      (await opts.respond?.({ n: seq, api, body, entries, conversation: planned.conversation, tools, planned: planned.reply })) ??
+      planned.reply;
     const stream = body.stream === true;
     const rec: RecordedRequest = {
       n: seq,
@@ -141,7 +149,11 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     if (req.method === 'POST' && path.endsWith('/messages')) return model('anthropic', req, res, body, url.pathname);
     if (req.method === 'POST' && path.endsWith('/chat/completions')) return model('openai', req, res, body, url.pathname);
     if (req.method === 'GET' && path.endsWith('/models')) {
-      return json(200, { object: 'list', data: [{ id: 'fake-model', object: 'model', type: 'model', display_name: 'Fake', created_at: '2025-01-01T00:00:00Z' }], has_more: false });
+      return json(200, {
+        object: 'list',
+        data: [{ id: 'fake-model', object: 'model', type: 'model', display_name: 'Fake', created_at: '2025-01-01T00:00:00Z' }],
+        has_more: false,
+      });
     }
     // Claude Code probes the base URL with HEAD first.
     if (req.method === 'HEAD' || (req.method === 'GET' && path === '')) {

@@ -22,9 +22,14 @@ export function answerError(req: FastifyRequest, reply: FastifyReply, se: Shroom
 export function errorHandler(bodyLimit: number) {
   return function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return answerError(req, reply, new ShroomsError('LIMIT_EXCEEDED', `request body is larger than ${bodyLimit} bytes`, { limit: 'bodyBytes', max: bodyLimit }));
+      return answerError(
+        req,
+        reply,
+        new ShroomsError('LIMIT_EXCEEDED', `request body is larger than ${bodyLimit} bytes`, { limit: 'bodyBytes', max: bodyLimit }),
+      );
     }
-    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return answerError(req, reply, new ShroomsError('INVALID_REQUEST', err.message));
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500)
+      return answerError(req, reply, new ShroomsError('INVALID_REQUEST', err.message));
     req.log.error({ err }, 'unhandled error');
     return answerError(req, reply, new ShroomsError('INTERNAL', 'internal error'));
   };
@@ -32,7 +37,10 @@ export function errorHandler(bodyLimit: number) {
 
 /** Fastify's `frameworkErrors`: a URL that does not decode, a path segment past `maxParamLength`. */
 export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is longer than the router accepts (100 characters)' : 'the URL is not valid (bad percent-encoding)';
+  const message =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'a path segment is longer than the router accepts (100 characters)'
+      : 'the URL is not valid (bad percent-encoding)';
   return answerError(req, reply, new ShroomsError('INVALID_REQUEST', message));
 }
 
@@ -46,13 +54,19 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   let se = new ShroomsError('INVALID_REQUEST', 'the request is not valid HTTP/1.1');
   if (err.code === 'HPE_HEADER_OVERFLOW') {
     status = 431;
-    se = new ShroomsError('LIMIT_EXCEEDED', `request headers are larger than ${maxHeaderSize} bytes`, { limit: 'headerBytes', max: maxHeaderSize });
+    se = new ShroomsError('LIMIT_EXCEEDED', `request headers are larger than ${maxHeaderSize} bytes`, {
+      limit: 'headerBytes',
+      max: maxHeaderSize,
+    });
   } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     status = 408;
     se = new ShroomsError('INVALID_REQUEST', 'the request did not arrive in time');
   }
   const body = JSON.stringify({ error: { ...toRestError(se).error, code: status } });
   const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
-  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   socket.destroy();
 }

@@ -31,14 +31,21 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
     try {
       const body = parseBody(req.body);
       id = rpcId(body);
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ShroomsError('INVALID_REQUEST', 'the body must be one JSON-RPC 2.0 request object');
+      if (body === null || typeof body !== 'object' || Array.isArray(body))
+        throw new ShroomsError('INVALID_REQUEST', 'the body must be one JSON-RPC 2.0 request object');
       const b = body as Record<string, unknown>;
-      if (b.jsonrpc !== '2.0' || typeof b.method !== 'string') throw new ShroomsError('INVALID_REQUEST', 'a JSON-RPC 2.0 request needs "jsonrpc":"2.0" and a string "method"');
-      if (b.id !== undefined && b.id !== null && typeof b.id !== 'string' && typeof b.id !== 'number') throw new ShroomsError('INVALID_REQUEST', 'id must be a string, a number or null');
+      if (b.jsonrpc !== '2.0' || typeof b.method !== 'string')
+        throw new ShroomsError('INVALID_REQUEST', 'a JSON-RPC 2.0 request needs "jsonrpc":"2.0" and a string "method"');
+      if (b.id !== undefined && b.id !== null && typeof b.id !== 'string' && typeof b.id !== 'number')
+        throw new ShroomsError('INVALID_REQUEST', 'id must be a string, a number or null');
       checkVersion(req);
       const machineLevel = MACHINE_METHODS.has(b.method);
       const session = sessionParam ?? (machineLevel ? '-' : TaskService.sessionFromParams(b.params));
-      if (!session) throw new ShroomsError('INVALID_PARAMS', 'POST /a2a needs a task id or metadata["shrooms/session"] to know the session; or use /a2a/{session}');
+      if (!session)
+        throw new ShroomsError(
+          'INVALID_PARAMS',
+          'POST /a2a needs a task id or metadata["shrooms/session"] to know the session; or use /a2a/{session}',
+        );
       const caller = callerOf(req, ctx.identify, b.params);
       const abort = new AbortController();
       // Removed when the request is done: a keep-alive socket serves many requests, and each
@@ -46,7 +53,15 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
       const onClose = () => abort.abort();
       req.raw.socket.once('close', onClose);
       try {
-        const out = await callMethod(b.method, b.params, { tasks: ctx.tasks, session: machineLevel ? session : ctx.sessionName(session), caller, schedules: ctx.schedules, signal: abort.signal, schedule: ctx.schedule, parent: headerContext(req) });
+        const out = await callMethod(b.method, b.params, {
+          tasks: ctx.tasks,
+          session: machineLevel ? session : ctx.sessionName(session),
+          caller,
+          schedules: ctx.schedules,
+          signal: abort.signal,
+          schedule: ctx.schedule,
+          parent: headerContext(req),
+        });
         if ('stream' in out) {
           await ctx.sse.pipe(req, reply, out.stream, (result) => ({ jsonrpc: '2.0', id, result }));
           return reply;

@@ -21,12 +21,19 @@ import type { z } from 'zod';
 import type { Caller } from '../tasks/caller.js';
 import type { TaskService } from '../tasks/service.js';
 import type { ScheduleHook } from '../tasks/schedule.js';
-import { CancelScheduleRequestSchema, CreateScheduleRequestSchema, ListSchedulesRequestSchema, type ScheduleClient } from '@shrooms/scheduler';
+import {
+  CancelScheduleRequestSchema,
+  CreateScheduleRequestSchema,
+  ListSchedulesRequestSchema,
+  type ScheduleClient,
+} from '@shrooms/scheduler';
 import { LONE_SURROGATE } from '../tasks/validate.js';
 import { openTaskStream, type TaskStream } from './stream.js';
 
 /** Our extension (not A2A): the worker finishes a task; only from its own machine and session. */
-const UpdateTaskParamsSchema = zod.object({ id: zod.string().min(1), status: UpdateStatusSchema, text: zod.string().max(64 * 1024) }).loose();
+const UpdateTaskParamsSchema = zod
+  .object({ id: zod.string().min(1), status: UpdateStatusSchema, text: zod.string().max(64 * 1024) })
+  .loose();
 /** Our extension: the owner releases/rejects a held task or stops/resumes reminders. */
 const ControlSessionParamsSchema = zod
   .object({ action: zod.enum(['release', 'reject', 'stop_reminders', 'resume_reminders']), id: zod.string().optional() })
@@ -58,14 +65,20 @@ function parse<S extends z.ZodType>(schema: S, params: unknown): z.infer<S> {
   }
   // A task id with a lone surrogate would reach the ledger as another task's key (see LONE_SURROGATE).
   const id = (r.data as { id?: unknown }).id;
-  if (typeof id === 'string' && LONE_SURROGATE.test(id)) throw new ShroomsError('TASK_NOT_FOUND', 'the task id contains a lone surrogate; no task has such an id');
+  if (typeof id === 'string' && LONE_SURROGATE.test(id))
+    throw new ShroomsError('TASK_NOT_FOUND', 'the task id contains a lone surrogate; no task has such an id');
   return r.data;
 }
 
 /** Runs one A2A method inside a server span (a child of the client's trace context, if any). */
 export function callMethod(method: string, params: unknown, ctx: MethodContext): Promise<MethodOutcome> {
   const parent = ctx.parent ?? traceContextOf(params);
-  const attributes = { 'a2a.method': method.slice(0, 64), 'shrooms.session': ctx.session, 'shrooms.device': ctx.caller.device, ...(ctx.caller.from ? { 'shrooms.from': ctx.caller.from } : {}) };
+  const attributes = {
+    'a2a.method': method.slice(0, 64),
+    'shrooms.session': ctx.session,
+    'shrooms.device': ctx.caller.device,
+    ...(ctx.caller.from ? { 'shrooms.from': ctx.caller.from } : {}),
+  };
   return inSpan(`a2a ${method.slice(0, 64)}`, { parent, kind: SpanKind.SERVER, attributes }, () => dispatch(method, params, ctx));
 }
 
@@ -93,7 +106,9 @@ async function dispatch(method: string, params: unknown, ctx: MethodContext): Pr
     case 'SendStreamingMessage': {
       const p = parse(SendMessageParamsSchema, params);
       await tasks.requireSession(session);
-      const key = p.message.taskId ? tasks.keyOf(session, p.message.taskId) : tasks.d.ledger.key(tasks.machine, session, p.message.messageId);
+      const key = p.message.taskId
+        ? tasks.keyOf(session, p.message.taskId)
+        : tasks.d.ledger.key(tasks.machine, session, p.message.messageId);
       const stream = openTaskStream(tasks.d.live, key, async () => (await tasks.submit(session, p, caller)).stored);
       return { stream };
     }
@@ -152,7 +167,8 @@ async function dispatch(method: string, params: unknown, ctx: MethodContext): Pr
  * the verified device and the claimed session, whatever the request says.
  */
 async function scheduleMethod(method: string, params: unknown, ctx: MethodContext): Promise<unknown> {
-  if (!ctx.schedules) throw new ShroomsError('SCHEDULER_UNAVAILABLE', 'the scheduler is not running (this gateway has no scheduler client)');
+  if (!ctx.schedules)
+    throw new ShroomsError('SCHEDULER_UNAVAILABLE', 'the scheduler is not running (this gateway has no scheduler client)');
   // The device is the verified one; the session may be claimed in metadata or in `origin.from`.
   const raw = (params ?? {}) as Record<string, unknown> & { origin?: { from?: unknown } };
   const claimed = ctx.caller.from ?? (typeof raw.origin?.from === 'string' && parseAgent(raw.origin.from) ? raw.origin.from : undefined);
@@ -163,7 +179,8 @@ async function scheduleMethod(method: string, params: unknown, ctx: MethodContex
     if (method === 'ListSchedules') return await ctx.schedules.list(ListSchedulesRequestSchema.parse(p));
     return { schedule: await ctx.schedules.cancel(CancelScheduleRequestSchema.parse(p)) };
   } catch (err) {
-    if (err && typeof err === 'object' && 'issues' in err) throw new ShroomsError('INVALID_PARAMS', `invalid params: ${(err as unknown as Error).message.slice(0, 300)}`);
+    if (err && typeof err === 'object' && 'issues' in err)
+      throw new ShroomsError('INVALID_PARAMS', `invalid params: ${(err as unknown as Error).message.slice(0, 300)}`);
     throw err;
   }
 }

@@ -52,7 +52,14 @@ export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
       const onClose = () => abort.abort();
       req.raw.socket.once('close', onClose);
       try {
-        const out = await callMethod(method, p, { tasks: ctx.tasks, session, caller, signal: abort.signal, schedule: ctx.schedule, parent: headerContext(req) });
+        const out = await callMethod(method, p, {
+          tasks: ctx.tasks,
+          session,
+          caller,
+          signal: abort.signal,
+          schedule: ctx.schedule,
+          parent: headerContext(req),
+        });
         if ('stream' in out) {
           await ctx.sse.pipe(req, reply, out.stream, (e) => e);
           return reply;
@@ -64,12 +71,16 @@ export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
     } catch (err) {
       const se = asShroomsError(err);
       if (se.key === 'INTERNAL') req.log.error({ err }, 'internal error');
-      return reply.code(se.spec.http).header('content-type', 'application/json').send(JSON.stringify(toRestError(se)));
+      return reply
+        .code(se.spec.http)
+        .header('content-type', 'application/json')
+        .send(JSON.stringify(toRestError(se)));
     }
   };
   const body = (req: FastifyRequest) => () => {
     const b = parseBody(req.body);
-    if (b === null || typeof b !== 'object' || Array.isArray(b)) throw new ShroomsError('INVALID_REQUEST', 'the body must be a JSON object');
+    if (b === null || typeof b !== 'object' || Array.isArray(b))
+      throw new ShroomsError('INVALID_REQUEST', 'the body must be a JSON object');
     return b;
   };
 
@@ -99,15 +110,27 @@ export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
       const t = taskPath((req.params as { '*': string })['*']);
       const q = req.query as Q;
       if (t.configs) {
-        const method = req.method === 'POST' ? 'CreateTaskPushNotificationConfig' : req.method === 'DELETE' ? 'DeleteTaskPushNotificationConfig' : t.configId ? 'GetTaskPushNotificationConfig' : 'ListTaskPushNotificationConfigs';
+        const method =
+          req.method === 'POST'
+            ? 'CreateTaskPushNotificationConfig'
+            : req.method === 'DELETE'
+              ? 'DeleteTaskPushNotificationConfig'
+              : t.configId
+                ? 'GetTaskPushNotificationConfig'
+                : 'ListTaskPushNotificationConfigs';
         return run(req, reply, method, () => ({ taskId: t.id, id: t.configId }));
       }
-      if (req.method === 'GET' && !t.verb) return run(req, reply, 'GetTask', () => ({ id: t.id, historyLength: num(q.historyLength, 'historyLength') }));
-      if (req.method === 'POST' && t.verb === 'cancel') return run(req, reply, 'CancelTask', () => ({ ...(req.body ? (body(req)() as object) : {}), id: t.id }));
-      if (t.verb === 'subscribe' && (req.method === 'POST' || req.method === 'GET')) return run(req, reply, 'SubscribeToTask', () => ({ id: t.id }));
+      if (req.method === 'GET' && !t.verb)
+        return run(req, reply, 'GetTask', () => ({ id: t.id, historyLength: num(q.historyLength, 'historyLength') }));
+      if (req.method === 'POST' && t.verb === 'cancel')
+        return run(req, reply, 'CancelTask', () => ({ ...(req.body ? (body(req)() as object) : {}), id: t.id }));
+      if (t.verb === 'subscribe' && (req.method === 'POST' || req.method === 'GET'))
+        return run(req, reply, 'SubscribeToTask', () => ({ id: t.id }));
       if (req.method === 'POST' && t.verb === 'ack') return run(req, reply, 'AckTask', () => ({ id: t.id }));
-      if (req.method === 'POST' && t.verb === 'update') return run(req, reply, 'UpdateTask', () => ({ ...(body(req)() as object), id: t.id }));
-      if (req.method === 'POST' && (t.verb === 'release' || t.verb === 'reject')) return run(req, reply, 'ControlSession', () => ({ ...(req.body ? (body(req)() as object) : {}), action: t.verb, id: t.id }));
+      if (req.method === 'POST' && t.verb === 'update')
+        return run(req, reply, 'UpdateTask', () => ({ ...(body(req)() as object), id: t.id }));
+      if (req.method === 'POST' && (t.verb === 'release' || t.verb === 'reject'))
+        return run(req, reply, 'ControlSession', () => ({ ...(req.body ? (body(req)() as object) : {}), action: t.verb, id: t.id }));
       return run(req, reply, 'unknown', () => ({}));
     },
   });

@@ -22,7 +22,10 @@ export class SseStreams {
     // The cap is taken before the first event, so a refused SendStreamingMessage creates no task.
     if (this.active >= this.max) {
       stream.close();
-      throw new ShroomsError('LIMIT_EXCEEDED', `${this.max} streams are already open on this gateway; retry later`, { limit: 'sseStreams', max: this.max });
+      throw new ShroomsError('LIMIT_EXCEEDED', `${this.max} streams are already open on this gateway; retry later`, {
+        limit: 'sseStreams',
+        max: this.max,
+      });
     }
     this.active++;
     const it = stream.events[Symbol.asyncIterator]();
@@ -36,7 +39,12 @@ export class SseStreams {
     }
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     const write = (e: StreamResponse) => res.write(`data: ${JSON.stringify(frame(e))}\n\n`);
     const ping = setInterval(() => res.write(': ping\n\n'), this.heartbeatMs);
     const onGone = () => stream.close();

@@ -50,7 +50,14 @@ export function openTaskStream(live: LiveTasks, key: string, start: () => Promis
         if (s.entry.v <= v) continue;
         if (s.entry.v > v + 1 || s.entry.events.length === 0) {
           // Changes were coalesced before we saw them: say where the task stands now.
-          yield { statusUpdate: { taskId: s.entry.task.id, contextId: s.entry.task.contextId, status: s.entry.task.status, metadata: s.entry.task.metadata } };
+          yield {
+            statusUpdate: {
+              taskId: s.entry.task.id,
+              contextId: s.entry.task.contextId,
+              status: s.entry.task.status,
+              metadata: s.entry.task.metadata,
+            },
+          };
         } else {
           for (const ev of s.entry.events) if (!('task' in ev)) yield ev;
         }

@@ -12,5 +12,9 @@ export function checkVersion(req: FastifyRequest): void {
   const raw = (Array.isArray(header) ? header[0] : header) ?? (typeof query === 'string' ? query : undefined);
   const v = (raw ?? '').trim();
   if (v === '' || v === '1.0' || v === '1') return;
-  throw new ShroomsError('VERSION_NOT_SUPPORTED', `A2A-Version ${JSON.stringify(v.slice(0, 20))} is not supported; this server speaks 1.0`, { supported: '1.0' });
+  throw new ShroomsError(
+    'VERSION_NOT_SUPPORTED',
+    `A2A-Version ${JSON.stringify(v.slice(0, 20))} is not supported; this server speaks 1.0`,
+    { supported: '1.0' },
+  );
 }

@@ -12,7 +12,7 @@ export const VERSION = '0.1.0';
 const EXTENSION = {
   uri: EXTENSION_URI,
   description:
-    'shrooms task extension: a task stays open until the worker calls task_update (done|blocked|failed); AckTask is the asker\'s bookkeeping; ' +
+    "shrooms task extension: a task stays open until the worker calls task_update (done|blocked|failed); AckTask is the asker's bookkeeping; " +
     `SendMessage with metadata "${META.at}" (ISO time, "${META.repeat}" optional) creates a schedule and answers with a SUBMITTED task.`,
   required: false,
   params: { metadataPrefix: 'shrooms/', methods: ['AckTask'] },
@@ -38,7 +38,14 @@ export function sessionCard(base: string, machine: string, session: string, sign
     capabilities,
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
-    skills: [{ id: 'task', name: 'task', description: `Work on a task in ${machine}/${session}.`, tags: ['shrooms', signal?.harness ?? 'session'] }],
+    skills: [
+      {
+        id: 'task',
+        name: 'task',
+        description: `Work on a task in ${machine}/${session}.`,
+        tags: ['shrooms', signal?.harness ?? 'session'],
+      },
+    ],
   };
 }
 

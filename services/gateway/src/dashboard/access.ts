@@ -61,7 +61,10 @@ export class DashboardAccess {
     if (!id) throw new ShroomsError('UNKNOWN_DEVICE', `source address ${addr || 'unknown'} is not a device of the mesh`);
     const host = hostnameOf(req.headers.host);
     if (!host || !(isIP(host) || this.hosts.has(host))) {
-      throw new ShroomsError('NOT_ALLOWED', `this dashboard does not answer to the host name ${JSON.stringify(String(req.headers.host ?? '').slice(0, 100))}; add it to DASHBOARD_ALLOWED_HOSTS`);
+      throw new ShroomsError(
+        'NOT_ALLOWED',
+        `this dashboard does not answer to the host name ${JSON.stringify(String(req.headers.host ?? '').slice(0, 100))}; add it to DASHBOARD_ALLOWED_HOSTS`,
+      );
     }
     return { device: id.device, self: id.self };
   }
@@ -82,9 +85,9 @@ export class DashboardAccess {
       } catch {
         same = false;
       }
-      if (!same) throw new ShroomsError('NOT_ALLOWED', 'actions are taken only from this dashboard\'s own page');
+      if (!same) throw new ShroomsError('NOT_ALLOWED', "actions are taken only from this dashboard's own page");
     } else if (origin === 'null') {
-      throw new ShroomsError('NOT_ALLOWED', 'actions are taken only from this dashboard\'s own page');
+      throw new ShroomsError('NOT_ALLOWED', "actions are taken only from this dashboard's own page");
     }
     return v;
   }

@@ -7,7 +7,15 @@
 import { TASK_STATES, type TaskState } from '@shrooms/protocol';
 import type { TaskRow } from './rows.js';
 
-export const STATE_FILTERS = ['all', 'open', 'finished', 'queued', 'held', 'stalled', ...TASK_STATES.filter((s) => s !== 'TASK_STATE_UNSPECIFIED')] as const;
+export const STATE_FILTERS = [
+  'all',
+  'open',
+  'finished',
+  'queued',
+  'held',
+  'stalled',
+  ...TASK_STATES.filter((s) => s !== 'TASK_STATE_UNSPECIFIED'),
+] as const;
 export type StateFilter = (typeof STATE_FILTERS)[number];
 
 export interface TaskQuery {

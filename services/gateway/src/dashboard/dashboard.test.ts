@@ -23,7 +23,11 @@ let gw: Gateway;
 let url: string;
 
 const identify: Identify = (addr) =>
-  /^(127\.|::1$|::ffff:127\.)/.test(addr) ? { device: 'box', self: true } : addr === PHONE || addr === `::ffff:${PHONE}` ? { device: 'phone.home', self: false } : undefined;
+  /^(127\.|::1$|::ffff:127\.)/.test(addr)
+    ? { device: 'box', self: true }
+    : addr === PHONE || addr === `::ffff:${PHONE}`
+      ? { device: 'phone.home', self: false }
+      : undefined;
 
 function seed(session: string, id: string, text: string, metadata: Record<string, unknown> = {}, at = Date.now()) {
   const entry = transitions.newTask({
@@ -51,7 +55,12 @@ beforeAll(async () => {
   await seed('c', 'leaf', 'check the flaky one', { 'shrooms/parent': 'box/b:mid', 'shrooms/from': 'box/b', 'shrooms/depth': 2 });
   await seed('h', 'held', 'format the disk', { 'shrooms/held': true, 'shrooms/from': 'pi5/jimmy' });
   await seed('h', 'stalled', 'quiet: think', { 'shrooms/stalled': new Date().toISOString(), 'shrooms/nudges': 6 });
-  const config = loadConfig(GatewayConfigSchema, { SHROOMS_MACHINE: 'box', GATEWAY_GUARD: 'off', LOG_LEVEL: 'silent', GATEWAY_SSE_HEARTBEAT_MS: '200' });
+  const config = loadConfig(GatewayConfigSchema, {
+    SHROOMS_MACHINE: 'box',
+    GATEWAY_GUARD: 'off',
+    LOG_LEVEL: 'silent',
+    GATEWAY_SSE_HEARTBEAT_MS: '200',
+  });
   gw = await buildApp({ nc, log: createLogger('test', 'silent'), config, ledger, signals, identify });
   await gw.app.listen({ host: '127.0.0.1', port: 0 });
   url = `http://127.0.0.1:${(gw.app.server.address() as { port: number }).port}`;
@@ -63,9 +72,14 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-const get = (path: string, remoteAddress = '127.0.0.1', headers: Record<string, string> = {}) => gw.app.inject({ method: 'GET', url: path, remoteAddress, headers });
-const post = (path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json', 'x-shrooms-dashboard': '1' }, remoteAddress = '127.0.0.1') =>
-  gw.app.inject({ method: 'POST', url: path, remoteAddress, headers, payload: JSON.stringify(body) });
+const get = (path: string, remoteAddress = '127.0.0.1', headers: Record<string, string> = {}) =>
+  gw.app.inject({ method: 'GET', url: path, remoteAddress, headers });
+const post = (
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = { 'content-type': 'application/json', 'x-shrooms-dashboard': '1' },
+  remoteAddress = '127.0.0.1',
+) => gw.app.inject({ method: 'POST', url: path, remoteAddress, headers, payload: JSON.stringify(body) });
 
 it('serves the page with nothing from elsewhere and a strict content security policy', async () => {
   for (const path of ['/dashboard', '/dashboard/', '/dashboard/app.js', '/dashboard/app.css']) {
@@ -110,7 +124,11 @@ it('shows a mesh device everything but lets only this machine itself act', async
 it('takes actions only from its own page: a JSON body, its header, its own origin', async () => {
   const noHeader = await post('/dashboard/api/tasks/cancel', { key: 'box.h.held' }, { 'content-type': 'text/plain' });
   expect(noHeader.statusCode).toBe(403);
-  const crossSite = await post('/dashboard/api/tasks/cancel', { key: 'box.h.held' }, { 'content-type': 'application/json', 'x-shrooms-dashboard': '1', origin: 'http://attacker.example' });
+  const crossSite = await post(
+    '/dashboard/api/tasks/cancel',
+    { key: 'box.h.held' },
+    { 'content-type': 'application/json', 'x-shrooms-dashboard': '1', origin: 'http://attacker.example' },
+  );
   expect(crossSite.statusCode).toBe(403);
   expect((await ledger.get('box.h.held'))!.entry.task.status.state).toBe('TASK_STATE_SUBMITTED');
 });
@@ -207,7 +225,7 @@ it('bounds the live feeds and frees one when its browser goes away', async () =>
     const res = await fetch(`${base}/dashboard/events`, { signal: ctl.signal });
     if (res.status === 200) {
       const reader = res.body!.getReader();
-      for (let t = ''; !t.includes('event: hello'); ) t += new TextDecoder().decode((await reader.read()).value);
+      for (let t = ''; !t.includes('event: hello');) t += new TextDecoder().decode((await reader.read()).value);
     }
     return { res, ctl };
   };

@@ -251,8 +251,14 @@ export class DashboardFeed {
     try {
       const list = await this.d.signals.list();
       const next = new Map(list.map((s) => [`${s.machine}/${s.session}`, s as Signal]));
-      const before = [...this.agentsByName.entries()].map(([k, s]) => `${k}@${s.at}`).sort().join('\n');
-      const after = [...next.entries()].map(([k, s]) => `${k}@${s.at}`).sort().join('\n');
+      const before = [...this.agentsByName.entries()]
+        .map(([k, s]) => `${k}@${s.at}`)
+        .sort()
+        .join('\n');
+      const after = [...next.entries()]
+        .map(([k, s]) => `${k}@${s.at}`)
+        .sort()
+        .join('\n');
       // A pulse newer than what the field returned wins (the KV read may lag a publish).
       for (const [k, s] of this.agentsByName) {
         const n = next.get(k);

@@ -86,27 +86,38 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
   const machine = deps.config.SHROOMS_MACHINE;
   const log = deps.log.child({ part: 'dashboard' });
   const access = new DashboardAccess(deps.identify, allowedHosts(machine, deps.config.GATEWAY_PUBLIC_URL, cfg.DASHBOARD_ALLOWED_HOSTS));
-  const streams = new DashboardStreams({ max: cfg.DASHBOARD_MAX_STREAMS, heartbeatMs: deps.config.GATEWAY_SSE_HEARTBEAT_MS, maxBufferedBytes: cfg.DASHBOARD_STREAM_BUFFER_BYTES });
-  const feed = new DashboardFeed({ nc: deps.nc, ledger: deps.ledger, signals: deps.signals, log, machine, streams }, { idleMs: cfg.DASHBOARD_IDLE_MS });
+  const streams = new DashboardStreams({
+    max: cfg.DASHBOARD_MAX_STREAMS,
+    heartbeatMs: deps.config.GATEWAY_SSE_HEARTBEAT_MS,
+    maxBufferedBytes: cfg.DASHBOARD_STREAM_BUFFER_BYTES,
+  });
+  const feed = new DashboardFeed(
+    { nc: deps.nc, ledger: deps.ledger, signals: deps.signals, log, machine, streams },
+    { idleMs: cfg.DASHBOARD_IDLE_MS },
+  );
   const html = page(machine);
   const { board } = feed;
 
   const fail = (req: FastifyRequest, reply: FastifyReply, err: unknown) => {
     const se = err instanceof ShroomsError ? err : new ShroomsError('INTERNAL', 'internal error');
     if (se.key === 'INTERNAL') req.log.error({ err }, 'dashboard request failed');
-    return reply.code(se.spec.http).header('cache-control', 'no-store').send({ error: { key: se.key, code: se.spec.code, message: se.message } });
+    return reply
+      .code(se.spec.http)
+      .header('cache-control', 'no-store')
+      .send({ error: { key: se.key, code: se.spec.code, message: se.message } });
   };
 
   /** Reads: any device of the mesh; the feed is started (once) before answering. */
-  const read = (fn: (req: FastifyRequest, viewer: Viewer) => unknown | Promise<unknown>) => async (req: FastifyRequest, reply: FastifyReply) => {
-    try {
-      const viewer = access.viewer(req);
-      await feed.use();
-      return reply.header('cache-control', 'no-store').send(await fn(req, viewer));
-    } catch (err) {
-      return fail(req, reply, err);
-    }
-  };
+  const read =
+    (fn: (req: FastifyRequest, viewer: Viewer) => unknown | Promise<unknown>) => async (req: FastifyRequest, reply: FastifyReply) => {
+      try {
+        const viewer = access.viewer(req);
+        await feed.use();
+        return reply.header('cache-control', 'no-store').send(await fn(req, viewer));
+      } catch (err) {
+        return fail(req, reply, err);
+      }
+    };
 
   /** Actions: the owner on this machine, from the page. */
   const action = (fn: (body: unknown, viewer: Viewer) => Promise<unknown>) => async (req: FastifyRequest, reply: FastifyReply) => {
@@ -133,7 +144,8 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
   const localTask = async (key: string) => {
     const where = parseKey(key);
     if (!where) throw new ShroomsError('INVALID_PARAMS', 'key is not a task key');
-    if (where.machine !== machine) throw new ShroomsError('NOT_ALLOWED', `that task is on ${where.machine}; act on it from ${where.machine}'s own dashboard`);
+    if (where.machine !== machine)
+      throw new ShroomsError('NOT_ALLOWED', `that task is on ${where.machine}; act on it from ${where.machine}'s own dashboard`);
     const stored = await deps.ledger.get(key);
     if (!stored) throw new ShroomsError('TASK_NOT_FOUND', 'no such task in the ledger');
     return { session: where.session, stored };
@@ -172,7 +184,10 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
       scope.get('/app.js', serve(SCRIPT));
       scope.get('/app.css', serve(STYLES));
 
-      scope.get('/api/overview', read((_req, viewer) => overview(viewer)));
+      scope.get(
+        '/api/overview',
+        read((_req, viewer) => overview(viewer)),
+      );
 
       scope.get(
         '/api/tasks',
@@ -222,7 +237,11 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
         let viewer: Viewer;
         try {
           viewer = access.viewer(req);
-          if (streams.full) throw new ShroomsError('LIMIT_EXCEEDED', `${streams.limits.max} dashboards are already following this gateway`, { limit: 'dashboardStreams', max: streams.limits.max });
+          if (streams.full)
+            throw new ShroomsError('LIMIT_EXCEEDED', `${streams.limits.max} dashboards are already following this gateway`, {
+              limit: 'dashboardStreams',
+              max: streams.limits.max,
+            });
           await feed.use();
         } catch (err) {
           const res = fail(req, reply, err);
@@ -264,8 +283,12 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
           const { agent, stop } = parse(RemindersSchema, body);
           const a = parseAgent(agent);
           if (!a?.machine) throw new ShroomsError('INVALID_PARAMS', 'agent must be MACHINE/SESSION');
-          if (a.machine !== machine) throw new ShroomsError('NOT_ALLOWED', `${agent} is on ${a.machine}; change its reminders from ${a.machine}'s own dashboard`);
-          const result = await deps.tasks.control(a.session, stop ? 'stop_reminders' : 'resume_reminders', undefined, { device: viewer.device, self: true });
+          if (a.machine !== machine)
+            throw new ShroomsError('NOT_ALLOWED', `${agent} is on ${a.machine}; change its reminders from ${a.machine}'s own dashboard`);
+          const result = await deps.tasks.control(a.session, stop ? 'stop_reminders' : 'resume_reminders', undefined, {
+            device: viewer.device,
+            self: true,
+          });
           return { agent, ...(result as object) };
         }),
       );

@@ -153,7 +153,7 @@ export function toRow(s: Stored): TaskRow | undefined {
 }
 
 function metaValue(v: unknown): string {
-  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
   return clip(s, 2000);
 }
 
@@ -181,6 +181,8 @@ export function toDetail(s: Stored): TaskDetail | undefined {
       ...(task.status.timestamp ? { at: task.status.timestamp } : {}),
       ...(task.status.message ? { text: clip(textOf(task.status.message), DETAIL_TEXT_MAX) } : {}),
     },
-    artifacts: (task.artifacts ?? []).slice(0, 20).map((a) => ({ name: clip(a.name ?? a.artifactId, 200), text: clip(a.parts.map((p) => p.text ?? '').join('\n'), DETAIL_TEXT_MAX) })),
+    artifacts: (task.artifacts ?? [])
+      .slice(0, 20)
+      .map((a) => ({ name: clip(a.name ?? a.artifactId, 200), text: clip(a.parts.map((p) => p.text ?? '').join('\n'), DETAIL_TEXT_MAX) })),
   };
 }

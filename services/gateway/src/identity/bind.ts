@@ -15,7 +15,11 @@ export function bindPolicy(host: string, opts: { meshAddresses: readonly string[
   const why = unsafeReason(host, opts.meshAddresses);
   if (!why) return { allowed: true, unsafe: false, reason: `${host} is loopback or a mesh address` };
   if (opts.allowUnsafe) return { allowed: true, unsafe: true, reason: `UNSAFE: ${why}; allowed by the explicit override` };
-  return { allowed: false, unsafe: false, reason: `refusing to listen on ${host}: ${why}. Listen on loopback or a mesh address, or give the explicit unsafe override` };
+  return {
+    allowed: false,
+    unsafe: false,
+    reason: `refusing to listen on ${host}: ${why}. Listen on loopback or a mesh address, or give the explicit unsafe override`,
+  };
 }
 
 function unsafeReason(host: string, meshAddresses: readonly string[]): string | undefined {

@@ -19,7 +19,12 @@ export const IdentityConfigSchema = z.object({
   SHROOMS_MESH_ADDRESSES: z
     .string()
     .default('')
-    .transform((s) => s.split(',').map((a) => a.trim()).filter(Boolean)),
+    .transform((s) =>
+      s
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
+    ),
   SHROOMS_PEERS_DEBOUNCE_MS: z.coerce.number().int().min(1).default(200),
   GATEWAY_ALLOW_UNSAFE_BIND: envBool(false),
 });

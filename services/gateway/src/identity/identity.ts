@@ -72,7 +72,8 @@ export async function loadIdentity(opts: IdentityOptions): Promise<DeviceIdentit
 }
 
 function sourceFiles(opts: IdentityOptions): string[] {
-  if (opts.peersFile && (opts.wgDumpFile || opts.wgNamesFile)) throw new Error('give either a peers map file or a WireGuard dump with a names file, not both');
+  if (opts.peersFile && (opts.wgDumpFile || opts.wgNamesFile))
+    throw new Error('give either a peers map file or a WireGuard dump with a names file, not both');
   if (opts.peersFile) return [opts.peersFile];
   if (opts.wgDumpFile || opts.wgNamesFile) {
     if (!opts.wgDumpFile || !opts.wgNamesFile) throw new Error('a WireGuard dump needs a names file too (and the other way round)');

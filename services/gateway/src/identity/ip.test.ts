@@ -29,7 +29,8 @@ describe('parseAddress', () => {
   });
 
   it('refuses anything that is not an address', () => {
-    for (const bad of ['', 'laptop', '10.8.0', '10.8.0.256', 'fd00:::1', '1.2.3.4.5', '10.8.0.2/32']) expect(parseAddress(bad)).toBeUndefined();
+    for (const bad of ['', 'laptop', '10.8.0', '10.8.0.256', 'fd00:::1', '1.2.3.4.5', '10.8.0.2/32'])
+      expect(parseAddress(bad)).toBeUndefined();
   });
 });
 

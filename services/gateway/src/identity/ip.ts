@@ -15,7 +15,10 @@ export interface Cidr extends Address {
 }
 
 export function parseAddress(text: string): Address | undefined {
-  const raw = text.trim().replace(/%.*$/, '').replace(/^\[(.*)\]$/, '$1');
+  const raw = text
+    .trim()
+    .replace(/%.*$/, '')
+    .replace(/^\[(.*)\]$/, '$1');
   if (isIPv4(raw)) return { family: 4, value: ipv4Value(raw) };
   if (!isIPv6(raw)) return undefined;
   const value = ipv6Value(raw);
@@ -61,7 +64,7 @@ export function formatAddress(a: Address): string {
   const groups = Array.from({ length: 8 }, (_, i) => ((a.value >> BigInt(112 - 16 * i)) & 0xffffn).toString(16));
   // The longest run of two or more zero groups becomes `::` (RFC 5952).
   let best = { at: -1, len: 1 };
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && groups[j] === '0') j++;
     if (j - i > best.len) best = { at: i, len: j - i };
@@ -97,4 +100,3 @@ function ipv6Value(text: string): bigint {
   if (tail32 !== undefined) value = (value & ~0xffffffffn) | tail32;
   return value;
 }
-

@@ -3,7 +3,15 @@ import { parsePeersMapFile } from './map-file.js';
 
 describe('parsePeersMapFile', () => {
   it('reads the YAML form', () => {
-    const text = ['mesh: home', 'self: [10.8.0.1]', 'peers:', '  10.8.0.2: pi5', '  10.8.0.3/32: homeserver', '  "fd00:8::4/128": phone.office', ''].join('\n');
+    const text = [
+      'mesh: home',
+      'self: [10.8.0.1]',
+      'peers:',
+      '  10.8.0.2: pi5',
+      '  10.8.0.3/32: homeserver',
+      '  "fd00:8::4/128": phone.office',
+      '',
+    ].join('\n');
     expect(parsePeersMapFile(text)).toEqual({
       mesh: 'home',
       self: ['10.8.0.1'],

@@ -27,7 +27,7 @@ describe('PeersMap.identify', () => {
     expect(map.identify('::ffff:10.8.0.2')?.device).toBe('pi5.home');
   });
 
-  it('takes 127.0.0.1, ::1 and the machine\'s own mesh addresses as the machine itself', () => {
+  it("takes 127.0.0.1, ::1 and the machine's own mesh addresses as the machine itself", () => {
     const self = { device: 'laptop', name: 'laptop', mesh: 'home', self: true };
     expect(map.identify('127.0.0.1')).toEqual(self);
     expect(map.identify('127.0.0.3')).toBeUndefined();
@@ -37,7 +37,7 @@ describe('PeersMap.identify', () => {
     expect(map.identify('fd00:8::1')).toEqual(self);
   });
 
-  it('lets the map name a loopback address as a device, and keeps the machine\'s own address its own', () => {
+  it("lets the map name a loopback address as a device, and keeps the machine's own address its own", () => {
     const m = new PeersMap(
       [
         { range: '127.0.0.2', name: 'alpha', mesh: 'test' },

@@ -5,8 +5,14 @@
 import { ShroomsError } from '@shrooms/protocol';
 import type { Identity } from './peers.js';
 
-export function requireDevice(identity: { identify(sourceAddress: string): Identity | undefined }, sourceAddress: string | undefined): Identity {
+export function requireDevice(
+  identity: { identify(sourceAddress: string): Identity | undefined },
+  sourceAddress: string | undefined,
+): Identity {
   const found = sourceAddress ? identity.identify(sourceAddress) : undefined;
-  if (!found) throw new ShroomsError('UNKNOWN_DEVICE', `${sourceAddress ?? 'an unknown address'} is not a device of the mesh`, { source: sourceAddress ?? '' });
+  if (!found)
+    throw new ShroomsError('UNKNOWN_DEVICE', `${sourceAddress ?? 'an unknown address'} is not a device of the mesh`, {
+      source: sourceAddress ?? '',
+    });
   return found;
 }

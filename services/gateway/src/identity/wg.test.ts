@@ -14,7 +14,7 @@ const dump = [
 ].join('\n');
 
 describe('parseWgDump', () => {
-  it('reads each peer\'s public key and allowed-IPs, skipping the interface line', () => {
+  it("reads each peer's public key and allowed-IPs, skipping the interface line", () => {
     expect(parseWgDump(dump)).toEqual([
       { publicKey: PI5, allowedIps: ['10.8.0.2/32', 'fd00:8::2/128'] },
       { publicKey: HOME, allowedIps: ['10.8.0.3/32'] },

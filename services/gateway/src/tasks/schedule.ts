@@ -8,12 +8,19 @@ import type { SendMessageParams, Task } from '@shrooms/protocol';
 import type { NatsConnection } from '@shrooms/runtime';
 import type { Caller } from './caller.js';
 
-export type ScheduleHook = (params: SendMessageParams, target: { machine: string; session: string; caller: Caller }) => Promise<Task | undefined>;
+export type ScheduleHook = (
+  params: SendMessageParams,
+  target: { machine: string; session: string; caller: Caller },
+) => Promise<Task | undefined>;
 
 export function scheduleFromMessage(nc: NatsConnection, timeoutMs: number): ScheduleHook {
   const client = scheduleClient(nc, { timeoutMs });
   return async (params, { machine, session, caller }) => {
-    const req = scheduleRequestFromSendMessage(params, { machine, session, origin: { device: caller.device, ...(caller.from ? { from: caller.from } : {}) } });
+    const req = scheduleRequestFromSendMessage(params, {
+      machine,
+      session,
+      origin: { device: caller.device, ...(caller.from ? { from: caller.from } : {}) },
+    });
     if (!req) return undefined;
     const reply = await client.create(req);
     return scheduleAsTask(reply.schedule, session, params.message.messageId, params.message.contextId ?? randomUUID());

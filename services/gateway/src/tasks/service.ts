@@ -135,11 +135,22 @@ export class TaskService {
     // The message is checked first so that its errors come before those of its task id, as in submit.
     validateMessage(params.message, this.d.limits, params.metadata);
     let stored!: Stored;
-    const out = await this.d.live.waitFor(this.keyOfSend(session, params), finished, this.d.limits.blockingWaitMs, signal, async () => (stored = (await this.submit(session, params, caller)).stored));
+    const out = await this.d.live.waitFor(
+      this.keyOfSend(session, params),
+      finished,
+      this.d.limits.blockingWaitMs,
+      signal,
+      async () => (stored = (await this.submit(session, params, caller)).stored),
+    );
     return viewTask((out ?? stored).entry.task, { historyLength: cfg?.historyLength });
   }
 
-  private async deliver(session: string, part: Pick<DeliverRequest, 'message' | 'metadata' | 'taskId'>, caller: Caller, key: string): Promise<Stored> {
+  private async deliver(
+    session: string,
+    part: Pick<DeliverRequest, 'message' | 'metadata' | 'taskId'>,
+    caller: Caller,
+    key: string,
+  ): Promise<Stored> {
     const traceparent = traceparentOf();
     const req: DeliverRequest = {
       machine: this.machine,
@@ -175,15 +186,22 @@ export class TaskService {
   }
 
   /** Parent, depth and chain from the ledger (verified), not from what the sender claims. */
-  private async chainOf(metadata: Metadata, messageMetadata?: Metadata): Promise<{ parent?: string; depth: number; chain: string[]; metadata: Metadata }> {
+  private async chainOf(
+    metadata: Metadata,
+    messageMetadata?: Metadata,
+  ): Promise<{ parent?: string; depth: number; chain: string[]; metadata: Metadata }> {
     const parentName = String(metadata[META.parent] ?? messageMetadata?.[META.parent] ?? '');
     if (!parentName) return { depth: 0, chain: [], metadata: { [META.depth]: 0, [META.chain]: [] } };
     const p = parseTaskName(parentName);
-    if (!p || !p.machine) throw new ShroomsError('INVALID_PARAMS', `shrooms/parent must be MACHINE/SESSION:ID, got ${JSON.stringify(parentName)}`);
+    if (!p || !p.machine)
+      throw new ShroomsError('INVALID_PARAMS', `shrooms/parent must be MACHINE/SESSION:ID, got ${JSON.stringify(parentName)}`);
     const parent = await this.d.ledger.get(this.d.ledger.key(p.machine, p.session, p.messageId));
     const pm = parent?.entry.task.metadata ?? {};
     const depth = (Number(pm[META.depth]) || 0) + 1;
-    const chain = [...(Array.isArray(pm[META.chain]) ? (pm[META.chain] as string[]) : []), formatAgent({ machine: p.machine, session: p.session })];
+    const chain = [
+      ...(Array.isArray(pm[META.chain]) ? (pm[META.chain] as string[]) : []),
+      formatAgent({ machine: p.machine, session: p.session }),
+    ];
     return { parent: parentName, depth, chain, metadata: { [META.parent]: parentName, [META.depth]: depth, [META.chain]: chain } };
   }
 
@@ -199,7 +217,8 @@ export class TaskService {
     let before: number | undefined;
     if (q.pageToken) {
       before = Number(Buffer.from(q.pageToken, 'base64url').toString());
-      if (!Number.isSafeInteger(before) || before <= 0) throw new ShroomsError('INVALID_PARAMS', 'pageToken is not one this server gave out');
+      if (!Number.isSafeInteger(before) || before <= 0)
+        throw new ShroomsError('INVALID_PARAMS', 'pageToken is not one this server gave out');
     }
     const page = this.d.live.index.page(session, {
       contextId: q.contextId,
@@ -248,7 +267,10 @@ export class TaskService {
   async workerUpdate(session: string, taskId: string, status: 'done' | 'blocked' | 'failed', text: string, caller: Caller): Promise<Task> {
     const claimed = caller.from ? parseAgent(caller.from) : undefined;
     if (!caller.self || !claimed || claimed.session !== session || (claimed.machine !== undefined && claimed.machine !== this.machine)) {
-      throw new ShroomsError('UPDATE_FORBIDDEN', `only ${this.machine}/${session}, on ${this.machine} itself, may update its tasks (asked by ${caller.device}${caller.from ? ` (${caller.from})` : ''})`);
+      throw new ShroomsError(
+        'UPDATE_FORBIDDEN',
+        `only ${this.machine}/${session}, on ${this.machine} itself, may update its tasks (asked by ${caller.device}${caller.from ? ` (${caller.from})` : ''})`,
+      );
     }
     const key = this.keyOf(session, taskId);
     const cur = await this.d.ledger.get(key);
@@ -263,7 +285,12 @@ export class TaskService {
   }
 
   /** The owner's controls, from this machine only: release/reject a held task, stop/resume reminders. */
-  async control(session: string, action: 'release' | 'reject' | 'stop_reminders' | 'resume_reminders', taskId: string | undefined, caller: Caller): Promise<unknown> {
+  async control(
+    session: string,
+    action: 'release' | 'reject' | 'stop_reminders' | 'resume_reminders',
+    taskId: string | undefined,
+    caller: Caller,
+  ): Promise<unknown> {
     if (!caller.self) throw new ShroomsError('NOT_ALLOWED', `only the owner on ${this.machine} may ${action.replace('_', ' ')}`);
     const reply = await requestJson<{ ok: true; task?: Task; remindersStopped: boolean }>(
       this.d.nc,
@@ -278,7 +305,9 @@ export class TaskService {
   async ack(session: string, taskId: string, caller: Caller): Promise<Task> {
     const key = this.keyOf(session, taskId);
     const by = caller.from ? `${caller.device} (${caller.from})` : caller.device;
-    const stored = await this.d.ledger.transition(key, (e) => transitions.annotate(e, { [META.acknowledged]: { at: new Date().toISOString(), by } }));
+    const stored = await this.d.ledger.transition(key, (e) =>
+      transitions.annotate(e, { [META.acknowledged]: { at: new Date().toISOString(), by } }),
+    );
     this.d.live.apply(stored);
     return stored.entry.task;
   }

@@ -27,10 +27,14 @@ export function validateMessage(m: Message, limits: MessageLimits, requestMetada
     throw new ShroomsError('TASK_NOT_FOUND', 'message.taskId contains a lone surrogate; no task has such an id');
   }
   if (m.parts.length > limits.partsPerMessage) {
-    throw new ShroomsError('LIMIT_EXCEEDED', `a message may carry at most ${limits.partsPerMessage} parts; this one has ${m.parts.length}`, {
-      limit: 'partsPerMessage',
-      max: limits.partsPerMessage,
-    });
+    throw new ShroomsError(
+      'LIMIT_EXCEEDED',
+      `a message may carry at most ${limits.partsPerMessage} parts; this one has ${m.parts.length}`,
+      {
+        limit: 'partsPerMessage',
+        max: limits.partsPerMessage,
+      },
+    );
   }
   let bytes = 0;
   for (const [i, p] of m.parts.entries()) {
@@ -41,16 +45,25 @@ export function validateMessage(m: Message, limits: MessageLimits, requestMetada
     bytes += Buffer.byteLength(p.text, 'utf8');
   }
   if (bytes > limits.textBytes) {
-    throw new ShroomsError('LIMIT_EXCEEDED', `message text is ${bytes} bytes; the limit is ${limits.textBytes}`, { limit: 'textBytes', max: limits.textBytes });
+    throw new ShroomsError('LIMIT_EXCEEDED', `message text is ${bytes} bytes; the limit is ${limits.textBytes}`, {
+      limit: 'textBytes',
+      max: limits.textBytes,
+    });
   }
   for (const md of [m.metadata, requestMetadata]) {
     if (md && Object.keys(md).length > limits.metadataEntries) {
-      throw new ShroomsError('LIMIT_EXCEEDED', `metadata may have at most ${limits.metadataEntries} entries`, { limit: 'metadataEntries', max: limits.metadataEntries });
+      throw new ShroomsError('LIMIT_EXCEEDED', `metadata may have at most ${limits.metadataEntries} entries`, {
+        limit: 'metadataEntries',
+        max: limits.metadataEntries,
+      });
     }
   }
   for (const md of [m.metadata, requestMetadata, ...m.parts.map((p) => p.metadata)]) {
     if (md !== undefined && depthOver(md, METADATA_MAX_DEPTH)) {
-      throw new ShroomsError('LIMIT_EXCEEDED', `metadata may nest at most ${METADATA_MAX_DEPTH} levels deep`, { limit: 'metadataDepth', max: METADATA_MAX_DEPTH });
+      throw new ShroomsError('LIMIT_EXCEEDED', `metadata may nest at most ${METADATA_MAX_DEPTH} levels deep`, {
+        limit: 'metadataDepth',
+        max: METADATA_MAX_DEPTH,
+      });
     }
   }
 }

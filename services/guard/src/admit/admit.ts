@@ -50,16 +50,24 @@ export function admitter(deps: AdmitDeps): Admit {
 
     const rule = deps.ruleFor(target);
     const notAllowed = refusalReason(rule, { device: req.origin.device, from: req.origin.from, fromAgent: req.fromAgent });
-    if (notAllowed) throw new ShroomsError('NOT_ALLOWED', `${target} does not take tasks from here: ${notAllowed}`, { session: target, device: req.origin.device });
+    if (notAllowed)
+      throw new ShroomsError('NOT_ALLOWED', `${target} does not take tasks from here: ${notAllowed}`, {
+        session: target,
+        device: req.origin.device,
+      });
 
     const rateKey = keys.rate(req.origin.device, req.machine, req.session);
     const rate = await windows.reserve(rateKey, req.taskId, limits.rate, deadline);
     if (!rate.ok) {
-      throw new ShroomsError('LOOP_GUARD', `${req.origin.device} gave ${target} ${rate.count} new tasks within ${seconds(limits.rate.windowMs)} s; at most ${limits.rate.max}`, {
-        retryAfterSeconds: seconds(rate.retryAfterMs),
-        limit: limits.rate.max,
-        windowSeconds: seconds(limits.rate.windowMs),
-      });
+      throw new ShroomsError(
+        'LOOP_GUARD',
+        `${req.origin.device} gave ${target} ${rate.count} new tasks within ${seconds(limits.rate.windowMs)} s; at most ${limits.rate.max}`,
+        {
+          retryAfterSeconds: seconds(rate.retryAfterMs),
+          limit: limits.rate.max,
+          windowSeconds: seconds(limits.rate.windowMs),
+        },
+      );
     }
 
     const agent = req.fromAgent ? req.origin.from : undefined;
@@ -74,11 +82,15 @@ export function admitter(deps: AdmitDeps): Admit {
       }
       if (!budget.ok) {
         if (rate.counted) await giveBack(rateKey, req.taskId);
-        throw new ShroomsError('BUDGET_EXCEEDED', `${agent} on ${req.origin.device} asked for ${budget.count} new tasks within ${seconds(limits.budget.windowMs)} s; its budget is ${limits.budget.max}`, {
-          retryAfterSeconds: seconds(budget.retryAfterMs),
-          limit: limits.budget.max,
-          windowSeconds: seconds(limits.budget.windowMs),
-        });
+        throw new ShroomsError(
+          'BUDGET_EXCEEDED',
+          `${agent} on ${req.origin.device} asked for ${budget.count} new tasks within ${seconds(limits.budget.windowMs)} s; its budget is ${limits.budget.max}`,
+          {
+            retryAfterSeconds: seconds(budget.retryAfterMs),
+            limit: limits.budget.max,
+            windowSeconds: seconds(limits.budget.windowMs),
+          },
+        );
       }
     }
 
@@ -88,13 +100,19 @@ export function admitter(deps: AdmitDeps): Admit {
       signal: req.fromAgent && !rule.agentTasks ? await deps.readSignal(req.machine, req.session) : null,
       holdWhenUnknown: limits.holdWhenUnknown,
     });
-    if (why) log.info({ taskId: req.taskId, session: target, device: req.origin.device, from: req.origin.from, reason: why }, 'task admitted on hold');
+    if (why)
+      log.info(
+        { taskId: req.taskId, session: target, device: req.origin.device, from: req.origin.from, reason: why },
+        'task admitted on hold',
+      );
     return { admit: true, hold: why !== undefined };
   }
 
   /** Best effort: a failure leaves the place taken (the guard errs on the side of refusing). */
   async function giveBack(key: string, taskId: string): Promise<void> {
-    await windows.release(key, taskId, Date.now() + limits.casDeadlineMs).catch((err: unknown) => log.warn({ err, key, taskId }, 'could not give back a loop-guard place'));
+    await windows
+      .release(key, taskId, Date.now() + limits.casDeadlineMs)
+      .catch((err: unknown) => log.warn({ err, key, taskId }, 'could not give back a loop-guard place'));
   }
 
   return async function admit(req, receivedAt = Date.now()) {
@@ -103,7 +121,18 @@ export function admitter(deps: AdmitDeps): Admit {
       return await decide(req, receivedAt + limits.casDeadlineMs);
     } catch (err) {
       if (!(err instanceof ShroomsError) || !isRefusal(err)) throw err;
-      log.info({ taskId: req.taskId, machine: req.machine, session: req.session, device: req.origin.device, from: req.origin.from, code: err.key, details: err.details }, 'task refused');
+      log.info(
+        {
+          taskId: req.taskId,
+          machine: req.machine,
+          session: req.session,
+          device: req.origin.device,
+          from: req.origin.from,
+          code: err.key,
+          details: err.details,
+        },
+        'task refused',
+      );
       deps.onRefusal(req, err);
       return { admit: false, hold: false, error: toWireError(err) };
     }
@@ -114,7 +143,8 @@ const REFUSALS = new Set(['CHAIN_CYCLE', 'CHAIN_TOO_DEEP', 'NOT_ALLOWED', 'LOOP_
 const isRefusal = (err: ShroomsError) => REFUSALS.has(err.key);
 
 function validate(req: GuardAdmitRequest): void {
-  if (!isValidName(req.machine) || !isValidName(req.session)) throw new ShroomsError('INVALID_PARAMS', `not a session name: ${JSON.stringify(`${req.machine}/${req.session}`)}`);
+  if (!isValidName(req.machine) || !isValidName(req.session))
+    throw new ShroomsError('INVALID_PARAMS', `not a session name: ${JSON.stringify(`${req.machine}/${req.session}`)}`);
   if (!req.taskId) throw new ShroomsError('INVALID_PARAMS', 'taskId is empty');
   if (!req.origin.device) throw new ShroomsError('INVALID_PARAMS', 'origin.device is empty');
   if (req.origin.from === '') throw new ShroomsError('INVALID_PARAMS', 'origin.from is empty');

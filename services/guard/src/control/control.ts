@@ -59,7 +59,11 @@ export function controller(deps: ControlDeps) {
         await deps.overrides.clear(req.session);
         return { session: req.session };
       case 'counters.get':
-        return { ...(await deps.windows.inspect(keys.rate(req.device, req.machine, req.session), deps.rate)), limit: deps.rate.max, windowMs: deps.rate.windowMs };
+        return {
+          ...(await deps.windows.inspect(keys.rate(req.device, req.machine, req.session), deps.rate)),
+          limit: deps.rate.max,
+          windowMs: deps.rate.windowMs,
+        };
       case 'counters.reset':
         await deps.windows.reset(keys.rate(req.device, req.machine, req.session));
         return {};

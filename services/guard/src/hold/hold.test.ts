@@ -9,7 +9,9 @@ describe('holdReason', () => {
   });
 
   it('always treats pi as auto-approving', () => {
-    expect(holdReason({ fromAgent: true, agentTasks: false, signal: { harness: 'pi', autoApprove: false }, holdWhenUnknown: true })).toBeDefined();
+    expect(
+      holdReason({ fromAgent: true, agentTasks: false, signal: { harness: 'pi', autoApprove: false }, holdWhenUnknown: true }),
+    ).toBeDefined();
   });
 
   it('runs the task when the session asks before running tools', () => {

@@ -27,6 +27,7 @@ export interface HoldInput {
 /** Why the task must be held, or undefined to run it as usual. */
 export function holdReason(h: HoldInput): string | undefined {
   if (!h.fromAgent || h.agentTasks) return undefined;
-  if (h.signal === null) return h.holdWhenUnknown ? 'the session has no signal, so whether it asks before running tools is unknown' : undefined;
+  if (h.signal === null)
+    return h.holdWhenUnknown ? 'the session has no signal, so whether it asks before running tools is unknown' : undefined;
   return autoApproves(h.signal) ? 'the session runs tools without asking and is not switched on for agent tasks' : undefined;
 }

@@ -17,7 +17,8 @@ export function parsePolicy(text: string, origin = 'policy'): PolicyFile {
     throw new Error(`${origin}: not YAML or JSON: ${(err as Error).message}`);
   }
   const result = PolicyFileSchema.safeParse(raw);
-  if (!result.success) throw new Error(`${origin}: ${result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  if (!result.success)
+    throw new Error(`${origin}: ${result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
   return result.data;
 }
 
@@ -30,7 +31,10 @@ export interface PolicyFileWatch {
   close(): void;
 }
 
-export async function loadPolicyFile(path: string, opts: { debounceMs: number; log: Logger; onChange?: (p: PolicyFile) => void }): Promise<PolicyFileWatch> {
+export async function loadPolicyFile(
+  path: string,
+  opts: { debounceMs: number; log: Logger; onChange?: (p: PolicyFile) => void },
+): Promise<PolicyFileWatch> {
   let policy = await readPolicyFile(path);
   const log = opts.log.child({ policyFile: path });
   log.info({ sessions: Object.keys(policy.sessions ?? {}).length }, 'policy loaded');

@@ -31,12 +31,22 @@ const file: PolicyFile = {
 
 describe('ruleFor', () => {
   it('falls back to the file default, then to the built-in default', () => {
-    expect(ruleFor('pi5/jimmy', file, new Map())).toEqual({ devices: ['*.home', 'laptop'], agents: ['*'], agentTasks: false, source: 'default' });
+    expect(ruleFor('pi5/jimmy', file, new Map())).toEqual({
+      devices: ['*.home', 'laptop'],
+      agents: ['*'],
+      agentTasks: false,
+      source: 'default',
+    });
     expect(ruleFor('pi5/jimmy', {}, new Map())).toEqual({ devices: ['*'], agents: ['*'], agentTasks: false, source: 'default' });
   });
 
   it('takes the most specific pattern and fills its gaps from the default', () => {
-    expect(ruleFor('homeserver/review', file, new Map())).toEqual({ devices: ['laptop.home'], agents: ['*'], agentTasks: true, source: 'homeserver/review' });
+    expect(ruleFor('homeserver/review', file, new Map())).toEqual({
+      devices: ['laptop.home'],
+      agents: ['*'],
+      agentTasks: true,
+      source: 'homeserver/review',
+    });
     expect(ruleFor('homeserver/build', file, new Map()).source).toBe('homeserver/*');
     expect(ruleFor('laptop/open', file, new Map()).devices).toEqual(['*']);
   });

@@ -63,10 +63,13 @@ export class PolicyOverrides {
       }
     })();
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(() => {
-      this.log.warn('allow-list rules still loading; going on with what arrived');
-      resolve();
-    }, 5_000)));
+    const late = new Promise<void>(
+      (resolve) =>
+        (timer = setTimeout(() => {
+          this.log.warn('allow-list rules still loading; going on with what arrived');
+          resolve();
+        }, 5_000)),
+    );
     await Promise.race([ready, late]);
     clearTimeout(timer);
   }

@@ -16,7 +16,10 @@ describe('WindowStore (JetStream KV, compare-and-set)', () => {
 
   beforeAll(async () => {
     server = await startNatsServer();
-    conns = await Promise.all([connectNats({ NATS_URL: server.url }, log, 'guard-test'), connectNats({ NATS_URL: server.url }, log, 'guard-test')]);
+    conns = await Promise.all([
+      connectNats({ NATS_URL: server.url }, log, 'guard-test'),
+      connectNats({ NATS_URL: server.url }, log, 'guard-test'),
+    ]);
     kvs = await Promise.all(conns.map((nc) => new Kvm(nc).create('guard_test', { history: 1 })));
   });
   afterAll(async () => {

@@ -9,9 +9,7 @@ import type { Logger } from '@shrooms/runtime';
 import { keyedLock } from './keyed-lock.js';
 import { decide, decodeWindow, encodeWindow, live, retryAfterMs, type WindowEntry, type WindowSpec } from './window.js';
 
-export type Reservation =
-  | { ok: true; counted: boolean; count: number }
-  | { ok: false; count: number; retryAfterMs: number };
+export type Reservation = { ok: true; counted: boolean; count: number } | { ok: false; count: number; retryAfterMs: number };
 
 export interface WindowState {
   count: number;
@@ -63,7 +61,14 @@ export class WindowStore {
         const { entries, revision } = await this.read(key);
         if (!entries.some((e) => e.id === id)) return;
         if (Date.now() > deadline) throw overDeadline(key);
-        if (await this.write(key, entries.filter((e) => e.id !== id), revision)) return;
+        if (
+          await this.write(
+            key,
+            entries.filter((e) => e.id !== id),
+            revision,
+          )
+        )
+          return;
         await backoff(attempt);
       }
     });

@@ -6,7 +6,14 @@ const spec = { max: 3, windowMs: 1000 };
 describe('sliding window', () => {
   it('adds a new id while there is room', () => {
     const d = decide([{ id: 'a', at: 10 }], 'b', spec, 20);
-    expect(d).toEqual({ kind: 'add', count: 2, next: [{ id: 'a', at: 10 }, { id: 'b', at: 20 }] });
+    expect(d).toEqual({
+      kind: 'add',
+      count: 2,
+      next: [
+        { id: 'a', at: 10 },
+        { id: 'b', at: 20 },
+      ],
+    });
   });
 
   it('refuses the id past the maximum and says when the oldest leaves the window', () => {

@@ -23,11 +23,25 @@ export function occurrenceMessage(s: Schedule, occ: Pick<Occurrence, 'at'>, reci
  * The message that carries a finished occurrence's result back to `replyTo`. Its id is derived too
  * (occurrence + recipient), so it is sent once whatever replica or restart sends it.
  */
-export function resultMessage(s: Schedule, occurrence: string, recipient: string, taskId: string, state: string, text: string): OutgoingMessage {
+export function resultMessage(
+  s: Schedule,
+  occurrence: string,
+  recipient: string,
+  taskId: string,
+  state: string,
+  text: string,
+): OutgoingMessage {
   const to = parseAgent(s.replyTo!)!;
   const tag = createHash('sha256').update(recipient).digest('hex').slice(0, 10);
-  const stateName = state.replace(/^TASK_STATE_/, '').toLowerCase().replace('_', ' ');
-  const body = [`Result of scheduled task ${taskId} on ${recipient} (${scheduledByLine(s.owner, occurrence, s.rule.zone)}): ${stateName}.`, '', text].join('\n');
+  const stateName = state
+    .replace(/^TASK_STATE_/, '')
+    .toLowerCase()
+    .replace('_', ' ');
+  const body = [
+    `Result of scheduled task ${taskId} on ${recipient} (${scheduledByLine(s.owner, occurrence, s.rule.zone)}): ${stateName}.`,
+    '',
+    text,
+  ].join('\n');
   return {
     machine: to.machine!,
     session: to.session,

@@ -25,6 +25,10 @@ export function ledgerReader(nc: NatsConnection): ReadTask {
     if (!e || e.operation !== 'PUT' || e.value.length === 0) return null;
     const task = e.json<{ task: Task }>().task;
     const state = task.status.state;
-    return { state, finished: isTerminal(state), text: textOf(task.status.message) || task.artifacts?.map((a) => textOf(a)).join('\n') || '' };
+    return {
+      state,
+      finished: isTerminal(state),
+      text: textOf(task.status.message) || task.artifacts?.map((a) => textOf(a)).join('\n') || '',
+    };
   };
 }

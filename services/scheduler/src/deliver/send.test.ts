@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { a2aSender, type OutgoingMessage } from './send.js';
 
-const msg: OutgoingMessage = { machine: 'home', session: 'review', messageId: 'sched-x-20260501T080000Z', text: 'hi', metadata: { 'shrooms/schedule': 'x' } };
+const msg: OutgoingMessage = {
+  machine: 'home',
+  session: 'review',
+  messageId: 'sched-x-20260501T080000Z',
+  text: 'hi',
+  metadata: { 'shrooms/schedule': 'x' },
+};
 
 function answering(status: number, body: unknown, seen: { url?: string; init?: RequestInit } = {}): typeof fetch {
   return (async (url: string, init: RequestInit) => {
@@ -14,12 +20,21 @@ function answering(status: number, body: unknown, seen: { url?: string; init?: R
 describe('a2aSender', () => {
   it('sends a v1.0 SendMessage with returnImmediately and the derived message id', async () => {
     const seen: { url?: string; init?: RequestInit } = {};
-    const send = a2aSender({ timeoutMs: 1000, fetch: answering(200, { jsonrpc: '2.0', id: 1, result: { task: { id: 'review:sched-x-20260501T080000Z' } } }, seen) });
+    const send = a2aSender({
+      timeoutMs: 1000,
+      fetch: answering(200, { jsonrpc: '2.0', id: 1, result: { task: { id: 'review:sched-x-20260501T080000Z' } } }, seen),
+    });
     expect(await send('http://gw', msg)).toEqual({ outcome: 'sent', taskId: 'review:sched-x-20260501T080000Z' });
     expect(seen.url).toBe('http://gw/a2a/review');
     expect((seen.init!.headers as Record<string, string>)['a2a-version']).toBe('1.0');
     const body = JSON.parse(String(seen.init!.body));
-    expect(body).toMatchObject({ method: 'SendMessage', params: { message: { messageId: msg.messageId, role: 'ROLE_USER', parts: [{ text: 'hi' }] }, configuration: { returnImmediately: true } } });
+    expect(body).toMatchObject({
+      method: 'SendMessage',
+      params: {
+        message: { messageId: msg.messageId, role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+        configuration: { returnImmediately: true },
+      },
+    });
   });
 
   it('treats a message id taken by another device as the task already there', async () => {
@@ -28,11 +43,15 @@ describe('a2aSender', () => {
   });
 
   it('retries what the error table calls retryable and gives up on the rest', async () => {
-    expect(await a2aSender({ timeoutMs: 1000, fetch: answering(503, { error: { code: -32055, message: 'guard away' } }) })('http://gw', msg)).toMatchObject({
+    expect(
+      await a2aSender({ timeoutMs: 1000, fetch: answering(503, { error: { code: -32055, message: 'guard away' } }) })('http://gw', msg),
+    ).toMatchObject({
       outcome: 'retry',
       error: { key: 'GUARD_UNAVAILABLE' },
     });
-    expect(await a2aSender({ timeoutMs: 1000, fetch: answering(403, { error: { code: -32053, message: 'no' } }) })('http://gw', msg)).toMatchObject({
+    expect(
+      await a2aSender({ timeoutMs: 1000, fetch: answering(403, { error: { code: -32053, message: 'no' } }) })('http://gw', msg),
+    ).toMatchObject({
       outcome: 'refused',
       error: { key: 'NOT_ALLOWED' },
     });
@@ -42,7 +61,12 @@ describe('a2aSender', () => {
     const down = (async () => {
       throw new TypeError('fetch failed');
     }) as unknown as typeof fetch;
-    expect(await a2aSender({ timeoutMs: 1000, fetch: down })('http://gw', msg)).toMatchObject({ outcome: 'retry', error: { key: 'GATEWAY_UNREACHABLE' } });
-    expect(await a2aSender({ timeoutMs: 1000, fetch: answering(502, 'Bad Gateway') })('http://gw', msg)).toMatchObject({ outcome: 'retry' });
+    expect(await a2aSender({ timeoutMs: 1000, fetch: down })('http://gw', msg)).toMatchObject({
+      outcome: 'retry',
+      error: { key: 'GATEWAY_UNREACHABLE' },
+    });
+    expect(await a2aSender({ timeoutMs: 1000, fetch: answering(502, 'Bad Gateway') })('http://gw', msg)).toMatchObject({
+      outcome: 'retry',
+    });
   });
 });

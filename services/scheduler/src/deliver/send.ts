@@ -84,7 +84,8 @@ export function a2aSender(opts: { timeoutMs: number; fetch?: typeof fetch }): Se
       return { outcome: retryable ? 'retry' : 'refused', error };
     }
     const taskId = reply.result?.task?.id ?? reply.result?.id;
-    if (typeof taskId !== 'string') return { outcome: 'retry', error: { key: 'INVALID_AGENT_RESPONSE', message: `${url} answered without a task` } };
+    if (typeof taskId !== 'string')
+      return { outcome: 'retry', error: { key: 'INVALID_AGENT_RESPONSE', message: `${url} answered without a task` } };
     return { outcome: 'sent', taskId };
   }
 }

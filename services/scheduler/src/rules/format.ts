@@ -3,7 +3,10 @@ import { DateTime } from 'luxon';
 
 /** `20261012T060000Z`: the occurrence instant in UTC, to the second. */
 export function occurrenceStamp(at: string | number): string {
-  return new Date(at).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  return new Date(at)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
 }
 
 /**

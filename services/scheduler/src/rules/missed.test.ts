@@ -45,6 +45,10 @@ describe('planDue', () => {
 
   it('fires a missed one-shot schedule late under fire-once', () => {
     const once = compileRule({ at: '2026-05-01T08:00:00Z', zone: 'UTC' });
-    expect(planDue(once, firstOccurrence(once)!, t0 + 60 * MIN, 'fire-once', 5 * MIN)).toMatchObject({ kind: 'fire', late: true, skipped: 0 });
+    expect(planDue(once, firstOccurrence(once)!, t0 + 60 * MIN, 'fire-once', 5 * MIN)).toMatchObject({
+      kind: 'fire',
+      late: true,
+      skipped: 0,
+    });
   });
 });

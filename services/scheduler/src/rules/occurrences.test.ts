@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { compileRule, firstOccurrence, lastOccurrenceBefore, nextOccurrence, occurrenceAtOrAfter, occurrences, RuleError } from './occurrences.js';
+import {
+  compileRule,
+  firstOccurrence,
+  lastOccurrenceBefore,
+  nextOccurrence,
+  occurrenceAtOrAfter,
+  occurrences,
+  RuleError,
+} from './occurrences.js';
 import type { Repeat } from './schema.js';
 
 const at = (rule: { at: string; zone: string; repeat?: Repeat }, n: number) => occurrences(compileRule(rule), n).map((o) => o.at);
@@ -46,8 +54,14 @@ describe('daylight-saving changes', () => {
   });
 
   it('keeps a weekly Monday 08:00 in America/New_York at 08:00 across both changes', () => {
-    expect(at({ at: '2026-03-02T08:00', zone: 'America/New_York', repeat: { freq: 'weekly' } }, 2)).toEqual(['2026-03-02T13:00:00.000Z', '2026-03-09T12:00:00.000Z']);
-    expect(at({ at: '2026-10-26T08:00', zone: 'America/New_York', repeat: { freq: 'weekly', weekdays: ['mon'] } }, 2)).toEqual(['2026-10-26T12:00:00.000Z', '2026-11-02T13:00:00.000Z']);
+    expect(at({ at: '2026-03-02T08:00', zone: 'America/New_York', repeat: { freq: 'weekly' } }, 2)).toEqual([
+      '2026-03-02T13:00:00.000Z',
+      '2026-03-09T12:00:00.000Z',
+    ]);
+    expect(at({ at: '2026-10-26T08:00', zone: 'America/New_York', repeat: { freq: 'weekly', weekdays: ['mon'] } }, 2)).toEqual([
+      '2026-10-26T12:00:00.000Z',
+      '2026-11-02T13:00:00.000Z',
+    ]);
   });
 
   it('resolves a one-shot local time inside the gap to the moment the clocks jump', () => {
@@ -55,7 +69,10 @@ describe('daylight-saving changes', () => {
   });
 
   it('starts at an instant given as the second of two ambiguous ones, then keeps its wall time', () => {
-    expect(at({ at: '2026-10-25T01:30:00Z', zone: 'Europe/Berlin', repeat: { freq: 'daily' } }, 2)).toEqual(['2026-10-25T01:30:00.000Z', '2026-10-26T01:30:00.000Z']);
+    expect(at({ at: '2026-10-25T01:30:00Z', zone: 'Europe/Berlin', repeat: { freq: 'daily' } }, 2)).toEqual([
+      '2026-10-25T01:30:00.000Z',
+      '2026-10-26T01:30:00.000Z',
+    ]);
   });
 
   it('counts every N hours in elapsed time, not wall time, across a change', () => {
@@ -154,7 +171,9 @@ describe('until, count, weekdays, intervals', () => {
   it('refuses an unknown zone, a bad date and an until before the start with RuleError', () => {
     expect(() => compileRule({ at: '2026-05-06T08:00', zone: 'Mars/Olympus' })).toThrow(RuleError);
     expect(() => compileRule({ at: '2026-02-30T08:00', zone: 'UTC' })).toThrow(RuleError);
-    expect(() => compileRule({ at: '2026-05-06T08:00', zone: 'UTC', repeat: { freq: 'daily', until: '2026-05-01T00:00:00Z' } })).toThrow(RuleError);
+    expect(() => compileRule({ at: '2026-05-06T08:00', zone: 'UTC', repeat: { freq: 'daily', until: '2026-05-01T00:00:00Z' } })).toThrow(
+      RuleError,
+    );
   });
 });
 
@@ -180,7 +199,8 @@ describe('jumping over downtime', () => {
       expect(after?.at).toBe(expected?.at);
       const before = lastOccurrenceBefore(cr, t, first);
       expect(before.at).toBe(probe.at);
-      if (rule.repeat.count !== undefined || rule.repeat.freq === 'interval' || rule.repeat.freq === 'monthly') expect(before.seq).toBe(all.indexOf(probe));
+      if (rule.repeat.count !== undefined || rule.repeat.freq === 'interval' || rule.repeat.freq === 'monthly')
+        expect(before.seq).toBe(all.indexOf(probe));
     }
   });
 });

@@ -111,7 +111,9 @@ function candidate(cr: CompiledRule, c: number): number | null {
   const d = candidateDate(cr, c);
   if (!d) return null;
   // The date of `at` itself is `at` exactly (also when `at` was the second of two ambiguous instants).
-  const ms = sameDate(d, cr.anchor) ? cr.startMs : resolveLocal({ ...d, hour: cr.anchor.hour, minute: cr.anchor.minute, second: cr.anchor.second }, cr.zone);
+  const ms = sameDate(d, cr.anchor)
+    ? cr.startMs
+    : resolveLocal({ ...d, hour: cr.anchor.hour, minute: cr.anchor.minute, second: cr.anchor.second }, cr.zone);
   return ms < cr.startMs ? null : ms;
 }
 
@@ -202,7 +204,8 @@ export function lastOccurrenceBefore(cr: CompiledRule, t: number, from: Occurren
     // Fixed period: the one before the first at/after t, or the bounded last one.
     const c = after ? after.cursor - 1 : Math.floor((Math.min(t - 1, cr.untilMs ?? Infinity) - cr.startMs) / cr.periodMs);
     const capped = cr.count !== undefined ? Math.min(c, cr.count - 1) : c;
-    if (capped > from.cursor) last = { at: new Date(cr.startMs + capped * cr.periodMs).toISOString(), cursor: capped, seq: from.seq + (capped - from.cursor) };
+    if (capped > from.cursor)
+      last = { at: new Date(cr.startMs + capped * cr.periodMs).toISOString(), cursor: capped, seq: from.seq + (capped - from.cursor) };
     return last;
   }
   const start = cr.count === undefined ? Math.max(from.cursor + 1, cursorBelow(cr, t)) : from.cursor + 1;

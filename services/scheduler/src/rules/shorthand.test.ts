@@ -20,21 +20,28 @@ describe('parseRepeat', () => {
   });
 
   it('round-trips through formatRepeat', () => {
-    for (const text of ['weekly:mon,thu;count=3', 'monthly:31', 'every 15m;until=2026-12-31T23:00:00Z', 'yearly']) expect(formatRepeat(parseRepeat(text))).toBe(text);
+    for (const text of ['weekly:mon,thu;count=3', 'monthly:31', 'every 15m;until=2026-12-31T23:00:00Z', 'yearly'])
+      expect(formatRepeat(parseRepeat(text))).toBe(text);
   });
 
   it('accepts the object form', () => {
     expect(parseRepeat({ freq: 'monthly', day: 31, count: 2 })).toEqual({ freq: 'monthly', day: 31, count: 2 });
   });
 
-  it.each(['hourly', 'weekly:funday', 'every 5 fortnights', 'monthly:x', 'daily;count=-1', { freq: 'daily', extra: 1 }])('refuses %j with RepeatSyntaxError', (bad) => {
-    expect(() => parseRepeat(bad)).toThrow(RepeatSyntaxError);
-  });
+  it.each(['hourly', 'weekly:funday', 'every 5 fortnights', 'monthly:x', 'daily;count=-1', { freq: 'daily', extra: 1 }])(
+    'refuses %j with RepeatSyntaxError',
+    (bad) => {
+      expect(() => parseRepeat(bad)).toThrow(RepeatSyntaxError);
+    },
+  );
 });
 
 describe('parseAt', () => {
   it('reads a local time, an instant and a bracket zone', () => {
-    expect(parseAt('2026-10-12T08:00')).toMatchObject({ local: { year: 2026, month: 10, day: 12, hour: 8, minute: 0, second: 0 }, text: '2026-10-12T08:00' });
+    expect(parseAt('2026-10-12T08:00')).toMatchObject({
+      local: { year: 2026, month: 10, day: 12, hour: 8, minute: 0, second: 0 },
+      text: '2026-10-12T08:00',
+    });
     expect(parseAt('2026-10-12T06:00:00Z').instantMs).toBe(Date.UTC(2026, 9, 12, 6));
     expect(parseAt('2026-10-12T08:00:00+0200').instantMs).toBe(Date.UTC(2026, 9, 12, 6));
     expect(parseAt('2026-10-12T08:00[Europe/Berlin]')).toMatchObject({ zone: 'Europe/Berlin', text: '2026-10-12T08:00' });

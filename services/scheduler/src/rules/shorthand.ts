@@ -10,10 +10,24 @@
 import { RepeatSchema, WEEKDAYS, type IntervalUnit, type Repeat, type Weekday } from './schema.js';
 
 const UNITS: Record<string, IntervalUnit> = {
-  s: 'seconds', sec: 'seconds', secs: 'seconds', second: 'seconds', seconds: 'seconds',
-  m: 'minutes', min: 'minutes', mins: 'minutes', minute: 'minutes', minutes: 'minutes',
-  h: 'hours', hr: 'hours', hrs: 'hours', hour: 'hours', hours: 'hours',
-  d: 'days', day: 'days', days: 'days',
+  s: 'seconds',
+  sec: 'seconds',
+  secs: 'seconds',
+  second: 'seconds',
+  seconds: 'seconds',
+  m: 'minutes',
+  min: 'minutes',
+  mins: 'minutes',
+  minute: 'minutes',
+  minutes: 'minutes',
+  h: 'hours',
+  hr: 'hours',
+  hrs: 'hours',
+  hour: 'hours',
+  hours: 'hours',
+  d: 'days',
+  day: 'days',
+  days: 'days',
 };
 
 export class RepeatSyntaxError extends RangeError {
@@ -27,7 +41,11 @@ export class RepeatSyntaxError extends RangeError {
 export function parseRepeat(input: unknown): Repeat {
   if (typeof input !== 'string') {
     const r = RepeatSchema.safeParse(input);
-    if (!r.success) throw new RepeatSyntaxError(JSON.stringify(input), r.error.issues.map((i) => `${i.path.join('.') || 'repeat'}: ${i.message}`).join('; '));
+    if (!r.success)
+      throw new RepeatSyntaxError(
+        JSON.stringify(input),
+        r.error.issues.map((i) => `${i.path.join('.') || 'repeat'}: ${i.message}`).join('; '),
+      );
     return r.data;
   }
   const text = input.trim().toLowerCase();
@@ -52,7 +70,8 @@ export function parseRepeat(input: unknown): Repeat {
     else if (freq === 'yearly' && arg === undefined) base = { freq };
     else if (freq === 'weekly') {
       const weekdays = arg ? arg.split(',').map((w) => w.trim().slice(0, 3)) : undefined;
-      if (weekdays?.some((w) => !(WEEKDAYS as readonly string[]).includes(w))) throw new RepeatSyntaxError(input, 'weekdays are mon,tue,wed,thu,fri,sat,sun');
+      if (weekdays?.some((w) => !(WEEKDAYS as readonly string[]).includes(w)))
+        throw new RepeatSyntaxError(input, 'weekdays are mon,tue,wed,thu,fri,sat,sun');
       base = weekdays ? { freq, weekdays: [...new Set(weekdays)] as Weekday[] } : { freq };
     } else if (freq === 'monthly') {
       if (arg !== undefined && !/^\d{1,2}$/.test(arg)) throw new RepeatSyntaxError(input, 'monthly:DAY takes a day of the month, 1–31');

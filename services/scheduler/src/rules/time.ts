@@ -117,17 +117,30 @@ export interface ParsedAt {
 /** Parses `at`; throws a RangeError that says what is wrong. */
 export function parseAt(at: string): ParsedAt {
   const m = AT_RE.exec(at.trim());
-  if (!m) throw new RangeError(`at ${JSON.stringify(at)} is not a date-time like 2026-10-12T08:00, 2026-10-12T06:00:00Z or 2026-10-12T08:00[Europe/Berlin]`);
+  if (!m)
+    throw new RangeError(
+      `at ${JSON.stringify(at)} is not a date-time like 2026-10-12T08:00, 2026-10-12T06:00:00Z or 2026-10-12T08:00[Europe/Berlin]`,
+    );
   const [, y, mo, d, h, mi, s, frac, offset, zone] = m;
   const local: LocalDateTime = { year: +y!, month: +mo!, day: +d!, hour: +h!, minute: +mi!, second: s ? +s : 0 };
-  if (local.month < 1 || local.month > 12 || local.day < 1 || local.day > daysInMonth(local.year, local.month) || local.hour > 23 || local.minute > 59 || local.second > 59) {
+  if (
+    local.month < 1 ||
+    local.month > 12 ||
+    local.day < 1 ||
+    local.day > daysInMonth(local.year, local.month) ||
+    local.hour > 23 ||
+    local.minute > 59 ||
+    local.second > 59
+  ) {
     throw new RangeError(`at ${JSON.stringify(at)} is not a real date-time`);
   }
   const text = at.trim().replace(/\[[^\]]*\]$/, '');
   const out: ParsedAt = { local, text };
   if (zone !== undefined) out.zone = zone;
   if (offset !== undefined) {
-    const ms = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s ?? '00'}${frac ?? ''}${offset.toUpperCase() === 'Z' ? 'Z' : offset.length === 5 ? `${offset.slice(0, 3)}:${offset.slice(3)}` : offset}`);
+    const ms = Date.parse(
+      `${y}-${mo}-${d}T${h}:${mi}:${s ?? '00'}${frac ?? ''}${offset.toUpperCase() === 'Z' ? 'Z' : offset.length === 5 ? `${offset.slice(0, 3)}:${offset.slice(3)}` : offset}`,
+    );
     if (Number.isNaN(ms)) throw new RangeError(`at ${JSON.stringify(at)} has a bad offset`);
     out.instantMs = ms;
   }

@@ -29,9 +29,18 @@ export class JsonlChild {
   private stderr = '';
   private done = false;
 
-  constructor(cmd: Command, args: string[], private readonly opts: JsonlChildOptions) {
+  constructor(
+    cmd: Command,
+    args: string[],
+    private readonly opts: JsonlChildOptions,
+  ) {
     // Its own process group, so a hard stop also takes the commands it started.
-    this.child = spawn(cmd.command, [...cmd.args, ...args], { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    this.child = spawn(cmd.command, [...cmd.args, ...args], {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
     const log = opts.log;
     this.exited = new Promise((resolve) => {
       const finish = (exit: ChildExit) => {

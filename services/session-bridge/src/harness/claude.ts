@@ -84,8 +84,17 @@ export class ClaudeHarness extends ProcessHarness implements Harness {
     this.setState('starting');
     const { args, env } = await this.prepare();
     const cmd = claudeCommand(env);
-    this.log.info({ command: cmd.command, sessionId: this._sessionId, resume: args.includes('--resume'), cwd: this.opts.cwd }, 'starting claude');
-    const proc = new JsonlChild(cmd, args, { cwd: this.opts.cwd, env, log: this.log, onValue: (v) => this.onEvent(v as Event), onExit: (e) => this.onExit(proc, e) });
+    this.log.info(
+      { command: cmd.command, sessionId: this._sessionId, resume: args.includes('--resume'), cwd: this.opts.cwd },
+      'starting claude',
+    );
+    const proc = new JsonlChild(cmd, args, {
+      cwd: this.opts.cwd,
+      env,
+      log: this.log,
+      onValue: (v) => this.onEvent(v as Event),
+      onExit: (e) => this.onExit(proc, e),
+    });
     this.proc = proc;
     try {
       await this.control({ subtype: 'initialize' }, READY_TIMEOUT_MS);
@@ -105,9 +114,13 @@ export class ClaudeHarness extends ProcessHarness implements Harness {
     await mkdir(home, { recursive: true });
     const configDir = o.env.CLAUDE_CONFIG_DIR ?? join(home, '.claude');
     const file = join(o.stateDir, 'claude-session.json');
-    const stored = await readFile(file, 'utf8').then((t) => JSON.parse(t) as StoredSession, () => undefined);
+    const stored = await readFile(file, 'utf8').then(
+      (t) => JSON.parse(t) as StoredSession,
+      () => undefined,
+    );
     const resume = stored !== undefined && stored.cwd === o.cwd && (await transcriptExists(configDir, stored.sessionId));
-    if (stored && stored.cwd !== o.cwd) this.log.warn({ was: stored.cwd, now: o.cwd }, 'the session directory changed; claude starts a new conversation');
+    if (stored && stored.cwd !== o.cwd)
+      this.log.warn({ was: stored.cwd, now: o.cwd }, 'the session directory changed; claude starts a new conversation');
     this._sessionId = resume ? stored.sessionId : randomUUID();
     await writeFile(file, JSON.stringify({ sessionId: this._sessionId, cwd: o.cwd } satisfies StoredSession));
 
@@ -121,17 +134,24 @@ export class ClaudeHarness extends ProcessHarness implements Harness {
     const apiKey = modelSetting(o.env, MODEL_ENV.apiKey);
     const args = [
       '-p',
-      '--input-format', 'stream-json',
-      '--output-format', 'stream-json',
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
       '--verbose',
       '--replay-user-messages',
       ...(resume ? ['--resume', this._sessionId] : ['--session-id', this._sessionId]),
-      '--append-system-prompt-file', noteFile,
-      '--mcp-config', mcpFile,
+      '--append-system-prompt-file',
+      noteFile,
+      '--mcp-config',
+      mcpFile,
       '--strict-mcp-config',
-      '--permission-prompt-tool', 'stdio',
-      '--permission-mode', o.autoApprove ? 'bypassPermissions' : 'default',
-      '--allowedTools', CLAUDE_READ_ONLY_TOOLS.map((t) => `mcp__${CLAUDE_MCP_SERVER}__${t}`).join(','),
+      '--permission-prompt-tool',
+      'stdio',
+      '--permission-mode',
+      o.autoApprove ? 'bypassPermissions' : 'default',
+      '--allowedTools',
+      CLAUDE_READ_ONLY_TOOLS.map((t) => `mcp__${CLAUDE_MCP_SERVER}__${t}`).join(','),
       ...(model ? ['--model', model] : []),
     ];
     const env: Record<string, string> = {
@@ -165,11 +185,29 @@ export class ClaudeHarness extends ProcessHarness implements Harness {
       resolve = res;
       reject = rej;
     });
-    const turn: Turn = { id: turnId, uuid: randomUUID(), replayed: false, cancelRequested: false, lastText: '', resolve, reject, ended: result.then(() => undefined, () => undefined) };
+    const turn: Turn = {
+      id: turnId,
+      uuid: randomUUID(),
+      replayed: false,
+      cancelRequested: false,
+      lastText: '',
+      resolve,
+      reject,
+      ended: result.then(
+        () => undefined,
+        () => undefined,
+      ),
+    };
     this.turn = turn;
     this.setState(this.permissions.size ? 'waiting' : 'busy');
     this.log.debug({ turnId, uuid: turn.uuid }, 'claude turn sent');
-    proc.write({ type: 'user', uuid: turn.uuid, session_id: this._sessionId ?? '', parent_tool_use_id: null, message: { role: 'user', content: text } });
+    proc.write({
+      type: 'user',
+      uuid: turn.uuid,
+      session_id: this._sessionId ?? '',
+      parent_tool_use_id: null,
+      message: { role: 'user', content: text },
+    });
     return result;
   }
 
@@ -178,7 +216,9 @@ export class ClaudeHarness extends ProcessHarness implements Harness {
     const proc = this.proc;
     if (!turn || !proc) return;
     turn.cancelRequested = true;
-    this.control({ subtype: 'interrupt' }, this.opts.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS).catch((err) => this.log.warn({ err }, 'claude did not answer the interrupt'));
+    this.control({ subtype: 'interrupt' }, this.opts.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS).catch((err) =>
+      this.log.warn({ err }, 'claude did not answer the interrupt'),
+    );
     if (await within(turn.ended, this.opts.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS)) return;
     this.log.warn({ turnId: turn.id }, 'claude did not end the turn after an interrupt; restarting it');
     this.respawning = true;
@@ -283,7 +323,11 @@ export class ClaudeHarness extends ProcessHarness implements Harness {
     else if (turn.cancelRequested || /abort/.test(String(ev.terminal_reason ?? ''))) r = { status: 'cancelled', text: turn.lastText };
     else {
       const errors = Array.isArray(ev.errors) ? (ev.errors as unknown[]).map(String).join('; ') : '';
-      r = { status: 'failed', text: turn.lastText, error: (typeof ev.result === 'string' && ev.result) || errors || String(ev.subtype ?? 'error') };
+      r = {
+        status: 'failed',
+        text: turn.lastText,
+        error: (typeof ev.result === 'string' && ev.result) || errors || String(ev.subtype ?? 'error'),
+      };
     }
     this.log.debug({ turnId: turn.id, status: r.status }, 'claude turn ended');
     this.setState('idle');
@@ -296,7 +340,10 @@ export class ClaudeHarness extends ProcessHarness implements Harness {
     if (req.subtype === 'can_use_tool') {
       if (!this.opts.events.permission) {
         // Nobody to ask: refuse rather than hang the turn.
-        this.proc?.write({ type: 'control_response', response: { subtype: 'success', request_id: id, response: { behavior: 'deny', message: DENY_MESSAGE } } });
+        this.proc?.write({
+          type: 'control_response',
+          response: { subtype: 'success', request_id: id, response: { behavior: 'deny', message: DENY_MESSAGE } },
+        });
         return;
       }
       this.permissions.set(id, { input: req.input });
@@ -304,7 +351,10 @@ export class ClaudeHarness extends ProcessHarness implements Harness {
       this.opts.events.permission({ id, tool: String(req.tool_name ?? ''), input: req.input });
       return;
     }
-    this.proc?.write({ type: 'control_response', response: { subtype: 'error', request_id: id, error: `not supported by the shrooms bridge: ${req.subtype}` } });
+    this.proc?.write({
+      type: 'control_response',
+      response: { subtype: 'error', request_id: id, error: `not supported by the shrooms bridge: ${req.subtype}` },
+    });
   }
 
   private onControlResponse(ev: Event): void {
@@ -361,7 +411,13 @@ async function transcriptExists(configDir: string, sessionId: string): Promise<b
   const projects = join(configDir, 'projects');
   const dirs = await readdir(projects).catch(() => [] as string[]);
   for (const d of dirs) {
-    if (await access(join(projects, d, `${sessionId}.jsonl`)).then(() => true, () => false)) return true;
+    if (
+      await access(join(projects, d, `${sessionId}.jsonl`)).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
   }
   return false;
 }

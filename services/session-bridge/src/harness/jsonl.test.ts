@@ -26,7 +26,11 @@ describe('JSONL framing', () => {
     const stream = new PassThrough();
     const values: unknown[] = [];
     const bad: string[] = [];
-    readJsonl(stream, (v) => values.push(v), (l) => bad.push(l));
+    readJsonl(
+      stream,
+      (v) => values.push(v),
+      (l) => bad.push(l),
+    );
     stream.end('{"a":1}\nnot json\n[2]');
     await new Promise((r) => stream.on('end', r));
     expect(values).toEqual([{ a: 1 }, [2]]);

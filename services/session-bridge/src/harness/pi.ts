@@ -65,10 +65,17 @@ export class PiHarness extends ProcessHarness implements Harness {
     const { args, env } = await this.prepare();
     const cmd = piCommand(env);
     this.log.info({ command: cmd.command, resume: this.sessionFile, cwd: this.opts.cwd }, 'starting pi');
-    const proc = new JsonlChild(cmd, args, { cwd: this.opts.cwd, env, log: this.log, onValue: (v) => this.onEvent(v as Event), onExit: (e) => this.onExit(proc, e) });
+    const proc = new JsonlChild(cmd, args, {
+      cwd: this.opts.cwd,
+      env,
+      log: this.log,
+      onValue: (v) => this.onEvent(v as Event),
+      onExit: (e) => this.onExit(proc, e),
+    });
     this.proc = proc;
     try {
-      const state = (await this.rpc({ type: 'get_state' }, READY_TIMEOUT_MS)).data as { sessionId?: string; sessionFile?: string } | undefined;
+      const state = (await this.rpc({ type: 'get_state' }, READY_TIMEOUT_MS)).data as
+        { sessionId?: string; sessionFile?: string } | undefined;
       this._sessionId = state?.sessionId;
       this.sessionFile = state?.sessionFile;
       await writeFile(join(this.opts.stateDir, 'pi-session.json'), JSON.stringify({ sessionId: this._sessionId }));
@@ -89,11 +96,18 @@ export class PiHarness extends ProcessHarness implements Harness {
     const modelId = o.model ?? modelSetting(o.env, MODEL_ENV.model);
     if (!o.env.PI_CODING_AGENT_DIR) {
       await mkdir(agentDir, { recursive: true });
-      if (baseUrl) await writeFile(join(agentDir, 'models.json'), JSON.stringify(piModelsJson(baseUrl, modelSetting(o.env, MODEL_ENV.api), modelId ?? 'default'), null, 2));
+      if (baseUrl)
+        await writeFile(
+          join(agentDir, 'models.json'),
+          JSON.stringify(piModelsJson(baseUrl, modelSetting(o.env, MODEL_ENV.api), modelId ?? 'default'), null, 2),
+        );
     }
     const sessionDir = join(o.stateDir, 'pi-sessions');
     await mkdir(sessionDir, { recursive: true });
-    const stored = await readFile(join(o.stateDir, 'pi-session.json'), 'utf8').then((t) => (JSON.parse(t) as { sessionId?: string }).sessionId, () => undefined);
+    const stored = await readFile(join(o.stateDir, 'pi-session.json'), 'utf8').then(
+      (t) => (JSON.parse(t) as { sessionId?: string }).sessionId,
+      () => undefined,
+    );
     const files = stored ? (await readdir(sessionDir)).filter((f) => f.endsWith(`_${stored}.jsonl`)) : [];
     this.sessionFile = files.length ? join(sessionDir, files.sort().at(-1)!) : undefined;
     const noteFile = join(o.stateDir, 'pi-system-note.md');
@@ -101,13 +115,17 @@ export class PiHarness extends ProcessHarness implements Harness {
 
     const model = baseUrl && !o.env.PI_CODING_AGENT_DIR ? `${PI_PROVIDER}/${modelId ?? 'default'}` : modelId;
     const args = [
-      '--mode', 'rpc',
+      '--mode',
+      'rpc',
       ...(model ? ['--model', model] : []),
-      '--session-dir', sessionDir,
+      '--session-dir',
+      sessionDir,
       ...(this.sessionFile ? ['--session', this.sessionFile] : []),
-      '-e', PI_EXTENSION_FILE,
+      '-e',
+      PI_EXTENSION_FILE,
       // pi reads a file's contents when the value is a path.
-      '--append-system-prompt', noteFile,
+      '--append-system-prompt',
+      noteFile,
       '--no-themes',
     ];
     const env: Record<string, string> = {
@@ -134,13 +152,24 @@ export class PiHarness extends ProcessHarness implements Harness {
       resolve = res;
       reject = rej;
     });
-    const turn: Turn = { id: turnId, cancelRequested: false, lastText: '', resolve, reject, ended: result.then(() => undefined, () => undefined) };
+    const turn: Turn = {
+      id: turnId,
+      cancelRequested: false,
+      lastText: '',
+      resolve,
+      reject,
+      ended: result.then(
+        () => undefined,
+        () => undefined,
+      ),
+    };
     this.turn = turn;
     this.setState('busy');
     this.log.debug({ turnId }, 'pi turn sent');
     this.rpc({ type: 'prompt', message: text }, RPC_TIMEOUT_MS).then(
       (r) => {
-        if (r.success === false && this.turn === turn) this.finish(turn, { status: 'failed', text: '', error: `pi refused the prompt: ${String(r.error ?? 'unknown reason')}` });
+        if (r.success === false && this.turn === turn)
+          this.finish(turn, { status: 'failed', text: '', error: `pi refused the prompt: ${String(r.error ?? 'unknown reason')}` });
       },
       (err: Error) => this.log.warn({ err, turnId }, 'pi did not answer the prompt command'),
     );
@@ -222,7 +251,10 @@ export class PiHarness extends ProcessHarness implements Harness {
     const turn = this.turn;
     if (!turn) return;
     // Is the run really over (no compaction retry, no retry of our own settings' making)?
-    const state = await this.rpc({ type: 'get_state' }, RPC_TIMEOUT_MS).then((r) => r.data as { isStreaming?: boolean; isCompacting?: boolean } | undefined, () => undefined);
+    const state = await this.rpc({ type: 'get_state' }, RPC_TIMEOUT_MS).then(
+      (r) => r.data as { isStreaming?: boolean; isCompacting?: boolean } | undefined,
+      () => undefined,
+    );
     if (this.turn !== turn) return;
     if (state?.isStreaming || state?.isCompacting) {
       this.log.debug({ turnId: turn.id }, 'pi goes on after agent_end; waiting for the next one');
@@ -310,6 +342,8 @@ function outcome(turn: Turn, messages: Message[]): TurnResult {
     case 'error':
       return { status: 'failed', text, error: last.errorMessage ?? 'the model call failed' };
     default:
-      return turn.cancelRequested ? { status: 'cancelled', text } : { status: 'failed', text, error: `the run ended without an answer (${last?.stopReason ?? 'no message'})` };
+      return turn.cancelRequested
+        ? { status: 'cancelled', text }
+        : { status: 'failed', text, error: `the run ended without an answer (${last?.stopReason ?? 'no message'})` };
   }
 }

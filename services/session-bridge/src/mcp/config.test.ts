@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { MCP_URL_ENV, piExtensionFile, sessionConfig } from './config.js';
 
-const base = { machine: 'laptop', session: 'web', gatewayUrl: 'http://127.0.0.1:7387', command: { command: '/usr/bin/node', args: ['/x/main.js'] }, piExtension: '/x/shrooms-tools.ts' };
+const base = {
+  machine: 'laptop',
+  session: 'web',
+  gatewayUrl: 'http://127.0.0.1:7387',
+  command: { command: '/usr/bin/node', args: ['/x/main.js'] },
+  piExtension: '/x/shrooms-tools.ts',
+};
 
 describe('session configuration', () => {
   it('gives Claude Code the stdio server with the session named in its environment', () => {
@@ -12,7 +18,11 @@ describe('session configuration', () => {
       args: ['/x/main.js', 'mcp'],
       env: { SHROOMS_MACHINE: 'laptop', SHROOMS_AGENT_SESSION: 'web', SHROOMS_GATEWAY_URL: 'http://127.0.0.1:7387' },
     });
-    expect(c.claude.args.slice(2)).toEqual(['--strict-mcp-config', '--allowedTools', 'mcp__shrooms__list_agents,mcp__shrooms__task_status,mcp__shrooms__task_update,mcp__shrooms__task_ack,mcp__shrooms__list_schedules']);
+    expect(c.claude.args.slice(2)).toEqual([
+      '--strict-mcp-config',
+      '--allowedTools',
+      'mcp__shrooms__list_agents,mcp__shrooms__task_status,mcp__shrooms__task_update,mcp__shrooms__task_ack,mcp__shrooms__list_schedules',
+    ]);
   });
 
   it('gives both harnesses the HTTP form when one runs', () => {

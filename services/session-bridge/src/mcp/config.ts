@@ -50,7 +50,13 @@ export function sessionConfig(i: SessionConfigInput): SessionConfig {
     ? { type: 'http', url: i.mcpUrl }
     : { type: 'stdio', command: i.command.command, args: [...i.command.args, 'mcp'], env };
   const mcpConfig = { mcpServers: { [MCP_SERVER_NAME]: server } };
-  const claudeArgs = ['--mcp-config', JSON.stringify(mcpConfig), '--strict-mcp-config', '--allowedTools', CLAUDE_READ_ONLY_TOOLS.map((t) => `mcp__${MCP_SERVER_NAME}__${t}`).join(',')];
+  const claudeArgs = [
+    '--mcp-config',
+    JSON.stringify(mcpConfig),
+    '--strict-mcp-config',
+    '--allowedTools',
+    CLAUDE_READ_ONLY_TOOLS.map((t) => `mcp__${MCP_SERVER_NAME}__${t}`).join(','),
+  ];
   if (i.systemNote) claudeArgs.push('--append-system-prompt', i.systemNote);
   const piEnv: Record<string, string> = { ...env, ...(i.mcpUrl ? { [MCP_URL_ENV]: i.mcpUrl } : {}) };
   return {

@@ -34,7 +34,9 @@ export interface McpHttpServer {
 }
 
 function jsonError(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
@@ -74,7 +76,12 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions = {}): Promi
         return jsonError(res, (err as { status?: number }).status ?? 400, (err as Error).message);
       }
       const server = buildMcpServer(ctx);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableDnsRebindingProtection: true, allowedHosts, allowedOrigins });
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableDnsRebindingProtection: true,
+        allowedHosts,
+        allowedOrigins,
+      });
       res.on('close', () => {
         void transport.close();
         void server.close();

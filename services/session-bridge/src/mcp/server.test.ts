@@ -5,7 +5,12 @@ import type { McpToolContext } from './context.js';
 import { createMcpServer } from './server.js';
 
 // Nothing listens on port 1: any call that reaches for the gateway fails at once.
-const offline: McpToolContext = { machine: 'box', session: 'alpha', gatewayUrl: 'http://127.0.0.1:1', env: { NATS_URL: 'nats://127.0.0.1:1' } };
+const offline: McpToolContext = {
+  machine: 'box',
+  session: 'alpha',
+  gatewayUrl: 'http://127.0.0.1:1',
+  env: { NATS_URL: 'nats://127.0.0.1:1' },
+};
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -32,7 +37,16 @@ describe('the shrooms MCP server', () => {
   it('offers the eight tools, each with an input and an output schema', async () => {
     const client = await connect(offline);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['ask_agent', 'cancel_schedule', 'list_agents', 'list_schedules', 'schedule_task', 'task_ack', 'task_status', 'task_update']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'ask_agent',
+      'cancel_schedule',
+      'list_agents',
+      'list_schedules',
+      'schedule_task',
+      'task_ack',
+      'task_status',
+      'task_update',
+    ]);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema?.type).toBe('object');
@@ -45,7 +59,9 @@ describe('the shrooms MCP server', () => {
     const r = await client.callTool({ name: 'task_update', arguments: { task: 'box/beta:m-1', status: 'done', text: 'x' } });
     expect(r.isError).toBe(true);
     expect(meta(r)?.key).toBe('UPDATE_FORBIDDEN');
-    expect((r.content as { text: string }[])[0]!.text).toMatch(/^UPDATE_FORBIDDEN: box\/beta:m-1 is a task of box\/beta; box\/alpha may only update its own tasks/);
+    expect((r.content as { text: string }[])[0]!.text).toMatch(
+      /^UPDATE_FORBIDDEN: box\/beta:m-1 is a task of box\/beta; box\/alpha may only update its own tasks/,
+    );
   });
 
   it('refuses task_update for a task on another machine', async () => {
@@ -65,12 +81,17 @@ describe('the shrooms MCP server', () => {
     const r = await client.callTool({ name: 'list_agents', arguments: {} });
     expect(r.isError).toBe(true);
     expect(meta(r)?.key).toBe('GATEWAY_UNREACHABLE');
-    expect((r.content as { text: string }[])[0]!.text).toMatch(/cannot reach the gateway at http:\/\/127\.0\.0\.1:1 — is `shrooms-agent up` running\?/);
+    expect((r.content as { text: string }[])[0]!.text).toMatch(
+      /cannot reach the gateway at http:\/\/127\.0\.0\.1:1 — is `shrooms-agent up` running\?/,
+    );
   });
 
   it('asks the gateway for schedules, and says so when it cannot reach it', async () => {
     const client = await connect(offline);
-    const r = await client.callTool({ name: 'schedule_task', arguments: { to: 'box/beta', text: 'hi', at: '2030-01-01T08:00', zone: 'Europe/Berlin' } });
+    const r = await client.callTool({
+      name: 'schedule_task',
+      arguments: { to: 'box/beta', text: 'hi', at: '2030-01-01T08:00', zone: 'Europe/Berlin' },
+    });
     expect(meta(r)?.key).toBe('GATEWAY_UNREACHABLE');
     const l = await client.callTool({ name: 'list_schedules', arguments: {} });
     expect(meta(l)?.key).toBe('GATEWAY_UNREACHABLE');

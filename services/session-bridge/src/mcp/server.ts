@@ -10,7 +10,7 @@ export const MCP_SERVER_NAME = 'shrooms';
 export const MCP_SERVER_VERSION = '0.1.0';
 
 const INSTRUCTIONS =
-  'Tools of the shrooms agent mesh: other coding-agent sessions on the owner\'s machines. ' +
+  "Tools of the shrooms agent mesh: other coding-agent sessions on the owner's machines. " +
   'list_agents shows who is there; ask_agent gives one a task and waits for the answer; task_status follows a task; ' +
   'task_update finishes a task you were given (done | blocked | failed) — your turn ending does not; task_ack notes that you read an answer; ' +
   'schedule_task / list_schedules / cancel_schedule run tasks at a time.';

@@ -13,7 +13,10 @@ export interface McpStdioServer {
   close(): Promise<void>;
 }
 
-export async function createMcpStdioServer(context: McpToolContext = {}, io: { stdin?: Readable; stdout?: Writable } = {}): Promise<McpStdioServer> {
+export async function createMcpStdioServer(
+  context: McpToolContext = {},
+  io: { stdin?: Readable; stdout?: Writable } = {},
+): Promise<McpStdioServer> {
   const { server, context: resolved } = createMcpServer(context);
   const transport = new StdioServerTransport(io.stdin, io.stdout);
   let done!: () => void;

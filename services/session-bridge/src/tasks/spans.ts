@@ -50,7 +50,11 @@ export class TaskSpans {
     if (!cur) {
       if (isTerminal(task.status.state)) return;
       // A task taken up after a restart or queued by the gateway: continue its stored context.
-      const span = tracer().startSpan('task', { kind: SpanKind.CONSUMER, attributes: attributesOf(task, this.harness) }, contextFromTraceparent(task.metadata?.[META.traceparent]));
+      const span = tracer().startSpan(
+        'task',
+        { kind: SpanKind.CONSUMER, attributes: attributesOf(task, this.harness) },
+        contextFromTraceparent(task.metadata?.[META.traceparent]),
+      );
       cur = { span };
       this.spans.set(s.key, cur);
     }

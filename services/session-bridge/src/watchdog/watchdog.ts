@@ -42,7 +42,11 @@ export class Watchdog {
     if (!stored || stored.entry.task.status.state !== 'TASK_STATE_WORKING') return;
     const md = stored.entry.task.metadata ?? {};
     const log = Array.isArray(md[NUDGE_LOG]) ? (md[NUDGE_LOG] as number[]) : [];
-    const state = { nudges: Number(md[META.nudges] ?? 0), lastNudge: md[META.lastNudge] ? Date.parse(String(md[META.lastNudge])) : undefined, stalled: !!md[META.stalled] };
+    const state = {
+      nudges: Number(md[META.nudges] ?? 0),
+      lastNudge: md[META.lastNudge] ? Date.parse(String(md[META.lastNudge])) : undefined,
+      stalled: !!md[META.stalled],
+    };
     const v = verdict(this.cfg, state, b.lastActivityAt, now);
     if (v.kind === 'stall') return this.stall(cur.key, now);
     if (v.kind !== 'remind' || !underCap(this.cfg, log, now)) return;
@@ -59,14 +63,28 @@ export class Watchdog {
     ].join('\n');
     const at = new Date(now).toISOString();
     await b.d.ledger.transition(cur.key, (e) =>
-      transitions.annotate(e, { [META.nudges]: state.nudges + 1, [META.lastNudge]: at, [NUDGE_LOG]: [...log.filter((t) => now - t < this.cfg.hourMs), now] }),
+      transitions.annotate(e, {
+        [META.nudges]: state.nudges + 1,
+        [META.lastNudge]: at,
+        [NUDGE_LOG]: [...log.filter((t) => now - t < this.cfg.hourMs), now],
+      }),
     );
-    b.d.nc.publish(subjects.notify(b.machine, b.session, 'reminder'), JSON.stringify({ taskId: task.id, nudge: state.nudges + 1, at, text }));
+    b.d.nc.publish(
+      subjects.notify(b.machine, b.session, 'reminder'),
+      JSON.stringify({ taskId: task.id, nudge: state.nudges + 1, at, text }),
+    );
     b.log.info({ taskId: task.id, nudge: state.nudges + 1 }, 'reminding the session');
     this.reminding = true;
     try {
       // Each reminder is a span in the task's trace.
-      await inSpan('reminder', { parent: contextFromTraceparent(md[META.traceparent]), attributes: { 'shrooms.task_id': task.id, 'shrooms.nudge': state.nudges + 1 } }, () => b.remind(text));
+      await inSpan(
+        'reminder',
+        {
+          parent: contextFromTraceparent(md[META.traceparent]),
+          attributes: { 'shrooms.task_id': task.id, 'shrooms.nudge': state.nudges + 1 },
+        },
+        () => b.remind(text),
+      );
     } finally {
       this.reminding = false;
     }
@@ -76,7 +94,10 @@ export class Watchdog {
     const b = this.bridge;
     const at = new Date(now).toISOString();
     const s = await b.d.ledger.transition(key, (e) => transitions.annotate(e, { [META.stalled]: at }));
-    b.d.nc.publish(subjects.notify(b.machine, b.session, 'stalled'), JSON.stringify({ taskId: s.entry.task.id, at, nudges: s.entry.task.metadata?.[META.nudges] }));
+    b.d.nc.publish(
+      subjects.notify(b.machine, b.session, 'stalled'),
+      JSON.stringify({ taskId: s.entry.task.id, at, nudges: s.entry.task.metadata?.[META.nudges] }),
+    );
     b.log.warn({ taskId: s.entry.task.id }, 'task stalled; the owner is notified and the session takes the next task');
     await b.release(key);
   }

@@ -110,14 +110,26 @@ export const configCommand: Command = {
       process.stdout.write(`${note}\n`);
       return 0;
     }
-    const cfg = sessionConfig({ machine, session: agent.session, gatewayUrl, mcpUrl, command: selfCommand(), piExtension: piExtensionFile(), systemNote: note });
+    const cfg = sessionConfig({
+      machine,
+      session: agent.session,
+      gatewayUrl,
+      mcpUrl,
+      command: selfCommand(),
+      piExtension: piExtensionFile(),
+      systemNote: note,
+    });
     if (values.json) {
       process.stdout.write(`${JSON.stringify(cfg, null, 2)}\n`);
       return 0;
     }
-    const envLine = Object.entries(cfg.env).map(([k, v]) => `${k}=${sh(v)}`).join(' ');
+    const envLine = Object.entries(cfg.env)
+      .map(([k, v]) => `${k}=${sh(v)}`)
+      .join(' ');
     const claudeArgs = ['--mcp-config', JSON.stringify(cfg.claude.mcpConfig), '--strict-mcp-config', '--allowedTools', 'mcp__shrooms'];
-    const piEnv = Object.entries(cfg.pi.env).map(([k, v]) => `${k}=${sh(v)}`).join(' ');
+    const piEnv = Object.entries(cfg.pi.env)
+      .map(([k, v]) => `${k}=${sh(v)}`)
+      .join(' ');
     const self = [selfCommand()].map((c) => [c.command, ...c.args].map(sh).join(' '))[0]!;
     const mcpHttp = `${self} mcp --http 7390`;
     process.stdout.write(
@@ -131,7 +143,9 @@ export const configCommand: Command = {
         `  ${envLine} claude ${claudeArgs.map(sh).join(' ')} \\`,
         `    --append-system-prompt "$(${self} config --session ${sh(`${machine}/${agent.session}`)} --note)"`,
         '  --mcp-config (as JSON):',
-        ...JSON.stringify(cfg.claude.mcpConfig, null, 2).split('\n').map((l) => `    ${l}`),
+        ...JSON.stringify(cfg.claude.mcpConfig, null, 2)
+          .split('\n')
+          .map((l) => `    ${l}`),
         '',
         'pi (through our extension, which needs the HTTP form):',
         mcpUrl

@@ -10,11 +10,15 @@ export const COMMANDS: Record<string, Command> = {
   up: upCommand,
   bridge: bridgeCommand,
   gateway: serviceCommand('gateway', 'run the A2A gateway of this machine', async () => (await import('@shrooms/gateway')).runGateway()),
-  guard: serviceCommand('guard', 'run a guard replica (admission: loop guard, chain rules, allow-lists)', async () => (await import('@shrooms/guard')).runGuard()),
+  guard: serviceCommand('guard', 'run a guard replica (admission: loop guard, chain rules, allow-lists)', async () =>
+    (await import('@shrooms/guard')).runGuard(),
+  ),
   a2a: a2aCommand,
   mcp: mcpCommand,
   config: configCommand,
-  scheduler: serviceCommand('scheduler', 'run the scheduler (tasks at a time, once or repeating)', async () => (await import('@shrooms/scheduler')).runScheduler()),
+  scheduler: serviceCommand('scheduler', 'run the scheduler (tasks at a time, once or repeating)', async () =>
+    (await import('@shrooms/scheduler')).runScheduler(),
+  ),
 };
 
 export function usage(): string {

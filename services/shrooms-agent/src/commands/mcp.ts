@@ -19,7 +19,11 @@ export const mcpCommand: Command = {
   async run(args) {
     let values;
     try {
-      ({ values } = parseArgs({ args, options: { http: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+      ({ values } = parseArgs({
+        args,
+        options: { http: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+        strict: true,
+      }));
     } catch (err) {
       process.stderr.write(`shrooms-agent mcp: ${(err as Error).message.split('\n')[0]} (see --help)\n`);
       return 1;

@@ -6,7 +6,9 @@ export function serviceCommand(name: string, summary: string, start: () => Promi
     summary,
     async run(args) {
       if (args.includes('--help') || args.includes('-h')) {
-        process.stdout.write(`usage: shrooms-agent ${name}\n\n${summary}. Configured by environment variables (NATS_URL, SHROOMS_MACHINE, …).\n`);
+        process.stdout.write(
+          `usage: shrooms-agent ${name}\n\n${summary}. Configured by environment variables (NATS_URL, SHROOMS_MACHINE, …).\n`,
+        );
         return 0;
       }
       await start();

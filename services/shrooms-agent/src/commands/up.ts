@@ -87,7 +87,9 @@ export const upCommand: Command = {
       const services = [start('gateway', ['gateway'], /gateway listening/)];
       if (!values['no-guard'] && has('guard')) services.push(start('guard', ['guard'], /guard ready/));
       if (!values['no-scheduler'] && has('scheduler')) services.push(start('scheduler', ['scheduler'], /scheduler ready/));
-      services.push(start(`bridge-${values.session}`, ['bridge', '--harness', 'echo', '--session', values.session!, '--cwd', stateDir], /bridge ready/));
+      services.push(
+        start(`bridge-${values.session}`, ['bridge', '--harness', 'echo', '--session', values.session!, '--cwd', stateDir], /bridge ready/),
+      );
       await Promise.all(services);
     } catch (err) {
       process.stderr.write(`${(err as Error).message}\n`);

@@ -27,7 +27,10 @@ export function registerAgentTools(server: McpServer, ctx: ResolvedContext): voi
         const agents = machine ? all.filter((a) => a.machine === machine) : all;
         const you = await ctx.client.from();
         const lines = agents.map(agentLine);
-        const text = [`${agents.length} agent${agents.length === 1 ? '' : 's'} on the mesh${machine ? ` on ${machine}` : ''}${you ? `; you are ${you}` : ''}.`, ...lines].join('\n');
+        const text = [
+          `${agents.length} agent${agents.length === 1 ? '' : 's'} on the mesh${machine ? ` on ${machine}` : ''}${you ? `; you are ${you}` : ''}.`,
+          ...lines,
+        ].join('\n');
         return ok(text, { agents, ...(you ? { you } : {}) });
       }),
   );

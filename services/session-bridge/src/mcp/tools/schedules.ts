@@ -36,7 +36,10 @@ export function registerScheduleTools(server: McpServer, ctx: ResolvedContext): 
     ({ to, text, at, zone, repeat, reply, id }) =>
       tool(async () => {
         const r = await ctx.client.createSchedule({ to: Array.isArray(to) ? to : [to], text, at, zone, repeat, replyTo: reply, id });
-        return ok(`${r.created ? 'Scheduled' : 'Already scheduled'}: ${scheduleLine(r.schedule)}`, { schedule: r.schedule, created: r.created });
+        return ok(`${r.created ? 'Scheduled' : 'Already scheduled'}: ${scheduleLine(r.schedule)}`, {
+          schedule: r.schedule,
+          created: r.created,
+        });
       }),
   );
 

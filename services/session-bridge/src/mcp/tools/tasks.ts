@@ -20,7 +20,11 @@ async function follow(ctx: ResolvedContext, ref: TaskRef, first: Task, seconds: 
   if (seconds > 0) {
     const progress = progressReporter(extra, { intervalMs: ctx.progressIntervalMs, totalSeconds: seconds, machine: ref.machine });
     try {
-      const r = await ctx.client.wait(ref.task, { timeoutMs: seconds * 1000, signal: extra.signal, onUpdate: (t) => progress.update(t) }, first);
+      const r = await ctx.client.wait(
+        ref.task,
+        { timeoutMs: seconds * 1000, signal: extra.signal, onUpdate: (t) => progress.update(t) },
+        first,
+      );
       task = r.task;
       settled = r.settled;
     } finally {

@@ -28,7 +28,11 @@ export function registerWorkerTools(server: McpServer, ctx: ResolvedContext): vo
     ({ task, status, text }) =>
       tool(async () => {
         const name = task ?? ctx.currentTask();
-        if (!name) throw new ShroomsError('INVALID_PARAMS', 'you are not working on a task now; name the task (its id is in the "[shrooms task …]" line)');
+        if (!name)
+          throw new ShroomsError(
+            'INVALID_PARAMS',
+            'you are not working on a task now; name the task (its id is in the "[shrooms task …]" line)',
+          );
         const t = await ctx.client.update(name, status, text);
         const ref = await ctx.client.taskRef(name);
         const s = summarize(t, ref.machine);

@@ -47,7 +47,9 @@ export const a2aCommand: Command = {
     }
     const cmd = SUBCOMMANDS[sub];
     if (!cmd) {
-      process.stderr.write(`shrooms-agent a2a: unknown command ${JSON.stringify(sub)}; one of ${Object.keys(SUBCOMMANDS).join(', ')} (see --help)\n`);
+      process.stderr.write(
+        `shrooms-agent a2a: unknown command ${JSON.stringify(sub)}; one of ${Object.keys(SUBCOMMANDS).join(', ')} (see --help)\n`,
+      );
       return 1;
     }
     return cmd.run(rest);

@@ -36,7 +36,16 @@ describe('arguments and text', () => {
   });
 
   it('tells how to follow a task the wait left open', () => {
-    const s = { task: 'm/s:1', agent: 'm/s', state: 'TASK_STATE_WORKING', status: 'working', finished: false, needsInput: false, acknowledged: false, stalled: false };
+    const s = {
+      task: 'm/s:1',
+      agent: 'm/s',
+      state: 'TASK_STATE_WORKING',
+      status: 'working',
+      finished: false,
+      needsInput: false,
+      acknowledged: false,
+      stalled: false,
+    };
     expect(taskText(s, { waitedOut: true })).toBe('m/s:1 is still working; follow it: shrooms-agent a2a get m/s:1 --wait');
   });
 });

@@ -85,7 +85,13 @@ export async function run(name: string, help: string, args: string[], body: (arg
     if (json) {
       const e =
         err instanceof ShroomsError
-          ? { key: err.key, code: err.spec.code, message: err.message, retryable: err.retryable, ...(Object.keys(err.details).length ? { details: err.details } : {}) }
+          ? {
+              key: err.key,
+              code: err.spec.code,
+              message: err.message,
+              retryable: err.retryable,
+              ...(Object.keys(err.details).length ? { details: err.details } : {}),
+            }
           : err instanceof GatewayUnreachableError
             ? { key: 'GATEWAY_UNREACHABLE', message: err.message, retryable: true, url: err.url }
             : { key: 'INTERNAL', message: line };

@@ -25,7 +25,13 @@ export function listCommand(args: string[]): Promise<number> {
     const agents = values.machine ? all.filter((a) => a.machine === values.machine) : all;
     out.data({ agents });
     if (agents.length === 0) out.say('no sessions on the mesh now');
-    else out.say(table([['AGENT', 'HARNESS', 'STATE', 'OPEN', 'QUEUED', 'DIRECTORY'], ...agents.map((a) => [a.name, a.harness, a.state, String(a.openTasks), String(a.queuedTasks), a.cwd ?? ''])]));
+    else
+      out.say(
+        table([
+          ['AGENT', 'HARNESS', 'STATE', 'OPEN', 'QUEUED', 'DIRECTORY'],
+          ...agents.map((a) => [a.name, a.harness, a.state, String(a.openTasks), String(a.queuedTasks), a.cwd ?? '']),
+        ]),
+      );
     return 0;
   });
 }
@@ -55,7 +61,12 @@ export function tasksCommand(args: string[]): Promise<number> {
     const out = output(values.json === true);
     const client = makeClient(values.gateway);
     const page = await client.list(agent, { state: stateArg(values.state), pageSize: limit, pageToken: values.page });
-    out.data({ agent: page.agent.name, tasks: page.tasks.map((t) => taskJson(t, page.agent.machine)), nextPageToken: page.nextPageToken, totalSize: page.totalSize });
+    out.data({
+      agent: page.agent.name,
+      tasks: page.tasks.map((t) => taskJson(t, page.agent.machine)),
+      nextPageToken: page.nextPageToken,
+      totalSize: page.totalSize,
+    });
     if (page.tasks.length === 0) out.say(`no tasks of ${page.agent.name}${values.state ? ` in state ${values.state}` : ''}`);
     else {
       const rows = page.tasks.map((t) => {

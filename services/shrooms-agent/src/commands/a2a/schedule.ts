@@ -26,7 +26,9 @@ export function scheduleCommand(args: string[]): Promise<number> {
   if (sub === 'list') return run('schedule list', SCHEDULE_HELP, rest, () => list(rest));
   if (sub === 'cancel') return run('schedule cancel', SCHEDULE_HELP, rest, () => cancel(rest));
   return run('schedule', SCHEDULE_HELP, args, async () => {
-    throw new UsageError(sub ? `unknown schedule command ${JSON.stringify(sub)}; use create, list or cancel` : 'say create, list or cancel');
+    throw new UsageError(
+      sub ? `unknown schedule command ${JSON.stringify(sub)}; use create, list or cancel` : 'say create, list or cancel',
+    );
   });
 }
 
@@ -39,7 +41,10 @@ async function create(args: string[]): Promise<number> {
     reply: { type: 'boolean' },
     id: { type: 'string' },
   });
-  const to = (values.to ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+  const to = (values.to ?? [])
+    .flatMap((t) => t.split(','))
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (to.length === 0) throw new UsageError('say who gets the task: --to MACHINE/SESSION');
   if (!values.at) throw new UsageError('say when: --at TIME');
   const text = positionals.join(' ');
@@ -47,7 +52,15 @@ async function create(args: string[]): Promise<number> {
   const out = output(values.json === true);
   const client = makeClient(values.gateway);
   try {
-    const r = await client.createSchedule({ to, text, at: values.at, zone: values.zone, repeat: values.repeat, replyTo: values.reply === true, id: values.id });
+    const r = await client.createSchedule({
+      to,
+      text,
+      at: values.at,
+      zone: values.zone,
+      repeat: values.repeat,
+      replyTo: values.reply === true,
+      id: values.id,
+    });
     out.data(r);
     out.say(`${r.created ? 'scheduled' : 'already scheduled'}: ${scheduleLine(r.schedule)}`);
     return 0;
