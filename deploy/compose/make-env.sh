@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")"
 if [ -f .env ]; then echo ".env exists; keeping it"; exit 0; fi
 machine="${SHROOMS_MACHINE:-$(hostname -s 2>/dev/null || hostname)}"
-pw() { head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+pw() { sh ../nats/make-password.sh; }
 permissions=../nats/permissions.conf
 if command -v node >/dev/null 2>&1; then
   node ../nats/gen-permissions.mjs --local "$machine" --out permissions.conf

@@ -4,7 +4,7 @@
 set -eu
 cd "$(dirname "$0")"
 if [ -f credentials.env ]; then echo "credentials.env exists; keeping it"; exit 0; fi
-pw() { head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+pw() { sh ../nats/make-password.sh; }
 umask 077
 for user in GATEWAY GUARD SCHEDULER BRIDGE ADMIN; do echo "NATS_${user}_PASSWORD=$(pw)"; done > credentials.env
 echo "wrote $(pwd)/credentials.env"

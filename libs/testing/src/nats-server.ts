@@ -37,6 +37,8 @@ export interface StartNatsOptions {
   port?: number;
   monitorPort?: number;
   dataDir?: string;
+  /** More environment for the server (values its config references as `$NAME`). */
+  env?: Record<string, string>;
 }
 
 export async function startNatsServer(opts: StartNatsOptions = {}): Promise<NatsServerHandle> {
@@ -88,7 +90,7 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
       portsDir,
       ...(opts.args ?? []),
     ];
-    child = spawn(natsServerBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = spawn(natsServerBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...opts.env } });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => {
       stderr = (stderr + d.toString()).slice(-4000);
