@@ -179,6 +179,17 @@ describe('a2a', () => {
     expect(oneLine(opt.stderr)).toBe(true);
   });
 
+  it('a bridge refuses a session name the protocol refuses, in one line, before connecting (exit 1)', async () => {
+    for (const name of ['a.> *', '.a', 'x'.repeat(65)]) {
+      // NATS_URL points nowhere: a bridge that got as far as connecting would fail differently.
+      const r = await mesh.cli(['bridge', '--harness', 'echo', '--session', name], { NATS_URL: 'nats://127.0.0.1:1' });
+      expect(r.code, name).toBe(1);
+      expect(r.stderr).toBe(
+        `shrooms-agent bridge: the session name ${JSON.stringify(name)} is not valid: use letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters\n`,
+      );
+    }
+  });
+
   it('an unreachable gateway says what to do, in one line (exit 1)', async () => {
     for (const args of [
       ['a2a', 'list'],

@@ -41,6 +41,8 @@ export function decodeToken(token: string): string {
 export const NAME_MAX_LENGTH = 64;
 export const MESSAGE_ID_MAX_LENGTH = 128;
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** What a valid session or machine name is, in words, for error messages. */
+export const NAME_RULE = `letters, digits, '.', '_' and '-', starting with a letter or digit, at most ${NAME_MAX_LENGTH} characters`;
 
 export function isValidName(name: string): boolean {
   return name.length > 0 && name.length <= NAME_MAX_LENGTH && NAME_RE.test(name);

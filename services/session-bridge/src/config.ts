@@ -1,11 +1,11 @@
 import { BaseConfigSchema, HealthConfigSchema, envBool } from '@shrooms/runtime';
-import { DEFAULT_LIMITS } from '@shrooms/protocol';
+import { DEFAULT_LIMITS, NAME_RULE, isValidName } from '@shrooms/protocol';
 import { z } from 'zod';
 
 const ms = (d: number) => z.coerce.number().int().positive().default(d);
 
 export const BridgeConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.shape).extend({
-  BRIDGE_SESSION: z.string(),
+  BRIDGE_SESSION: z.string().refine(isValidName, `not a valid session name: use ${NAME_RULE}`),
   BRIDGE_HARNESS: z.enum(['claude', 'pi', 'echo']).default('echo'),
   BRIDGE_CWD: z.string().default(() => process.cwd()),
   /** Where the bridge keeps the harness's state (session ids, isolated HOME). */

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { NAME_RULE, isValidName } from '@shrooms/protocol';
 import type { Command } from './types.js';
 
 const HELP = `usage: shrooms-agent bridge --session NAME [--harness claude|pi|echo] [--cwd DIR] [--auto-approve] [--model ID]
@@ -34,6 +35,12 @@ export const bridgeCommand: Command = {
     if (values.model) env.BRIDGE_MODEL = values.model;
     if (!env.BRIDGE_SESSION) {
       process.stderr.write(`shrooms-agent bridge: --session is required\n\n${HELP}`);
+      return 1;
+    }
+    // Refused here, before anything connects: a worker under a name the protocol refuses could
+    // receive tasks but never name them to finish them.
+    if (!isValidName(env.BRIDGE_SESSION)) {
+      process.stderr.write(`shrooms-agent bridge: the session name ${JSON.stringify(env.BRIDGE_SESSION)} is not valid: use ${NAME_RULE}\n`);
       return 1;
     }
     const { runBridge } = await import('@shrooms/session-bridge');
