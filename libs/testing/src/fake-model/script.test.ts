@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nest, parseScript, plan, chain, say, substitute, useTool, type Entry } from './script.js';
 import { anthropicEntries } from './anthropic.js';
+import { geminiEntries } from './gemini.js';
+import { resolveToolName } from './script.js';
 import { startFakeModel, type FakeModel } from './server.js';
 
 const prompt = (text: string): Entry => ({ kind: 'prompt', text });
@@ -137,6 +139,34 @@ describe('the directive language', () => {
   });
 });
 
+describe('tool names and the Gemini dialect', () => {
+  it("resolves a tool name under each agent's MCP prefix", () => {
+    expect(resolveToolName('task_update', ['mcp__shrooms__task_update'])).toBe('mcp__shrooms__task_update');
+    expect(resolveToolName('task_update', ['read_file', 'mcp_shrooms_task_update'])).toBe('mcp_shrooms_task_update');
+    expect(resolveToolName('task_update', ['bash', 'shrooms_task_update'])).toBe('shrooms_task_update');
+    expect(resolveToolName('ask_agent', ['mcp_shrooms_task_update'])).toBe('ask_agent');
+  });
+
+  it("reads Gemini contents: prompts, calls, and function responses without Gemini CLI's untrusted tags", () => {
+    const entries = geminiEntries({
+      contents: [
+        { role: 'user', parts: [{ text: '<session_context>setup</session_context>' }] },
+        { role: 'user', parts: [{ text: 'USE_TOOL:echo {}' }] },
+        { role: 'model', parts: [{ functionCall: { name: 'mcp_x_echo', args: {} } }] },
+        {
+          role: 'user',
+          parts: [{ functionResponse: { name: 'mcp_x_echo', response: { output: '<untrusted_context>\nECHO hi\n</untrusted_context>' } } }],
+        },
+      ],
+    });
+    expect(entries.slice(1)).toEqual([
+      { kind: 'prompt', text: 'USE_TOOL:echo {}' },
+      { kind: 'assistant', toolCalls: 1, text: '' },
+      { kind: 'toolResult', text: 'ECHO hi' },
+    ]);
+  });
+});
+
 describe('the fake model server', () => {
   let fake: FakeModel;
   beforeAll(async () => {
@@ -167,6 +197,33 @@ describe('the fake model server', () => {
     });
     const body = (await res.json()) as { choices: { message: { tool_calls: { function: { name: string; arguments: string } }[] } }[] };
     expect(body.choices[0]!.message.tool_calls[0]!.function).toEqual({ name: 'mcp__x__echo', arguments: '{"a":1}' });
+  });
+
+  it('answers the Gemini API streamed, slowly on SLOW, with the model from the path', async () => {
+    const res = await fetch(`${fake.url}/v1beta/models/gemini-x:streamGenerateContent?alt=sse`, {
+      method: 'POST',
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'SLOW hi' }] }] }),
+    });
+    const chunks = (await res.text()).split('\r\n\r\n').filter(Boolean);
+    const text = chunks
+      .map((c) => JSON.parse(c.slice('data: '.length)) as { candidates: { content: { parts: { text: string }[] } }[] })
+      .map((r) => r.candidates[0]!.content.parts[0]!.text)
+      .join('');
+    expect(text).toMatch(/^FAKE_REPLY\(\d+\): SLOW hi$/);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(fake.requests.at(-1)).toMatchObject({ api: 'gemini', stream: true, model: 'gemini-x' });
+  });
+
+  it('answers a Gemini function call, not streamed', async () => {
+    const res = await fetch(`${fake.url}/v1beta/models/gemini-x:generateContent`, {
+      method: 'POST',
+      body: JSON.stringify({
+        contents: [{ role: 'user', parts: [{ text: 'USE_TOOL:echo {"a":1}' }] }],
+        tools: [{ functionDeclarations: [{ name: 'mcp_x_echo' }] }],
+      }),
+    });
+    const body = (await res.json()) as { candidates: { content: { parts: { functionCall: { name: string; args: unknown } }[] } }[] };
+    expect(body.candidates[0]!.content.parts[0]!.functionCall).toMatchObject({ name: 'mcp_x_echo', args: { a: 1 } });
   });
 
   it('answers FAIL with HTTP 500', async () => {

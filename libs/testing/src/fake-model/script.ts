@@ -213,10 +213,14 @@ export function chain(...steps: string[]): string {
   return steps.join(' THEN ');
 }
 
-/** Picks a tool offered in the request: exact name, else one ending in `__<name>` (MCP prefixes). */
+/**
+ * Picks a tool offered in the request: the exact name, else one ending in `__<name>` (Claude Code's
+ * and our pi extension's `mcp__server__tool`), else one ending in `_<name>` (Gemini CLI's
+ * `mcp_server_tool`, OpenCode's `server_tool`).
+ */
 export function resolveToolName(name: string, offered: string[]): string {
   if (offered.includes(name)) return name;
-  return offered.find((t) => t.endsWith(`__${name}`)) ?? name;
+  return offered.find((t) => t.endsWith(`__${name}`)) ?? offered.find((t) => t.endsWith(`_${name}`)) ?? name;
 }
 
 export interface PlanInput {

@@ -1,17 +1,19 @@
 /**
- * A fake model server on loopback for driving the real `claude` and `pi` CLIs in tests, with no
- * real model and no network. One port speaks Anthropic Messages (`POST …/v1/messages`, streamed or
- * not, plus `count_tokens`) and OpenAI Chat Completions (`POST …/chat/completions`, `GET …/models`).
+ * A fake model server on loopback for driving the real coding-agent CLIs in tests, with no real
+ * model and no network. One port speaks Anthropic Messages (`POST …/v1/messages`, streamed or not,
+ * plus `count_tokens`), OpenAI Chat Completions (`POST …/chat/completions`, `GET …/models`) and the
+ * Gemini API (`POST …/models/<model>:streamGenerateContent` / `:generateContent`).
  * What it answers is steered by the prompt (see `script.ts`) or by a test's own `respond` hook.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropicEntries, anthropicTools, writeAnthropic, writeAnthropicError } from './anthropic.js';
+import { geminiEntries, geminiTools, writeGemini, writeGeminiError } from './gemini.js';
 import { openaiEntries, openaiTools, writeOpenai, writeOpenaiError } from './openai.js';
 import type { StreamPace } from './pace.js';
 import { plan, type Conversation, type Entry, type Reply, type Script } from './script.js';
 
-export type FakeApi = 'anthropic' | 'openai';
+export type FakeApi = 'anthropic' | 'openai' | 'gemini';
 
 export interface RecordedRequest {
   /** 1-based sequence number over all model requests (the `n` of `FAKE_REPLY(n)`). */
@@ -70,6 +72,13 @@ export interface FakeModel {
   close(): Promise<void>;
 }
 
+/** Each dialect: how to read a request, and how to answer it. */
+const WIRES = {
+  anthropic: { entries: anthropicEntries, tools: anthropicTools, write: writeAnthropic, error: writeAnthropicError },
+  openai: { entries: openaiEntries, tools: openaiTools, write: writeOpenai, error: writeOpenaiError },
+  gemini: { entries: geminiEntries, tools: geminiTools, write: writeGemini, error: writeGeminiError },
+} satisfies Record<FakeApi, unknown>;
+
 export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeModel> {
   const pace: StreamPace = { chunks: opts.slow?.chunks ?? 20, delayMs: opts.slow?.delayMs ?? 500 };
   const requests: RecordedRequest[] = [];
@@ -90,13 +99,15 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     path: string,
   ): Promise<void> {
     const seq = ++n;
-    const entries = api === 'anthropic' ? anthropicEntries(body) : openaiEntries(body);
-    const tools = api === 'anthropic' ? anthropicTools(body) : openaiTools(body);
+    const wire = WIRES[api];
+    const entries = wire.entries(body);
+    const tools = wire.tools(body);
     const planned = plan({ entries, offeredTools: tools, n: seq });
     const reply =
       (await opts.respond?.({ n: seq, api, body, entries, conversation: planned.conversation, tools, planned: planned.reply })) ??
       planned.reply;
-    const stream = body.stream === true;
+    // Gemini says "stream" in the method name (`:streamGenerateContent`), the others in the body.
+    const stream = api === 'gemini' ? path.includes(':streamGenerateContent') : body.stream === true;
     const rec: RecordedRequest = {
       n: seq,
       api,
@@ -105,7 +116,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       headers: req.headers,
       body,
       stream,
-      model: typeof body.model === 'string' ? body.model : undefined,
+      model: typeof body.model === 'string' ? body.model : api === 'gemini' ? /models\/([^:/]+):/.exec(path)?.[1] : undefined,
       tools,
       entries,
       conversation: planned.conversation,
@@ -119,13 +130,13 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     if (reply.kind === 'fail') {
       const status = reply.status ?? 500;
       const message = reply.message ?? 'fake failure';
-      return api === 'anthropic' ? writeAnthropicError(res, status, message) : writeOpenaiError(res, status, message);
+      return wire.error(res, status, message);
     }
     res.once('close', () => {
       if (!res.writableFinished) rec.aborted = true;
     });
     const w = { id: `fake_${seq}`, model: rec.model ?? 'fake-model', stream, pace };
-    await (api === 'anthropic' ? writeAnthropic(res, reply, w) : writeOpenai(res, reply, w));
+    await wire.write(res, reply, w);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -148,6 +159,8 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     if (req.method === 'POST' && path.endsWith('/messages/count_tokens')) return json(200, { input_tokens: Math.ceil(raw.length / 4) });
     if (req.method === 'POST' && path.endsWith('/messages')) return model('anthropic', req, res, body, url.pathname);
     if (req.method === 'POST' && path.endsWith('/chat/completions')) return model('openai', req, res, body, url.pathname);
+    if (req.method === 'POST' && /:countTokens$/.test(path)) return json(200, { totalTokens: Math.ceil(raw.length / 4) });
+    if (req.method === 'POST' && /:(stream)?[gG]enerateContent$/.test(path)) return model('gemini', req, res, body, url.pathname);
     if (req.method === 'GET' && path.endsWith('/models')) {
       return json(200, {
         object: 'list',
