@@ -7,12 +7,53 @@
  * Only the source address of the connection counts. Nothing here reads headers: a forwarded-for
  * header can never name a device.
  */
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import type { Logger } from '@shrooms/runtime';
 import { parsePeersMapFile, type PeersSource } from './map-file.js';
 import { PeersMap, type Identity } from './peers.js';
 import { watchFile } from '@shrooms/runtime';
-import { peersFromWg } from './wg.js';
+import { parseWgAllowedIps, peersFromWg, peersFromWgPeers } from './wg.js';
+
+const run = promisify(execFile);
+
+/** `wg show IFACE allowed-ips`: needs CAP_NET_ADMIN (kernel WireGuard) or root (wireguard-go). */
+async function wgShowAllowedIps(iface: string): Promise<string> {
+  try {
+    return (await run('wg', ['show', iface, 'allowed-ips'], { timeout: 5_000 })).stdout;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { stderr?: string };
+    throw new Error(
+      `cannot read the peers of WireGuard interface ${iface} (wg show ${iface} allowed-ips): ${e.code === 'ENOENT' ? 'wg not found; install wireguard-tools' : (e.stderr?.trim() ?? e.message)}`,
+    );
+  }
+}
+
+/** Calls `onChange` when the interface's peers change (polled; WireGuard has no change events). */
+function pollWg(iface: string, everyMs: number, onChange: () => void, log: Logger): () => void {
+  let last: string | undefined;
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    wgShowAllowedIps(iface).then(
+      (out) => {
+        busy = false;
+        if (last !== undefined && out !== last) onChange();
+        last = out;
+      },
+      (err: Error) => {
+        busy = false;
+        log.error({ err: err.message }, 'WireGuard peers not read; keeping the last good map');
+      },
+    );
+  }, everyMs);
+  timer.unref();
+  return function stopPolling() {
+    clearInterval(timer);
+  };
+}
 
 export interface IdentityOptions {
   /** This machine's name (SHROOMS_MACHINE): what requests from the machine itself are called. */
@@ -24,6 +65,13 @@ export interface IdentityOptions {
   /** A file holding the output of `wg show <iface> dump`, with `wgNamesFile`. */
   wgDumpFile?: string;
   wgNamesFile?: string;
+  /**
+   * A WireGuard interface whose peers are read live (`wg show <iface> allowed-ips`, which never
+   * prints the private key), with `wgNamesFile`; instead of `wgDumpFile`.
+   */
+  wgInterface?: string;
+  /** How often the live peers are read, ms. Default 1000: a removed peer is refused within it. */
+  wgPollMs?: number;
   /** Quiet time after a file change before reading it again, ms. Default 200. */
   debounceMs?: number;
   log: Logger;
@@ -63,6 +111,7 @@ export async function loadIdentity(opts: IdentityOptions): Promise<DeviceIdentit
   }
 
   const stops = files.map((f) => watchFile(f, opts.debounceMs ?? 200, () => void reload()));
+  if (opts.wgInterface) stops.push(pollWg(opts.wgInterface, opts.wgPollMs ?? 1000, () => void reload(), log));
   return {
     identify: (sourceAddress) => map.identify(sourceAddress),
     current: () => map,
@@ -72,6 +121,11 @@ export async function loadIdentity(opts: IdentityOptions): Promise<DeviceIdentit
 }
 
 function sourceFiles(opts: IdentityOptions): string[] {
+  if (opts.wgInterface) {
+    if (opts.peersFile || opts.wgDumpFile) throw new Error('give a WireGuard interface or a peers/dump file, not both');
+    if (!opts.wgNamesFile) throw new Error('a WireGuard interface needs a names file (SHROOMS_WG_NAMES_FILE)');
+    return [opts.wgNamesFile];
+  }
   if (opts.peersFile && (opts.wgDumpFile || opts.wgNamesFile))
     throw new Error('give either a peers map file or a WireGuard dump with a names file, not both');
   if (opts.peersFile) return [opts.peersFile];
@@ -83,6 +137,12 @@ function sourceFiles(opts: IdentityOptions): string[] {
 }
 
 async function readSource(opts: IdentityOptions, log: Logger): Promise<PeersSource> {
+  if (opts.wgInterface && opts.wgNamesFile) {
+    const [shown, names] = await Promise.all([wgShowAllowedIps(opts.wgInterface), readFile(opts.wgNamesFile, 'utf8')]);
+    const source = peersFromWgPeers(parseWgAllowedIps(shown, `wg show ${opts.wgInterface}`), names, opts.wgNamesFile);
+    if (source.unnamed.length) log.warn({ publicKeys: source.unnamed }, 'WireGuard peers without a name are not devices of the mesh');
+    return source;
+  }
   if (opts.peersFile) return parsePeersMapFile(await readFile(opts.peersFile, 'utf8'), opts.peersFile);
   if (opts.wgDumpFile && opts.wgNamesFile) {
     const [dump, names] = await Promise.all([readFile(opts.wgDumpFile, 'utf8'), readFile(opts.wgNamesFile, 'utf8')]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseWgDump, peersFromWg } from './wg.js';
+import { parseWgAllowedIps, parseWgDump, peersFromWg, peersFromWgPeers } from './wg.js';
 
 const PI5 = 'xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=';
 const HOME = 'TrMvSoP4jYQlY6RIzBgbssQqY3vxI2Pi+y71lOWWXX0=';
@@ -50,5 +50,30 @@ describe('peersFromWg', () => {
       { range: '10.8.0.3/32', name: 'homeserver', mesh: 'lab' },
     ]);
     expect(source.unnamed).toEqual([STRAY]);
+  });
+});
+
+describe('parseWgAllowedIps (`wg show IFACE allowed-ips`: the live source, no private key)', () => {
+  const shown = `${PI5}\t10.8.0.2/32 fd00:8::2/128\n${HOME}\t10.8.0.3/32\n${STRAY}\t(none)\n`;
+
+  it("reads each peer's public key and its space-separated allowed IPs", () => {
+    expect(parseWgAllowedIps(shown)).toEqual([
+      { publicKey: PI5, allowedIps: ['10.8.0.2/32', 'fd00:8::2/128'] },
+      { publicKey: HOME, allowedIps: ['10.8.0.3/32'] },
+      { publicKey: STRAY, allowedIps: [] },
+    ]);
+  });
+
+  it('names only the peers of the names file', () => {
+    const source = peersFromWgPeers(parseWgAllowedIps(shown), `mesh: home\nnames:\n  "${PI5}": pi5\n`);
+    expect(source.entries.map((e) => [e.range, e.name, e.mesh])).toEqual([
+      ['10.8.0.2/32', 'pi5', 'home'],
+      ['fd00:8::2/128', 'pi5', 'home'],
+    ]);
+    expect(source.unnamed).toEqual([HOME, STRAY]);
+  });
+
+  it('refuses a line that is not a peer (a dump line with its private key)', () => {
+    expect(() => parseWgAllowedIps(dump)).toThrow(/not a peer of `wg show … allowed-ips`/);
   });
 });

@@ -49,13 +49,35 @@ export interface WgSource extends PeersSource {
   unnamed: string[];
 }
 
+/**
+ * Peers of `wg show <iface> allowed-ips`: one line per peer, its public key, a tab, its allowed IPs
+ * separated by spaces (or `(none)`). Unlike `dump`, this output never holds the private key.
+ */
+export function parseWgAllowedIps(text: string, origin = 'wg show allowed-ips'): WgPeer[] {
+  const peers: WgPeer[] = [];
+  for (const [i, line] of text.split('\n').entries()) {
+    if (!line.trim()) continue;
+    const [publicKey, ips = '', ...more] = line.split('\t');
+    if (!publicKey || more.length) throw new Error(`${origin}: line ${i + 1} is not a peer of \`wg show … allowed-ips\``);
+    const list = ips.trim() === '(none)' ? [] : ips.trim().split(/\s+/).filter(Boolean);
+    peers.push({ publicKey, allowedIps: list });
+  }
+  return peers;
+}
+
 export function peersFromWg(dump: string, namesText: string, origins = { dump: 'wg dump', names: 'wg names' }): WgSource {
+  return peersFromWgPeers(parseWgDump(dump, origins.dump), namesText, origins.names);
+}
+
+/** Device entries for the named peers; the unnamed ones are listed apart (refused). */
+export function peersFromWgPeers(wgPeers: WgPeer[], namesText: string, namesOrigin = 'wg names'): WgSource {
+  const origins = { names: namesOrigin };
   const parsed = WgNamesFileSchema.safeParse(parseYamlOrJson(namesText, origins.names));
   if (!parsed.success) throw issues(parsed.error, origins.names);
   const { mesh, self, names } = parsed.data;
   const entries: PeerEntry[] = [];
   const unnamed: string[] = [];
-  for (const peer of parseWgDump(dump, origins.dump)) {
+  for (const peer of wgPeers) {
     const device = names[peer.publicKey];
     if (!device) {
       unnamed.push(peer.publicKey);
