@@ -5,6 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
+import { selfCommand, sh } from './self.js';
 import type { Command } from './types.js';
 
 const HELP = `usage: shrooms-agent config [--session NAME] [--machine M] [--gateway URL]
@@ -24,24 +25,6 @@ and the environment and system-prompt note of the session.
   --note           print only the system-prompt note (for --append-system-prompt "$(…)")
   --json           everything as JSON
 `;
-
-/** How to run this same program again from any directory (absolute loader paths). */
-function selfCommand(): { command: string; args: string[] } {
-  const args: string[] = [];
-  const argv = process.execArgv;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const abs = (spec: string) => (/^[./]|^file:/.test(spec) ? spec : import.meta.resolve(spec));
-    if (a === '--import' && argv[i + 1]) {
-      args.push('--import', abs(argv[++i]!));
-    } else if (a.startsWith('--import=')) {
-      args.push(`--import=${abs(a.slice('--import='.length))}`);
-    } else args.push(a);
-  }
-  return { command: process.execPath, args: [...args, process.argv[1]!] };
-}
-
-const sh = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 export const configCommand: Command = {
   summary: 'print the MCP setup of a session for Claude Code and pi',

@@ -3,6 +3,7 @@ import { a2aCommand } from './a2a/index.js';
 import { bridgeCommand } from './bridge.js';
 import { configCommand } from './config.js';
 import { mcpCommand } from './mcp.js';
+import { meshCommand } from './mesh/index.js';
 import { serviceCommand } from './service.js';
 import { upCommand } from './up.js';
 
@@ -16,6 +17,7 @@ export const COMMANDS: Record<string, Command> = {
   a2a: a2aCommand,
   mcp: mcpCommand,
   config: configCommand,
+  mesh: meshCommand,
   scheduler: serviceCommand('scheduler', 'run the scheduler (tasks at a time, once or repeating)', async () =>
     (await import('@shrooms/scheduler')).runScheduler(),
   ),
