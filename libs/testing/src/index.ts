@@ -4,3 +4,4 @@ export * from './fake-model/index.js';
 export * from './mesh.js';
 export * from './chaos/index.js';
 export * from './otlp/receiver.js';
+export * from './machines/index.js';

@@ -1,0 +1,2 @@
+export * from './rig.js';
+export * from './units.js';
