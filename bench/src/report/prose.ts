@@ -189,7 +189,7 @@ sends (a measure the machine's noise does not move):
 | A blocking send listens before it submits and starts its wait from the entry the submit returned, instead of reading the ledger again after submitting. | \`services/gateway/src/tasks/service.ts\` (\`send\`), \`tasks/live.ts\` (\`waitFor\` takes the first read as a parameter) | gateway: 1 KV read fewer |
 | \`submit\` no longer looks the session up a second time: both A2A send methods do it before anything else. | \`services/gateway/src/tasks/service.ts\` (\`submit\`) | gateway: 1 KV read fewer, on the critical path |
 | An unfiltered ListTasks page walks only the page and counts with the index's size. | \`libs/ledger/src/task-index.ts\` | ListTasks first page no longer grows with the session's history |
-| A bridge starting on a session keeps only its open tasks while it recovers (finished ones were held, then ignored). | \`services/session-bridge/src/bridge.ts\` (\`start\`) | start-up memory follows open tasks, not history |
+| A bridge starting on a session keeps only its open tasks while it recovers (finished ones were held, then ignored). | \`services/session-bridge/src/bridge/bridge.ts\` (\`start\`) | start-up memory follows open tasks, not history |
 
 Net: the gateway publishes 5 messages per blocking send instead of 7 and receives 8 instead of 10;
 the bridge 5.2 instead of 7.2 (and receives 8.1 instead of 10.1). With the machine as busy as it was,

@@ -8,12 +8,17 @@ import {
   subjects,
 } from '@shrooms/protocol';
 import { addService, jsonEndpoint, type Service } from '@shrooms/runtime';
-import type { Bridge } from './bridge.js';
+import type { NatsConnection } from '@shrooms/runtime';
+import type { Bridge } from './bridge/bridge.js';
+import type { BridgeConfig } from './config.js';
 
 export const BRIDGE_VERSION = '0.1.0';
 
-export async function registerBridgeService(bridge: Bridge): Promise<Service> {
-  const { nc, config, log } = bridge.d;
+export async function registerBridgeService(
+  bridge: Bridge,
+  { nc, config }: { nc: NatsConnection; config: BridgeConfig },
+): Promise<Service> {
+  const log = bridge.log;
   const svc = await addService(nc, {
     name: SERVICE_NAMES.bridge,
     version: BRIDGE_VERSION,

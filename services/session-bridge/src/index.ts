@@ -1,4 +1,4 @@
-export { Bridge, type BridgeDeps, type HarnessFactory } from './bridge.js';
+export { Bridge, type BridgeDeps, type HarnessFactory } from './bridge/bridge.js';
 export { BridgeConfigSchema, type BridgeConfig } from './config.js';
 export { runBridge } from './main.js';
 export { systemNote, deliveryText, answerText, taskHeader } from './prompt.js';

@@ -15,7 +15,7 @@ import {
   redactConfig,
   startHealthServer,
 } from '@shrooms/runtime';
-import { Bridge, type BridgeDeps } from './bridge.js';
+import { Bridge, type BridgeDeps } from './bridge/bridge.js';
 import { startMcpHttpServer } from './mcp/index.js';
 import { BridgeConfigSchema } from './config.js';
 import { registerBridgeService } from './endpoints.js';
@@ -78,8 +78,13 @@ export async function runBridge(env: Record<string, string | undefined> = proces
       session: config.BRIDGE_SESSION,
       gatewayUrl: config.GATEWAY_URL,
       nc,
-      currentTask: () => (bridge.current ? `${config.SHROOMS_MACHINE}/${bridge.current.taskId}` : undefined),
-      traceparent: () => bridge.current?.traceparent,
+      currentTask: () => {
+        const cur = bridge.current();
+        return cur ? `${config.SHROOMS_MACHINE}/${cur.taskId}` : undefined;
+      },
+      traceparent: () => bridge.current()?.traceparent,
+      // The worker's own task_update goes straight to the bridge, not out to the gateway and back.
+      worker: { update: (taskId, status, text) => bridge.workerUpdate(taskId, status, text) },
     },
   });
   harnessOptions.mcpUrl = mcp.url;
@@ -95,8 +100,8 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     config.WATCHDOG_TICK_MS,
   );
   watchdog.start();
-  const svc = await registerBridgeService(bridge);
-  const stopPresence = await startPresence(bridge);
+  const svc = await registerBridgeService(bridge, { nc, config });
+  const stopPresence = await startPresence(bridge, { signals, config, log });
   const health = await startHealthServer({
     host: config.HEALTH_HOST,
     port: config.HEALTH_PORT,

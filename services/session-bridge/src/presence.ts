@@ -2,33 +2,39 @@
  * Keeps the session's signal alive in the field: renewed every third of its ttl and on each change
  * (at most every 200 ms). When the bridge stops, the signal is withdrawn; when it dies, it fades.
  */
-import type { Bridge } from './bridge.js';
+import type { SignalField } from '@shrooms/ledger';
+import type { Logger } from '@shrooms/runtime';
+import type { Bridge, PresenceState } from './bridge/bridge.js';
+import type { BridgeConfig } from './config.js';
 
-export async function startPresence(bridge: Bridge): Promise<() => Promise<void>> {
-  const { signals, config, log } = bridge.d;
+export async function startPresence(
+  bridge: Bridge,
+  { signals, config, log }: { signals: SignalField; config: BridgeConfig; log: Logger },
+): Promise<() => Promise<void>> {
   let last = 0;
   let pending: NodeJS.Timeout | undefined;
-  const state = () => {
-    const h = bridge.harnessState;
+  const state = (p: PresenceState) => {
+    const h = p.harness;
     if (h === 'starting' || h === 'dead') return 'starting' as const;
     if (h === 'waiting') return 'waiting' as const;
-    return bridge.busy ? ('working' as const) : ('idle' as const);
+    return p.busy ? ('working' as const) : ('idle' as const);
   };
   const renew = () => {
     last = Date.now();
+    const p = bridge.presence();
     return signals
       .renew({
         machine: bridge.machine,
         session: bridge.session,
         harness: config.BRIDGE_HARNESS,
-        state: state(),
+        state: state(p),
         cwd: config.BRIDGE_CWD,
         gatewayUrl: config.GATEWAY_URL,
-        openTasks: bridge.open.size,
-        queuedTasks: bridge.queue.length + bridge.held.size,
-        lastSpokeAt: bridge.lastSpokeAt,
+        openTasks: p.openTasks,
+        queuedTasks: p.queuedTasks,
+        lastSpokeAt: p.lastSpokeAt,
         autoApprove: config.BRIDGE_AUTO_APPROVE || config.BRIDGE_HARNESS === 'pi',
-        remindersStopped: bridge.remindersStopped,
+        remindersStopped: p.remindersStopped,
       })
       .catch((err) => log.warn({ err }, 'signal renew failed'));
   };
@@ -42,14 +48,14 @@ export async function startPresence(bridge: Bridge): Promise<() => Promise<void>
       Math.max(0, 200 - (Date.now() - last)),
     );
   };
-  bridge.on.change.add(onChange);
+  const unsubscribe = bridge.onChange(onChange);
   const timer = setInterval(() => void renew(), Math.max(1000, Math.floor(signals.ttlMs / 3)));
   timer.unref();
   await renew(); // the session is known to the mesh before the bridge says it is ready
   return async () => {
     clearInterval(timer);
     if (pending) clearTimeout(pending);
-    bridge.on.change.delete(onChange);
+    unsubscribe();
     await signals.withdraw(bridge.machine, bridge.session).catch(() => {});
   };
 }

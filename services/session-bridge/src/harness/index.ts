@@ -1,4 +1,4 @@
-import type { HarnessFactory } from '../bridge.js';
+import type { HarnessFactory } from '../bridge/bridge.js';
 import { EchoHarness } from './echo.js';
 import type { HarnessKind } from './types.js';
 

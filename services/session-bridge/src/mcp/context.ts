@@ -12,6 +12,7 @@
  */
 import type { NatsConnection } from '@nats-io/nats-core';
 import { ShroomsClient, clientOptionsFromEnv, natsScheduler, type ClientOptions } from '@shrooms/client';
+import type { Task, UpdateStatus } from '@shrooms/protocol';
 
 export const DEFAULT_PROGRESS_MS = 15_000;
 export const MAX_WAIT_SECONDS = 600;
@@ -35,6 +36,18 @@ export interface McpToolContext {
   progressIntervalMs?: number;
   /** A ready client (tests); the fields above are then ignored except `session` and `currentTask`. */
   client?: ShroomsClient;
+  /**
+   * The bridge hosting these tools, for the worker's own acts: `task_update` of a task of
+   * `machine`/`session` calls it in-process instead of going out to the gateway and back.
+   * Needs `machine` and `session`.
+   */
+  worker?: WorkerActs;
+}
+
+/** The session's own acts, done by its bridge. */
+export interface WorkerActs {
+  /** `taskId` is `SESSION:ID` of a task of this session. */
+  update(taskId: string, status: UpdateStatus, text: string): Promise<Task>;
 }
 
 export interface ResolvedContext {
@@ -42,6 +55,8 @@ export interface ResolvedContext {
   session?: string;
   currentTask: () => string | undefined;
   progressIntervalMs: number;
+  /** The hosting bridge and the session it serves (see `McpToolContext.worker`). */
+  worker?: WorkerActs & { machine: string; session: string };
 }
 
 export function resolveContext(ctx: McpToolContext = {}): ResolvedContext {
@@ -58,5 +73,7 @@ export function resolveContext(ctx: McpToolContext = {}): ResolvedContext {
   const client = ctx.client ?? new ShroomsClient(clientOptionsFromEnv(env, overrides), ctx.nc ? natsScheduler({ nc: ctx.nc }) : undefined);
   const fromEnv = Number(env.SHROOMS_ASK_PROGRESS_MS);
   const progressIntervalMs = ctx.progressIntervalMs ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_PROGRESS_MS);
-  return { client, session, currentTask, progressIntervalMs };
+  const bare = session?.includes('/') ? session.slice(session.indexOf('/') + 1) : session;
+  const worker = ctx.worker && ctx.machine && bare ? { update: ctx.worker.update, machine: ctx.machine, session: bare } : undefined;
+  return { client, session, currentTask, progressIntervalMs, ...(worker ? { worker } : {}) };
 }

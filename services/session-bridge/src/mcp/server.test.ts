@@ -64,6 +64,25 @@ describe('the shrooms MCP server', () => {
     );
   });
 
+  it("hands the session's own task_update to its bridge in-process, never to the gateway", async () => {
+    const calls: unknown[][] = [];
+    const client = await connect({
+      ...offline,
+      worker: {
+        update: async (taskId, status, text) => {
+          calls.push([taskId, status, text]);
+          return { id: taskId, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } as never;
+        },
+      },
+    });
+    const r = await client.callTool({ name: 'task_update', arguments: { task: 'alpha:m-1', status: 'done', text: 'all done' } });
+    expect(r.isError).toBeFalsy();
+    expect(calls).toEqual([['alpha:m-1', 'done', 'all done']]);
+    const other = await client.callTool({ name: 'task_update', arguments: { task: 'box/beta:m-1', status: 'done', text: 'x' } });
+    expect(meta(other)?.key).toBe('UPDATE_FORBIDDEN');
+    expect(calls).toHaveLength(1);
+  });
+
   it('refuses task_update for a task on another machine', async () => {
     const client = await connect(offline);
     const r = await client.callTool({ name: 'task_update', arguments: { task: 'elsewhere/alpha:m-1', status: 'failed', text: 'x' } });

@@ -5,10 +5,9 @@
  * next task (the stalled one stays open). A session with no open task is never woken. Reminder
  * counts live in the task's metadata, so they survive a bridge restart.
  */
-import { META, subjects, textOf } from '@shrooms/protocol';
-import { transitions } from '@shrooms/ledger';
+import { META, textOf } from '@shrooms/protocol';
 import { contextFromTraceparent, inSpan } from '@shrooms/runtime';
-import type { Bridge } from '../bridge.js';
+import type { Bridge } from '../bridge/bridge.js';
 import { origin } from '../prompt.js';
 import { humanDuration, underCap, verdict, type LadderConfig } from './ladder.js';
 
@@ -35,10 +34,11 @@ export class Watchdog {
 
   async tick(now = Date.now()): Promise<void> {
     const b = this.bridge;
-    if (this.reminding || b.remindersStopped || b.harnessState !== 'idle' || b.backgroundJobs > 0) return;
-    const cur = b.current;
+    const q = b.quiet();
+    if (this.reminding || q.remindersStopped || q.harness !== 'idle' || q.backgroundJobs > 0) return;
+    const cur = q.current;
     if (!cur) return;
-    const stored = await b.d.ledger.get(cur.key);
+    const stored = await b.read(cur.key);
     if (!stored || stored.entry.task.status.state !== 'TASK_STATE_WORKING') return;
     const md = stored.entry.task.metadata ?? {};
     const log = Array.isArray(md[NUDGE_LOG]) ? (md[NUDGE_LOG] as number[]) : [];
@@ -47,14 +47,14 @@ export class Watchdog {
       lastNudge: md[META.lastNudge] ? Date.parse(String(md[META.lastNudge])) : undefined,
       stalled: !!md[META.stalled],
     };
-    const v = verdict(this.cfg, state, b.lastActivityAt, now);
+    const v = verdict(this.cfg, state, q.lastActivityAt, now);
     if (v.kind === 'stall') return this.stall(cur.key, now);
     if (v.kind !== 'remind' || !underCap(this.cfg, log, now)) return;
 
     const task = stored.entry.task;
-    const quiet = now - Math.max(b.lastActivityAt, state.lastNudge ?? 0);
+    const quiet = now - Math.max(q.lastActivityAt, state.lastNudge ?? 0);
     const asked = Date.parse(String(md[META.createdAt] ?? '')) || now;
-    const lastWords = b.lastWorkerLine() || String(md[META.lastWorkerLine] ?? '');
+    const lastWords = q.lastWorkerLine || String(md[META.lastWorkerLine] ?? '');
     const text = [
       `[shrooms reminder] You have been quiet for ${humanDuration(quiet)} with a task open (reminder ${state.nudges + 1} of ${this.cfg.ladderMs.length + 1}).`,
       `- task ${task.id} from ${origin(task)}, asked ${humanDuration(now - asked)} ago: "${textOf(task.history?.[0]).slice(0, 400)}"`,
@@ -62,17 +62,12 @@ export class Watchdog {
       'Finish it with task_update (done | blocked | failed), or keep working on it.',
     ].join('\n');
     const at = new Date(now).toISOString();
-    await b.d.ledger.transition(cur.key, (e) =>
-      transitions.annotate(e, {
-        [META.nudges]: state.nudges + 1,
-        [META.lastNudge]: at,
-        [NUDGE_LOG]: [...log.filter((t) => now - t < this.cfg.hourMs), now],
-      }),
-    );
-    b.d.nc.publish(
-      subjects.notify(b.machine, b.session, 'reminder'),
-      JSON.stringify({ taskId: task.id, nudge: state.nudges + 1, at, text }),
-    );
+    await b.annotate(cur.key, {
+      [META.nudges]: state.nudges + 1,
+      [META.lastNudge]: at,
+      [NUDGE_LOG]: [...log.filter((t) => now - t < this.cfg.hourMs), now],
+    });
+    b.notify('reminder', { taskId: task.id, nudge: state.nudges + 1, at, text });
     b.log.info({ taskId: task.id, nudge: state.nudges + 1 }, 'reminding the session');
     this.reminding = true;
     try {
@@ -93,11 +88,8 @@ export class Watchdog {
   private async stall(key: string, now: number): Promise<void> {
     const b = this.bridge;
     const at = new Date(now).toISOString();
-    const s = await b.d.ledger.transition(key, (e) => transitions.annotate(e, { [META.stalled]: at }));
-    b.d.nc.publish(
-      subjects.notify(b.machine, b.session, 'stalled'),
-      JSON.stringify({ taskId: s.entry.task.id, at, nudges: s.entry.task.metadata?.[META.nudges] }),
-    );
+    const s = await b.annotate(key, { [META.stalled]: at });
+    b.notify('stalled', { taskId: s.entry.task.id, at, nudges: s.entry.task.metadata?.[META.nudges] });
     b.log.warn({ taskId: s.entry.task.id }, 'task stalled; the owner is notified and the session takes the next task');
     await b.release(key);
   }

@@ -33,8 +33,11 @@ export function registerWorkerTools(server: McpServer, ctx: ResolvedContext): vo
             'INVALID_PARAMS',
             'you are not working on a task now; name the task (its id is in the "[shrooms task …]" line)',
           );
-        const t = await ctx.client.update(name, status, text);
         const ref = await ctx.client.taskRef(name);
+        const own = ctx.worker && ref.machine === ctx.worker.machine && ref.session === ctx.worker.session;
+        // The session's own task: its bridge (this process) writes it; anything else is refused
+        // by the client with the reason, before it leaves.
+        const t = own ? await ctx.worker!.update(ref.id, status, text) : await ctx.client.update(name, status, text);
         const s = summarize(t, ref.machine);
         return ok(`Task ${s.task} is now ${s.status}: marked ${WORDS[status]}.`, s);
       }),

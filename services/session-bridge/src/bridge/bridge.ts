@@ -1,0 +1,277 @@
+/**
+ * The session-bridge (spec §5, §7): takes tasks for one session, keeps its queue, hands one task at
+ * a time to the harness, and records every change in the ledger. This class is the front of the
+ * house: the endpoints, the MCP tools, the watchdog and presence talk to it; the work is done in
+ * its rooms — the session view (view.ts, pure), intake (intake.ts), the turn loop (turns.ts), the
+ * worker's task_update (worker.ts), the permission relay (permissions.ts) and recovery (recovery.ts).
+ */
+import {
+  META,
+  ShroomsError,
+  isTerminal,
+  keys,
+  subjects,
+  type CancelRequest,
+  type ControlRequest,
+  type DeliverRequest,
+  type Task,
+  type UpdateRequest,
+  type UpdateStatus,
+} from '@shrooms/protocol';
+import { localTaskKey, transitions, type Ledger, type SignalField, type Stored } from '@shrooms/ledger';
+import type { Logger, NatsConnection } from '@shrooms/runtime';
+import type { BridgeConfig } from '../config.js';
+import type { Harness, HarnessOptions, HarnessState } from '../harness/types.js';
+import { TaskSpans } from '../tasks/spans.js';
+import { activityEvents, type Activity, type Core, type PresenceState, type QuietState } from './core.js';
+import { takeIn } from './intake.js';
+import { PermissionRelay } from './permissions.js';
+import { Recovery } from './recovery.js';
+import { Serial } from './serial.js';
+import { TurnLoop } from './turns.js';
+import { SessionView, type Current } from './view.js';
+import { finishTask } from './worker.js';
+
+export type { PresenceState, QuietState } from './core.js';
+
+export type HarnessFactory = (opts: HarnessOptions) => Harness;
+
+export interface BridgeDeps {
+  nc: NatsConnection;
+  ledger: Ledger;
+  signals: SignalField;
+  config: BridgeConfig;
+  log: Logger;
+  createHarness: HarnessFactory;
+  /** Built by the caller (harness-specific), passed to the harness. */
+  harnessOptions: Omit<HarnessOptions, 'events' | 'tools' | 'log'>;
+}
+
+export class Bridge {
+  readonly machine: string;
+  readonly session: string;
+  readonly log: Logger;
+  private readonly core: Core;
+  private readonly view = new SessionView();
+  private readonly serial = new Serial();
+  private readonly spans: TaskSpans;
+  private readonly activity: Activity = { lastLine: '', lastActivityAt: Date.now(), backgroundJobs: 0, remindersStopped: false };
+  private readonly turns: TurnLoop;
+  private readonly permissions: PermissionRelay;
+  private readonly recovery: Recovery;
+  private readonly listeners = new Set<() => void>();
+  private harness?: Harness;
+  private stopWatch?: () => void;
+  private stopping = false;
+
+  constructor(private readonly d: BridgeDeps) {
+    this.machine = d.config.SHROOMS_MACHINE;
+    this.session = d.config.BRIDGE_SESSION;
+    this.log = d.log;
+    this.spans = new TaskSpans(d.config.BRIDGE_HARNESS);
+    this.core = {
+      machine: this.machine,
+      session: this.session,
+      ledger: d.ledger,
+      log: d.log,
+      config: d.config,
+      view: this.view,
+      serial: this.serial,
+      spans: this.spans,
+      activity: this.activity,
+      harness: () => this.harness!,
+      harnessIdle: () => this.harnessState === 'idle',
+      stopping: () => this.stopping,
+      changed: () => this.changed(),
+    };
+    this.turns = new TurnLoop(this.core, { fail: (taskId, text) => this.workerUpdate(taskId, 'failed', text) });
+    this.permissions = new PermissionRelay(this.core);
+    this.recovery = new Recovery(this.core, this.turns);
+  }
+
+  get harnessState(): HarnessState {
+    return this.harness?.state ?? 'starting';
+  }
+
+  async start(): Promise<void> {
+    const a = this.activity;
+    this.harness = this.d.createHarness({
+      ...this.d.harnessOptions,
+      log: this.log.child({ harness: this.d.config.BRIDGE_HARNESS }),
+      events: {
+        ...activityEvents(a, () => this.changed()),
+        permission: (req) =>
+          void this.serial.run(() => this.permissions.ask(req)).catch((err) => this.log.warn({ err }, 'permission relay failed')),
+        exit: (code) => void this.recovery.harnessExited(code),
+      },
+      // The echo harness finishes its tasks the way a worker does: through workerUpdate.
+      tools: { taskUpdate: (taskId, status, text) => this.workerUpdate(taskId, status, text).then(() => undefined) },
+    });
+    const initial: Stored[] = [];
+    let ready!: () => void;
+    const loaded = new Promise<void>((r) => (ready = r));
+    this.stopWatch = await this.d.ledger.watch(
+      keys.tasksOfSession(this.machine, this.session),
+      (s, isUpdate) => {
+        this.spans.observe(s);
+        if (isUpdate) void this.serial.run(() => this.recovery.reconcile(s));
+        // Finished tasks need no recovery (the view ignores them): holding them until the start is
+        // done would make a restart's memory grow with the session's history, not its open tasks.
+        else if (!isTerminal(s.entry.task.status.state)) initial.push(s);
+      },
+      () => ready(),
+    );
+    await loaded;
+    await this.harness.start();
+    await this.serial.run(() => this.recovery.recover(initial));
+    void this.turns.pump();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.stopWatch?.();
+    this.spans.endAll();
+    await this.harness?.stop();
+  }
+
+  // ---- the endpoints ----------------------------------------------------------------------------
+
+  /** Takes a message into the ledger; returns the task as stored and its entry version. */
+  async deliver(req: DeliverRequest): Promise<{ task: Task; v: number }> {
+    if (req.machine !== this.machine || req.session !== this.session) {
+      throw new ShroomsError('SESSION_NOT_FOUND', `this bridge serves ${this.machine}/${this.session}`);
+    }
+    const taskId = req.taskId;
+    const permission = taskId ? await this.serial.run(() => this.permissions.answer({ ...req, taskId })) : undefined;
+    if (permission) return { task: permission.entry.task, v: permission.entry.v };
+    const result = await this.serial.run(() => takeIn(this.core, req));
+    void this.turns.pump();
+    return { task: result.stored.entry.task, v: result.stored.entry.v };
+  }
+
+  async cancel(req: CancelRequest): Promise<Task> {
+    const key = localTaskKey(this.d.ledger, this.machine, this.session, req.taskId);
+    const stored = await this.serial.run(async () => {
+      const s = await this.d.ledger.transition(key, (e) => transitions.cancel(e, req.reason ?? req.origin.device, new Date()));
+      await this.turns.drop(key);
+      return s;
+    });
+    void this.turns.pump();
+    return stored.entry.task;
+  }
+
+  /** task_update from the worker: only for a task of this session on this machine. */
+  async update(req: UpdateRequest): Promise<Task> {
+    if (req.machine !== this.machine || req.session !== this.session) {
+      throw new ShroomsError(
+        'UPDATE_FORBIDDEN',
+        `only ${this.machine}/${this.session} may update its tasks; ${req.machine}/${req.session} may not`,
+      );
+    }
+    return this.workerUpdate(req.taskId, req.status, req.text);
+  }
+
+  /**
+   * The worker's own `task_update`, in-process: the MCP tools the bridge hosts and the echo harness
+   * call this; the `update` endpoint calls it after checking who asks.
+   */
+  async workerUpdate(taskId: string, status: UpdateStatus, text: string): Promise<Task> {
+    const stored = await this.serial.run(() => finishTask(this.core, taskId, status, text));
+    this.changed();
+    void this.turns.pump();
+    return stored.entry.task;
+  }
+
+  async control(req: ControlRequest): Promise<{ task?: Task; remindersStopped: boolean }> {
+    if (req.action === 'stop_reminders' || req.action === 'resume_reminders') {
+      this.activity.remindersStopped = req.action === 'stop_reminders';
+      this.changed();
+      return { remindersStopped: this.activity.remindersStopped };
+    }
+    if (!req.taskId) throw new ShroomsError('INVALID_PARAMS', `${req.action} needs a taskId`);
+    const key = localTaskKey(this.d.ledger, this.machine, this.session, req.taskId);
+    const stored = await this.serial.run(async () => {
+      if (req.action === 'reject') {
+        const s = await this.d.ledger.transition(key, (e) =>
+          transitions.reject(e, `rejected by the owner (${req.origin.device})`, new Date()),
+        );
+        await this.turns.drop(key);
+        return s;
+      }
+      const s = await this.d.ledger.transition(key, (e) => transitions.annotate(e, { [META.held]: false }));
+      this.view.unhold(s);
+      return s;
+    });
+    void this.turns.pump();
+    return { task: stored.entry.task, remindersStopped: this.activity.remindersStopped };
+  }
+
+  // ---- for the MCP tools, the watchdog and presence ------------------------------------------------
+
+  /** The task the session works on now. */
+  current(): Current | undefined {
+    return this.view.current;
+  }
+
+  /** What the watchdog reads at each tick. */
+  quiet(): QuietState {
+    const a = this.activity;
+    const current = this.view.current;
+    return {
+      harness: this.harnessState,
+      remindersStopped: a.remindersStopped,
+      backgroundJobs: a.backgroundJobs,
+      lastActivityAt: a.lastActivityAt,
+      lastWorkerLine: a.lastLine,
+      ...(current ? { current } : {}),
+    };
+  }
+
+  /** What the signal shows. */
+  presence(): PresenceState {
+    const a = this.activity;
+    return {
+      harness: this.harnessState,
+      busy: this.view.busy(this.harnessState === 'idle'),
+      openTasks: this.view.openCount,
+      queuedTasks: this.view.waiting,
+      ...(a.lastSpokeAt ? { lastSpokeAt: a.lastSpokeAt } : {}),
+      remindersStopped: a.remindersStopped,
+    };
+  }
+
+  /** Calls `listener` on every change of the session's state; returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The current task as stored. */
+  async read(key: string): Promise<Stored | undefined> {
+    return (await this.d.ledger.get(key)) ?? undefined;
+  }
+
+  /** Adds metadata to one of the session's tasks (the watchdog's counts, `shrooms/stalled`). */
+  annotate(key: string, md: Record<string, unknown>): Promise<Stored> {
+    return this.d.ledger.transition(key, (e) => transitions.annotate(e, md));
+  }
+
+  /** A note to the owner on `shrooms.notify.MACHINE.SESSION.KIND`. */
+  notify(kind: 'reminder' | 'stalled', body: Record<string, unknown>): void {
+    this.d.nc.publish(subjects.notify(this.machine, this.session, kind), JSON.stringify(body));
+  }
+
+  /** A reminder turn; the watchdog sends it only when the harness is idle. */
+  remind(text: string): Promise<void> {
+    return this.turns.remind(text);
+  }
+
+  /** Frees the session from a stalled task (it stays open) so the queue moves on. */
+  release(key: string): Promise<void> {
+    return this.turns.release(key);
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The permission relay (Claude Code): a prompt of the harness shows as the current task going
+ * INPUT_REQUIRED with the question (spec §5); the owner's answer to that task goes back to the
+ * prompt, and the task works on.
+ */
+import { META, textOf, type DeliverRequest, type Message } from '@shrooms/protocol';
+import { localTaskKey, transitions, type LedgerEntry, type Stored } from '@shrooms/ledger';
+import type { PermissionRequest } from '../harness/types.js';
+import type { Core } from './core.js';
+import { parsePermissionAnswer } from './permission-answer.js';
+
+const INPUT_CHARS = 500;
+
+export class PermissionRelay {
+  constructor(private readonly c: Core) {}
+
+  /** A prompt from the harness; with no task at hand it is denied at once. Run under the lock. */
+  async ask(req: PermissionRequest): Promise<void> {
+    const cur = this.c.view.current;
+    if (!cur) {
+      this.c.harness().answerPermission(req.id, false);
+      return;
+    }
+    const input = JSON.stringify(req.input ?? {}).slice(0, INPUT_CHARS);
+    const question = `permission needed: the session wants to run ${req.tool} ${input}. Answer "allow" or "deny".`;
+    await this.c.ledger.transition(cur.key, (e) =>
+      transitions.block(e, question, new Date(), { [META.permission]: { id: req.id, tool: req.tool } }),
+    );
+    this.c.log.info({ task_id: cur.taskId, tool: req.tool }, 'permission prompt relayed as input-required');
+  }
+
+  /**
+   * A message for an existing task: if that task is the current one and waits on a prompt, the
+   * message answers the prompt (returns the task as stored); otherwise undefined. Run under the lock.
+   */
+  async answer(req: DeliverRequest & { taskId: string }): Promise<Stored | undefined> {
+    const key = localTaskKey(this.c.ledger, this.c.machine, this.c.session, req.taskId);
+    const cur = await this.c.ledger.get(key);
+    const pending = cur?.entry.task.metadata?.[META.permission] as { id?: string } | undefined;
+    if (!cur || cur.entry.task.status.state !== 'TASK_STATE_INPUT_REQUIRED' || !pending?.id || !this.c.view.isCurrent(key))
+      return undefined;
+    const allow = parsePermissionAnswer(textOf(req.message)) === 'allow';
+    const stored = await this.c.ledger.transition(key, (e) => resumeWorking(e, req.message, new Date()));
+    this.c.harness().answerPermission(pending.id, allow);
+    this.c.log.info({ task_id: cur.entry.task.id, allow }, 'permission prompt answered');
+    return stored;
+  }
+}
+
+/** INPUT_REQUIRED (a permission prompt) → WORKING with the answer in the history. */
+function resumeWorking(e: LedgerEntry, message: Message, now: Date): LedgerEntry {
+  const task = structuredClone(e.task);
+  task.status = { state: 'TASK_STATE_WORKING', timestamp: now.toISOString() };
+  task.history = [...(task.history ?? []), { ...message, taskId: task.id, contextId: task.contextId }];
+  task.metadata = { ...task.metadata };
+  delete task.metadata[META.permission];
+  return { v: e.v + 1, task, events: [{ statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status } }] };
+}

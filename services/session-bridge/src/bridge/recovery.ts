@@ -1,0 +1,91 @@
+/**
+ * Recovery: after a (re)start the tasks that were working are delivered again, up to
+ * `BRIDGE_REDELIVERIES`, then failed; the view is rebuilt from the ledger; changes others make to
+ * the session's tasks (gateway fallback intake, expiry, a cancel) are taken in; a harness that
+ * dies is restarted with resume.
+ */
+import { META, isTerminal } from '@shrooms/protocol';
+import { transitions, type LedgerEntry, type Stored } from '@shrooms/ledger';
+import type { Core } from './core.js';
+import type { TurnLoop } from './turns.js';
+
+export const REDELIVERIES = 'shrooms/redeliveries';
+
+export class Recovery {
+  constructor(
+    private readonly c: Core,
+    private readonly turns: TurnLoop,
+  ) {}
+
+  /** Tasks as found at start (or the one a dead harness left working). Run under the lock. */
+  async recover(found: Stored[]): Promise<void> {
+    const c = this.c;
+    for (const s of found) {
+      const t = s.entry.task;
+      if (t.status.state !== 'TASK_STATE_WORKING') {
+        c.view.track(s);
+        continue;
+      }
+      const n = Number(t.metadata?.[REDELIVERIES] ?? 0);
+      const now = new Date();
+      if (n >= c.config.BRIDGE_REDELIVERIES) {
+        await c.ledger
+          .transition(s.key, (e) => transitions.fail(e, `the session stopped ${n + 1} times while working on this task`, now))
+          .catch(() => {});
+        continue;
+      }
+      const back = await c.ledger.transition(s.key, (e) => requeue(e, n + 1, now));
+      c.log.info({ taskId: t.id, redelivery: n + 1 }, 'delivering a task again after a restart');
+      c.view.track(back);
+    }
+    c.changed();
+  }
+
+  /** A change someone else made to one of the session's tasks. Run under the lock. */
+  async reconcile(s: Stored): Promise<void> {
+    const c = this.c;
+    const t = s.entry.task;
+    if (isTerminal(t.status.state)) {
+      if (c.view.knows(s.key)) await this.turns.drop(s.key);
+      return;
+    }
+    if (t.status.state === 'TASK_STATE_SUBMITTED' && !c.view.placed(s.key)) {
+      const fresh = await c.ledger.get(s.key);
+      if (fresh && fresh.entry.task.status.state === 'TASK_STATE_SUBMITTED') {
+        c.view.track(fresh);
+        void this.turns.pump();
+      }
+    }
+  }
+
+  /** The harness died: its task goes back per policy, the harness starts again (resuming). */
+  async harnessExited(code: number | null): Promise<void> {
+    const c = this.c;
+    if (c.stopping()) return;
+    c.log.warn({ code }, 'harness exited; restarting it');
+    await c.serial.run(async () => {
+      const cur = c.view.clearCurrent();
+      if (!cur) return;
+      const stored = await c.ledger.get(cur.key);
+      if (stored && stored.entry.task.status.state === 'TASK_STATE_WORKING') await this.recover([stored]);
+    });
+    try {
+      await c.harness().start();
+    } catch (err) {
+      c.log.error({ err }, 'harness restart failed');
+    }
+    void this.turns.pump();
+  }
+}
+
+/** WORKING → SUBMITTED (queued again), counting the redelivery. */
+function requeue(e: LedgerEntry, n: number, now: Date): LedgerEntry {
+  const task = structuredClone(e.task);
+  task.status = { state: 'TASK_STATE_SUBMITTED', timestamp: now.toISOString() };
+  task.metadata = { ...task.metadata, [META.queued]: true, [REDELIVERIES]: n };
+  return {
+    v: e.v + 1,
+    task,
+    events: [{ statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: { [REDELIVERIES]: n } } }],
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * The turn loop: when the session is free it starts the next queued task (SUBMITTED → WORKING) and
+ * hands it to the harness as one turn; when a turn ends it looks for the next. Also the turns
+ * without a task of their own (reminders) and taking a task away from the session (cancel, stall).
+ */
+import { META, ShroomsError } from '@shrooms/protocol';
+import { transitions, type Stored } from '@shrooms/ledger';
+import { answerText, deliveryText, isAnswer } from '../prompt.js';
+import { LAST_LINE_CHARS, type Core } from './core.js';
+
+export interface TurnLoopHooks {
+  /** Fails the task the way the worker would (`task_update failed`), when its turn failed. */
+  fail(taskId: string, text: string): Promise<unknown>;
+}
+
+export class TurnLoop {
+  constructor(
+    private readonly c: Core,
+    private readonly hooks: TurnLoopHooks,
+  ) {}
+
+  /** Starts the next task when the session is free. */
+  async pump(): Promise<void> {
+    const c = this.c;
+    const next = await c.serial.run(async () => {
+      if (c.stopping() || c.view.busy(c.harnessIdle())) return undefined;
+      for (let q = c.view.next(); q; q = c.view.next()) {
+        try {
+          const s = await c.ledger.transition(q.key, (e) => transitions.start(e, new Date()));
+          const tp = s.entry.task.metadata?.[META.traceparent];
+          c.view.start({ key: q.key, taskId: q.taskId, ...(typeof tp === 'string' ? { traceparent: tp } : {}) }, s.entry.task.status.state);
+          c.changed();
+          return s;
+        } catch (err) {
+          if (err instanceof ShroomsError) continue; // finished or gone meanwhile
+          c.view.putBack(q);
+          throw err;
+        }
+      }
+      return undefined;
+    });
+    if (next) void this.run(next);
+  }
+
+  private async run(s: Stored): Promise<void> {
+    const c = this.c;
+    const task = s.entry.task;
+    const text = isAnswer(task) ? answerText(task) : deliveryText(task);
+    const turnId = `${task.id}#${s.entry.v}`;
+    try {
+      const r = await c.harness().send(turnId, text, task.id);
+      if (r.text) c.activity.lastLine = r.text.slice(-LAST_LINE_CHARS);
+      if (r.status === 'failed' && c.view.isCurrent(s.key)) {
+        await this.hooks.fail(task.id, `the session's turn failed: ${r.error ?? r.text}`).catch(() => {});
+      } else if (c.activity.lastLine && c.view.isCurrent(s.key)) {
+        const line = c.activity.lastLine;
+        await c.ledger.transition(s.key, (e) => transitions.annotate(e, { [META.lastWorkerLine]: line })).catch(() => {});
+      }
+    } catch (err) {
+      c.log.warn({ err, taskId: task.id }, 'turn ended abnormally');
+    } finally {
+      c.changed();
+      void this.pump();
+    }
+  }
+
+  /** A reminder turn (no task of its own); the watchdog sends it only when the harness is idle. */
+  async remind(text: string): Promise<void> {
+    const c = this.c;
+    try {
+      const r = await c.harness().send(`reminder-${Date.now()}`, text);
+      if (r.text) c.activity.lastLine = r.text.slice(-LAST_LINE_CHARS);
+    } finally {
+      c.activity.lastActivityAt = Date.now();
+      c.changed();
+      void this.pump();
+    }
+  }
+
+  /** Frees the session from a stalled task (it stays open) so the queue moves on. */
+  async release(key: string): Promise<void> {
+    await this.c.serial.run(async () => void this.c.view.clearCurrent(key));
+    this.c.changed();
+    void this.pump();
+  }
+
+  /** Drops a task from the view; a turn that works on it is cancelled. Run under the lock. */
+  async drop(key: string): Promise<void> {
+    const c = this.c;
+    if (c.view.forget(key)) {
+      const h = c.harness();
+      if (h.state === 'busy' || h.state === 'waiting') await h.cancel().catch((err) => c.log.warn({ err }, 'cancel failed'));
+    }
+    c.changed();
+  }
+}

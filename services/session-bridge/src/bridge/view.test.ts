@@ -1,0 +1,138 @@
+import type { Task } from '@shrooms/protocol';
+import { ShroomsError } from '@shrooms/protocol';
+import { describe, expect, it } from 'vitest';
+import { SessionView, type ViewEntry } from './view.js';
+
+const limits = { queueLength: 3, openTasks: 5 };
+
+function entry(id: string, state: string, o: { held?: boolean; askedAt?: string; answer?: boolean } = {}): ViewEntry {
+  const task = {
+    id: `s:${id}`,
+    contextId: 'c',
+    status: { state },
+    history: o.answer
+      ? [
+          { messageId: `${id}-1`, role: 'ROLE_USER', parts: [{ text: 'ask' }] },
+          { messageId: `${id}-2`, role: 'ROLE_AGENT', parts: [{ text: 'need more' }] },
+          { messageId: `${id}-3`, role: 'ROLE_USER', parts: [{ text: 'here' }] },
+        ]
+      : [{ messageId: `${id}-1`, role: 'ROLE_USER', parts: [{ text: 'ask' }] }],
+    metadata: { ...(o.held ? { 'shrooms/held': true } : {}), 'shrooms/created_at': o.askedAt ?? '2026-12-01T08:00:00Z' },
+  } as unknown as Task;
+  return { key: `k.${id}`, entry: { task } };
+}
+
+describe('SessionView', () => {
+  it('queues a submitted task and counts it open and waiting', () => {
+    const v = new SessionView();
+    v.track(entry('a', 'TASK_STATE_SUBMITTED'));
+    expect([v.queued, v.waiting, v.openCount]).toEqual([1, 1, 1]);
+    expect(v.next()?.key).toBe('k.a');
+    expect(v.next()).toBeUndefined();
+  });
+
+  it('keeps a held task apart from the queue until it is let go', () => {
+    const v = new SessionView();
+    const held = entry('h', 'TASK_STATE_SUBMITTED', { held: true });
+    v.track(held);
+    expect([v.queued, v.waiting]).toEqual([0, 1]);
+    expect(v.next()).toBeUndefined();
+    v.unhold(held);
+    expect(v.next()?.key).toBe('k.h');
+  });
+
+  it('ignores finished tasks and keeps working ones open but not queued', () => {
+    const v = new SessionView();
+    v.track(entry('done', 'TASK_STATE_COMPLETED'));
+    v.track(entry('w', 'TASK_STATE_WORKING'));
+    expect([v.openCount, v.queued]).toEqual([1, 0]);
+    expect(v.knows('k.done')).toBe(false);
+    expect(v.knows('k.w')).toBe(true);
+  });
+
+  it('puts answers to blocked tasks ahead of new tasks, each group in the order asked', () => {
+    const v = new SessionView();
+    v.track(entry('new-late', 'TASK_STATE_SUBMITTED', { askedAt: '2026-12-01T08:03:00Z' }));
+    v.track(entry('new-early', 'TASK_STATE_SUBMITTED', { askedAt: '2026-12-01T08:01:00Z' }));
+    v.track(entry('answer', 'TASK_STATE_SUBMITTED', { askedAt: '2026-12-01T08:05:00Z', answer: true }));
+    expect([v.next()?.key, v.next()?.key, v.next()?.key]).toEqual(['k.answer', 'k.new-early', 'k.new-late']);
+  });
+
+  it('never queues the current task again', () => {
+    const v = new SessionView();
+    const a = entry('a', 'TASK_STATE_SUBMITTED');
+    v.track(a);
+    const q = v.next()!;
+    v.start({ key: q.key, taskId: q.taskId }, 'TASK_STATE_WORKING');
+    v.enqueue(a);
+    expect(v.queued).toBe(0);
+    expect(v.isCurrent('k.a')).toBe(true);
+    expect(v.busy(true)).toBe(true);
+  });
+
+  it('is busy while the harness is not idle even with no current task', () => {
+    const v = new SessionView();
+    expect(v.busy(true)).toBe(false);
+    expect(v.busy(false)).toBe(true);
+  });
+
+  it('keeps a blocked task open and closes a done one; neither stays current', () => {
+    const v = new SessionView();
+    v.start({ key: 'k.a', taskId: 's:a' }, 'TASK_STATE_WORKING');
+    v.updated('k.a', 'TASK_STATE_INPUT_REQUIRED', true);
+    expect([v.current, v.openCount]).toEqual([undefined, 1]);
+    v.start({ key: 'k.b', taskId: 's:b' }, 'TASK_STATE_WORKING');
+    v.updated('k.b', 'TASK_STATE_COMPLETED', false);
+    expect([v.current, v.openCount]).toEqual([undefined, 1]);
+  });
+
+  it('forgets a task everywhere and says whether it was the current one', () => {
+    const v = new SessionView();
+    v.track(entry('q', 'TASK_STATE_SUBMITTED'));
+    v.start({ key: 'k.c', taskId: 's:c' }, 'TASK_STATE_WORKING');
+    expect(v.forget('k.q')).toBe(false);
+    expect(v.forget('k.c')).toBe(true);
+    expect([v.queued, v.openCount, v.current]).toEqual([0, 0, undefined]);
+  });
+
+  it('clears the current task only when the key matches', () => {
+    const v = new SessionView();
+    v.start({ key: 'k.c', taskId: 's:c' }, 'TASK_STATE_WORKING');
+    expect(v.clearCurrent('k.other')).toBeUndefined();
+    expect(v.clearCurrent('k.c')?.key).toBe('k.c');
+    expect(v.current).toBeUndefined();
+    expect(v.openCount).toBe(1); // a stalled task stays open
+  });
+
+  it('refuses a new task with QUEUE_FULL when queued and held reach the limit', () => {
+    const v = new SessionView();
+    v.track(entry('a', 'TASK_STATE_SUBMITTED'));
+    v.track(entry('b', 'TASK_STATE_SUBMITTED'));
+    v.track(entry('h', 'TASK_STATE_SUBMITTED', { held: true }));
+    const err = (() => {
+      try {
+        v.checkRoom('m/s', limits);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(ShroomsError);
+    expect((err as ShroomsError).key).toBe('QUEUE_FULL');
+    expect((err as ShroomsError).details).toEqual({ limit: 'queueLength', max: 3 });
+  });
+
+  it('refuses a new task with LIMIT_EXCEEDED when the open tasks reach the limit', () => {
+    const v = new SessionView();
+    for (const id of ['a', 'b', 'c', 'd', 'e']) v.track(entry(id, 'TASK_STATE_INPUT_REQUIRED'));
+    expect(() => v.checkRoom('m/s', limits)).toThrow(expect.objectContaining({ key: 'LIMIT_EXCEEDED' }));
+  });
+
+  it('puts a task that could not start back in its place', () => {
+    const v = new SessionView();
+    v.track(entry('a', 'TASK_STATE_SUBMITTED', { askedAt: '2026-12-01T08:01:00Z' }));
+    v.track(entry('b', 'TASK_STATE_SUBMITTED', { askedAt: '2026-12-01T08:02:00Z' }));
+    const a = v.next()!;
+    v.putBack(a);
+    expect(v.next()?.key).toBe('k.a');
+  });
+});

@@ -1,0 +1,39 @@
+/**
+ * The worker's own act: `task_update` (done → COMPLETED, blocked → INPUT_REQUIRED, failed →
+ * FAILED), with the worker's last line kept on the task. One path for every caller — the MCP tools
+ * the bridge hosts, the echo harness, the `update` endpoint, a failed turn.
+ */
+import { META, ShroomsError, type UpdateStatus } from '@shrooms/protocol';
+import { localTaskKey, transitions, type LedgerEntry, type Stored } from '@shrooms/ledger';
+import type { Core } from './core.js';
+
+/** Run under the lock. `taskId` is `SESSION:ID` (or `MACHINE/SESSION:ID`) of a task of this session. */
+export async function finishTask(c: Core, taskId: string, status: UpdateStatus, text: string): Promise<Stored> {
+  let key: string;
+  try {
+    key = localTaskKey(c.ledger, c.machine, c.session, taskId);
+  } catch {
+    throw new ShroomsError('UPDATE_FORBIDDEN', `task ${taskId} is not a task of ${c.machine}/${c.session}`);
+  }
+  const now = new Date();
+  const line = c.activity.lastLine;
+  const md = line ? { [META.lastWorkerLine]: line } : {};
+  let s: Stored;
+  try {
+    s = await c.ledger.transition(key, (e) => {
+      if (status === 'done') return transitions.complete(withMeta(e, md), text, now);
+      if (status === 'blocked') return transitions.block(e, text, now, md);
+      return transitions.fail(e, text, now, md);
+    });
+  } catch (err) {
+    if (err instanceof ShroomsError && err.key === 'TASK_NOT_FOUND')
+      throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${c.machine}/${c.session}`);
+    throw err;
+  }
+  c.view.updated(key, s.entry.task.status.state, status === 'blocked');
+  return s;
+}
+
+function withMeta(e: LedgerEntry, md: Record<string, unknown>): LedgerEntry {
+  return Object.keys(md).length ? { ...e, task: { ...e.task, metadata: { ...e.task.metadata, ...md } } } : e;
+}
