@@ -19,17 +19,25 @@
  *   terminal status) — counted for the watchdog (`events.backgroundJobs`).
  */
 import { randomUUID } from 'node:crypto';
-import { access, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { claudeCommand } from './binaries.js';
-import { ProcessHarness } from './process-harness.js';
-import { JsonlChild, within, type ChildExit } from './child.js';
+import { claudeSession } from './claude-session.js';
+import type { JsonlChild } from './child.js';
+import {
+  ClaudeEventSchema,
+  type ClaudeControlRequest,
+  type ClaudeControlResponse,
+  type ClaudeEvent,
+  type ClaudeResultEvent,
+  type ClaudeSystemEvent,
+} from './claude-events.js';
+import { CliHarness, type CallRequest, type Launch, type Turn } from './cli-harness.js';
 import { inheritedEnv, MODEL_ENV, modelSetting } from './env.js';
-import type { Harness, HarnessOptions, HarnessState, TurnResult } from './types.js';
+import type { HarnessState, TurnResult } from './types.js';
 
 /** The MCP server's name as Claude Code sees it: tools are `mcp__shrooms__<tool>`. */
 export const CLAUDE_MCP_SERVER = 'shrooms';
-/** Tools that only read: allowed without asking. Every other tool asks unless `autoApprove`. */
 /**
  * Tools that run without asking: reading the mesh and the session's own task bookkeeping (finishing
  * the task it was given, acknowledging an answer). Asking another agent or scheduling work makes
@@ -38,8 +46,6 @@ export const CLAUDE_MCP_SERVER = 'shrooms';
 export const CLAUDE_READ_ONLY_TOOLS = ['list_agents', 'task_status', 'task_update', 'task_ack', 'list_schedules'];
 
 const READY_TIMEOUT_MS = 60_000;
-const DEFAULT_CANCEL_GRACE_MS = 10_000;
-const SIGINT_GRACE_MS = 2_000;
 const DENY_MESSAGE = 'The owner of this session did not allow this tool call.';
 
 /** `--mcp-config` for a session: its `shrooms` server over streamable HTTP. */
@@ -47,82 +53,34 @@ export function claudeMcpConfig(mcpUrl: string): { mcpServers: Record<string, { 
   return { mcpServers: { [CLAUDE_MCP_SERVER]: { type: 'http', url: mcpUrl } } };
 }
 
-interface Turn {
-  id: string;
+/** Our line of the turn, by uuid; once it came back (`isReplay`) the next `result` is this turn's. */
+interface ClaudeTurn {
   uuid: string;
-  /** Our line came back (`isReplay`): the next `result` is this turn's. */
   replayed: boolean;
-  cancelRequested: boolean;
-  lastText: string;
-  resolve(r: TurnResult): void;
-  reject(e: Error): void;
-  ended: Promise<void>;
 }
 
-interface StoredSession {
-  sessionId: string;
-  cwd: string;
-}
-
-type Event = Record<string, unknown> & { type?: string; subtype?: string };
-
-export class ClaudeHarness extends ProcessHarness implements Harness {
+export class ClaudeHarness extends CliHarness<ClaudeEvent, ClaudeControlResponse, ClaudeTurn> {
   readonly kind = 'claude' as const;
-  private turn?: Turn;
+  protected readonly events = ClaudeEventSchema;
+  protected readonly hardStopSignal = 'SIGINT';
   /** Claude Code is running a turn of its own (a background command finished). */
   private ownTurnRunning = false;
   private readonly permissions = new Map<string, { input: unknown }>();
-  private readonly controls = new Map<string, { resolve(r: Event): void; reject(e: Error): void }>();
   private readonly background = new Set<string>();
-  private controlSeq = 0;
-  /** Set while we kill and respawn the process ourselves: no `exit` event for that. */
-  private respawning = false;
-  /** The process that answered `initialize`; one that never did ends in a rejected `start()`, not an `exit`. */
-  private readyProc?: JsonlChild;
 
-  protected async spawnAndWait(): Promise<void> {
-    this.setState('starting');
-    const { args, env } = await this.prepare();
-    const cmd = claudeCommand(env);
-    this.log.info(
-      { command: cmd.command, sessionId: this._sessionId, resume: args.includes('--resume'), cwd: this.opts.cwd },
-      'starting claude',
-    );
-    const proc = new JsonlChild(cmd, args, {
-      cwd: this.opts.cwd,
-      env,
-      log: this.log,
-      onValue: (v) => this.onEvent(v as Event),
-      onExit: (e) => this.onExit(proc, e),
-    });
-    this.proc = proc;
-    try {
-      await this.control({ subtype: 'initialize' }, READY_TIMEOUT_MS);
-    } catch (err) {
-      await proc.kill();
-      throw new Error(`claude did not get ready: ${(err as Error).message}${proc.stderrTail() ? `; stderr: ${proc.stderrTail()}` : ''}`);
-    }
-    this.readyProc = proc;
-    this.setState(this.turn ? 'busy' : 'idle');
+  protected async handshake(): Promise<void> {
+    await this.call({ subtype: 'initialize' }, READY_TIMEOUT_MS);
   }
 
   /** Folders, the session id (resume or new), the MCP config and note files; the command line. */
-  private async prepare(): Promise<{ args: string[]; env: Record<string, string> }> {
+  protected async launch(): Promise<Launch> {
     const o = this.opts;
     const home = o.env.HOME ?? join(o.stateDir, 'claude-home');
     await mkdir(o.stateDir, { recursive: true });
     await mkdir(home, { recursive: true });
     const configDir = o.env.CLAUDE_CONFIG_DIR ?? join(home, '.claude');
-    const file = join(o.stateDir, 'claude-session.json');
-    const stored = await readFile(file, 'utf8').then(
-      (t) => JSON.parse(t) as StoredSession,
-      () => undefined,
-    );
-    const resume = stored !== undefined && stored.cwd === o.cwd && (await transcriptExists(configDir, stored.sessionId));
-    if (stored && stored.cwd !== o.cwd)
-      this.log.warn({ was: stored.cwd, now: o.cwd }, 'the session directory changed; claude starts a new conversation');
-    this._sessionId = resume ? stored.sessionId : randomUUID();
-    await writeFile(file, JSON.stringify({ sessionId: this._sessionId, cwd: o.cwd } satisfies StoredSession));
+    const { sessionId, resume } = await claudeSession(o.stateDir, o.cwd, configDir, this.log);
+    this._sessionId = sessionId;
 
     const mcpFile = join(o.stateDir, 'claude-mcp.json');
     await writeFile(mcpFile, JSON.stringify(claudeMcpConfig(o.mcpUrl)));
@@ -140,7 +98,7 @@ export class ClaudeHarness extends ProcessHarness implements Harness {
       'stream-json',
       '--verbose',
       '--replay-user-messages',
-      ...(resume ? ['--resume', this._sessionId] : ['--session-id', this._sessionId]),
+      ...(resume ? ['--resume', sessionId] : ['--session-id', sessionId]),
       '--append-system-prompt-file',
       noteFile,
       '--mcp-config',
@@ -171,65 +129,33 @@ export class ClaudeHarness extends ProcessHarness implements Harness {
       ...o.env,
       HOME: home,
     };
-    return { args, env };
+    return { command: claudeCommand(env), args, env, logInfo: { sessionId: this._sessionId, resume } };
   }
 
-  async send(turnId: string, text: string): Promise<TurnResult> {
-    if (this.starting) await this.starting;
-    const proc = this.proc;
-    if (!proc?.alive) throw new Error('claude is not running');
-    if (this.turn) throw new Error(`claude is already running turn ${this.turn.id}`);
-    let resolve!: (r: TurnResult) => void;
-    let reject!: (e: Error) => void;
-    const result = new Promise<TurnResult>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    const turn: Turn = {
-      id: turnId,
-      uuid: randomUUID(),
-      replayed: false,
-      cancelRequested: false,
-      lastText: '',
-      resolve,
-      reject,
-      ended: result.then(
-        () => undefined,
-        () => undefined,
-      ),
-    };
-    this.turn = turn;
-    this.setState(this.permissions.size ? 'waiting' : 'busy');
-    this.log.debug({ turnId, uuid: turn.uuid }, 'claude turn sent');
+  protected turnData(): ClaudeTurn {
+    return { uuid: randomUUID(), replayed: false };
+  }
+
+  protected turnState(): HarnessState {
+    return this.permissions.size ? 'waiting' : 'busy';
+  }
+
+  protected writeTurn(turn: Turn<ClaudeTurn>, text: string, proc: JsonlChild): void {
     proc.write({
       type: 'user',
-      uuid: turn.uuid,
+      uuid: turn.data.uuid,
       session_id: this._sessionId ?? '',
       parent_tool_use_id: null,
       message: { role: 'user', content: text },
     });
-    return result;
   }
 
-  async cancel(): Promise<void> {
-    const turn = this.turn;
-    const proc = this.proc;
-    if (!turn || !proc) return;
-    turn.cancelRequested = true;
-    this.control({ subtype: 'interrupt' }, this.opts.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS).catch((err) =>
-      this.log.warn({ err }, 'claude did not answer the interrupt'),
-    );
-    if (await within(turn.ended, this.opts.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS)) return;
-    this.log.warn({ turnId: turn.id }, 'claude did not end the turn after an interrupt; restarting it');
-    this.respawning = true;
-    try {
-      proc.signal('SIGINT');
-      if (!(await proc.waitExit(SIGINT_GRACE_MS))) await proc.kill();
-      await turn.ended;
-      await this.start();
-    } finally {
-      this.respawning = false;
-    }
+  protected writeCall(id: string, request: CallRequest, proc: JsonlChild): void {
+    proc.write({ type: 'control_request', request_id: id, request });
+  }
+
+  protected interrupt(graceMs: number): void {
+    this.call({ subtype: 'interrupt' }, graceMs).catch((err) => this.log.warn({ err }, 'claude did not answer the interrupt'));
   }
 
   answerPermission(id: string, allow: boolean): void {
@@ -244,34 +170,33 @@ export class ClaudeHarness extends ProcessHarness implements Harness {
     if (!this.permissions.size && this._state === 'waiting') this.setState('busy');
   }
 
-  async stop(): Promise<void> {
-    if (this.starting) await this.starting.catch(() => {});
-    const proc = this.proc;
-    if (!proc?.alive) {
-      this.setState('dead');
-      return;
+  protected exited(): void {
+    this.permissions.clear();
+    this.ownTurnRunning = false;
+    if (this.background.size) {
+      this.background.clear();
+      this.opts.events.backgroundJobs?.(0);
     }
-    await proc.stop();
   }
 
   // ---- the stream -----------------------------------------------------------------------------
 
-  private onEvent(ev: Event): void {
+  protected onEvent(ev: ClaudeEvent): void {
     switch (ev.type) {
       case 'control_response':
-        return this.onControlResponse(ev);
+        return this.onControlResponse(ev.response);
       case 'control_request':
         return this.onControlRequest(ev);
-      case 'control_cancel_request': {
+      case 'control_cancel_request':
         // The prompt was withdrawn (an interrupt while it waited).
-        if (this.permissions.delete(String(ev.request_id)) && !this.permissions.size && this._state === 'waiting') this.setState('busy');
+        if (this.permissions.delete(ev.request_id) && !this.permissions.size && this._state === 'waiting') this.setState('busy');
         return;
-      }
       case 'user':
-        if (ev.isReplay === true && this.turn && ev.uuid === this.turn.uuid) this.turn.replayed = true;
+        if (ev.isReplay === true && this.turn && ev.uuid === this.turn.data.uuid) this.turn.data.replayed = true;
         return;
       case 'assistant':
-        return this.onAssistant(ev);
+        for (const block of ev.message.content ?? []) if (block.type === 'text' && block.text !== undefined) this.said(block.text);
+        return;
       case 'result':
         return this.onResult(ev);
       case 'system':
@@ -279,64 +204,39 @@ export class ClaudeHarness extends ProcessHarness implements Harness {
     }
   }
 
-  private onSystem(ev: Event): void {
+  private onSystem(ev: ClaudeSystemEvent): void {
     if (ev.subtype === 'session_state_changed' && ev.state === 'running' && !this.turn) {
       // Claude Code started a turn of its own (a background command finished).
       this.ownTurnRunning = true;
       if (this._state === 'idle') this.setState('busy');
-    } else if (ev.subtype === 'task_started' && typeof ev.task_id === 'string') {
+    } else if (ev.subtype === 'task_started' && ev.task_id !== undefined) {
       this.background.add(ev.task_id);
       this.opts.events.backgroundJobs?.(this.background.size);
-    } else if ((ev.subtype === 'task_updated' || ev.subtype === 'task_notification') && typeof ev.task_id === 'string') {
-      const status = ev.subtype === 'task_updated' ? (ev.patch as { status?: unknown } | undefined)?.status : ev.status;
-      if (ev.subtype === 'task_notification' && !this.turn?.replayed) this.ownTurnRunning = true;
-      if (typeof status === 'string' && !['running', 'pending'].includes(status) && this.background.delete(ev.task_id)) {
+    } else if ((ev.subtype === 'task_updated' || ev.subtype === 'task_notification') && ev.task_id !== undefined) {
+      const status = ev.subtype === 'task_updated' ? ev.patch?.status : ev.status;
+      if (ev.subtype === 'task_notification' && !this.turn?.data.replayed) this.ownTurnRunning = true;
+      if (status !== undefined && !['running', 'pending'].includes(status) && this.background.delete(ev.task_id)) {
         this.opts.events.backgroundJobs?.(this.background.size);
       }
     }
   }
 
-  private onAssistant(ev: Event): void {
-    const content = (ev.message as { content?: unknown } | undefined)?.content;
-    if (!Array.isArray(content)) return;
-    for (const block of content as { type?: string; text?: unknown }[]) {
-      if (block.type !== 'text' || typeof block.text !== 'string') continue;
-      if (this.turn) this.turn.lastText = block.text;
-      for (const line of block.text.split('\n')) if (line.trim()) this.opts.events.text?.(line.trim());
-    }
-  }
-
-  private onResult(ev: Event): void {
+  private onResult(ev: ClaudeResultEvent): void {
     const turn = this.turn;
-    const ours = turn !== undefined && (turn.replayed || !this.ownTurnRunning);
+    const ours = turn !== undefined && (turn.data.replayed || !this.ownTurnRunning);
     this.ownTurnRunning = false;
     if (!ours) {
       this.log.debug({ isError: ev.is_error }, 'claude finished a turn of its own');
       if (!turn && this._state === 'busy') this.setState('idle');
       return;
     }
-    this.turn = undefined;
     this.permissions.clear();
-    const text = typeof ev.result === 'string' ? ev.result : turn.lastText;
-    let r: TurnResult;
-    if (ev.is_error !== true) r = { status: 'completed', text };
-    else if (turn.cancelRequested || /abort/.test(String(ev.terminal_reason ?? ''))) r = { status: 'cancelled', text: turn.lastText };
-    else {
-      const errors = Array.isArray(ev.errors) ? (ev.errors as unknown[]).map(String).join('; ') : '';
-      r = {
-        status: 'failed',
-        text: turn.lastText,
-        error: (typeof ev.result === 'string' && ev.result) || errors || String(ev.subtype ?? 'error'),
-      };
-    }
-    this.log.debug({ turnId: turn.id, status: r.status }, 'claude turn ended');
-    this.setState('idle');
-    turn.resolve(r);
+    this.finish(turn, turnResult(ev, turn));
   }
 
-  private onControlRequest(ev: Event): void {
-    const id = String(ev.request_id ?? '');
-    const req = (ev.request ?? {}) as { subtype?: string; tool_name?: unknown; input?: unknown };
+  private onControlRequest(ev: ClaudeControlRequest): void {
+    const id = ev.request_id;
+    const req = ev.request;
     if (req.subtype === 'can_use_tool') {
       if (!this.opts.events.permission) {
         // Nobody to ask: refuse rather than hang the turn.
@@ -348,7 +248,7 @@ export class ClaudeHarness extends ProcessHarness implements Harness {
       }
       this.permissions.set(id, { input: req.input });
       this.setState('waiting');
-      this.opts.events.permission({ id, tool: String(req.tool_name ?? ''), input: req.input });
+      this.opts.events.permission({ id, tool: req.tool_name ?? '', input: req.input });
       return;
     }
     this.proc?.write({
@@ -357,67 +257,19 @@ export class ClaudeHarness extends ProcessHarness implements Harness {
     });
   }
 
-  private onControlResponse(ev: Event): void {
-    const response = (ev.response ?? {}) as Event;
-    const waiter = this.controls.get(String(response.request_id));
+  private onControlResponse(response: ClaudeControlResponse): void {
     // Claude Code also echoes our answers to its own requests: those have no waiter.
-    if (!waiter) return;
-    this.controls.delete(String(response.request_id));
-    if (response.subtype === 'error') waiter.reject(new Error(String(response.error ?? 'control request failed')));
-    else waiter.resolve(response);
-  }
-
-  private control(request: { subtype: string }, timeoutMs: number): Promise<Event> {
-    const proc = this.proc;
-    if (!proc?.alive) return Promise.reject(new Error('claude is not running'));
-    const id = `shrooms-${++this.controlSeq}`;
-    return new Promise<Event>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.controls.delete(id);
-        reject(new Error(`no answer to ${request.subtype} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.controls.set(id, {
-        resolve: (r) => (clearTimeout(timer), resolve(r)),
-        reject: (e) => (clearTimeout(timer), reject(e)),
-      });
-      proc.write({ type: 'control_request', request_id: id, request });
-    });
-  }
-
-  private onExit(proc: JsonlChild, exit: ChildExit): void {
-    if (this.proc !== proc) return;
-    this.proc = undefined;
-    const why = `claude exited (${exit.signal ?? `code ${exit.code}`})${proc.stderrTail() ? `: ${proc.stderrTail(500)}` : ''}`;
-    this.log.info({ code: exit.code, signal: exit.signal, respawning: this.respawning }, 'claude exited');
-    for (const c of this.controls.values()) c.reject(new Error(why));
-    this.controls.clear();
-    this.permissions.clear();
-    this.ownTurnRunning = false;
-    if (this.background.size) {
-      this.background.clear();
-      this.opts.events.backgroundJobs?.(0);
-    }
-    const turn = this.turn;
-    this.turn = undefined;
-    if (turn?.cancelRequested) turn.resolve({ status: 'cancelled', text: turn.lastText });
-    else turn?.reject(new Error(why));
-    this.setState('dead');
-    if (!this.respawning && this.readyProc === proc) this.opts.events.exit?.(exit.code);
+    const id = response.request_id ?? '';
+    if (response.subtype === 'error') this.answered(id, { error: new Error(response.error ?? 'control request failed') });
+    else this.answered(id, { result: response });
   }
 }
 
-/** Whether a transcript `<id>.jsonl` exists in any project folder of Claude Code's config dir. */
-async function transcriptExists(configDir: string, sessionId: string): Promise<boolean> {
-  const projects = join(configDir, 'projects');
-  const dirs = await readdir(projects).catch(() => [] as string[]);
-  for (const d of dirs) {
-    if (
-      await access(join(projects, d, `${sessionId}.jsonl`)).then(
-        () => true,
-        () => false,
-      )
-    )
-      return true;
-  }
-  return false;
+/** What a `result` says of our turn. */
+function turnResult(ev: ClaudeResultEvent, turn: Turn<ClaudeTurn>): TurnResult {
+  const text = ev.result ?? turn.lastText;
+  if (ev.is_error !== true) return { status: 'completed', text };
+  if (turn.cancelRequested || /abort/.test(ev.terminal_reason ?? '')) return { status: 'cancelled', text: turn.lastText };
+  const errors = ev.errors ? ev.errors.map(String).join('; ') : '';
+  return { status: 'failed', text: turn.lastText, error: ev.result || errors || (ev.subtype ?? 'error') };
 }

@@ -24,10 +24,11 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { piCommand } from './binaries.js';
-import { ProcessHarness } from './process-harness.js';
-import { JsonlChild, within, type ChildExit } from './child.js';
+import type { JsonlChild } from './child.js';
+import { CliHarness, type CallRequest, type Launch, type Turn } from './cli-harness.js';
 import { inheritedEnv, MODEL_ENV, modelSetting } from './env.js';
-import type { Harness, HarnessOptions, HarnessState, TurnResult } from './types.js';
+import { PiEventSchema, type PiEvent, type PiMessage, type PiResponse } from './pi-events.js';
+import type { TurnResult } from './types.js';
 
 /** The extension we ship (the same path from src/ and from dist/). */
 export const PI_EXTENSION_FILE = fileURLToPath(new URL('../../pi-extension/shrooms-tools.ts', import.meta.url));
@@ -36,59 +37,30 @@ export const PI_PROVIDER = 'shrooms';
 
 const READY_TIMEOUT_MS = 60_000;
 const RPC_TIMEOUT_MS = 30_000;
-const DEFAULT_CANCEL_GRACE_MS = 10_000;
 const DIALOGS = new Set(['select', 'confirm', 'input', 'editor']);
 
-interface Turn {
-  id: string;
-  cancelRequested: boolean;
-  lastText: string;
-  resolve(r: TurnResult): void;
-  reject(e: Error): void;
-  ended: Promise<void>;
+interface PiState {
+  sessionId?: string;
+  sessionFile?: string;
+  isStreaming?: boolean;
+  isCompacting?: boolean;
 }
 
-type Event = Record<string, unknown> & { type?: string };
-type Message = { role?: string; content?: unknown; stopReason?: string; errorMessage?: string };
-
-export class PiHarness extends ProcessHarness implements Harness {
+export class PiHarness extends CliHarness<PiEvent, PiResponse, undefined> {
   readonly kind = 'pi' as const;
-  private readyProc?: JsonlChild;
-  private turn?: Turn;
-  private readonly rpcs = new Map<string, { resolve(r: Event): void; reject(e: Error): void }>();
-  private rpcSeq = 0;
-  private respawning = false;
+  protected readonly events = PiEventSchema;
+  protected readonly hardStopSignal = 'SIGTERM';
   private sessionFile?: string;
 
-  protected async spawnAndWait(): Promise<void> {
-    this.setState('starting');
-    const { args, env } = await this.prepare();
-    const cmd = piCommand(env);
-    this.log.info({ command: cmd.command, resume: this.sessionFile, cwd: this.opts.cwd }, 'starting pi');
-    const proc = new JsonlChild(cmd, args, {
-      cwd: this.opts.cwd,
-      env,
-      log: this.log,
-      onValue: (v) => this.onEvent(v as Event),
-      onExit: (e) => this.onExit(proc, e),
-    });
-    this.proc = proc;
-    try {
-      const state = (await this.rpc({ type: 'get_state' }, READY_TIMEOUT_MS)).data as
-        { sessionId?: string; sessionFile?: string } | undefined;
-      this._sessionId = state?.sessionId;
-      this.sessionFile = state?.sessionFile;
-      await writeFile(join(this.opts.stateDir, 'pi-session.json'), JSON.stringify({ sessionId: this._sessionId }));
-      await this.rpc({ type: 'set_auto_retry', enabled: false }, RPC_TIMEOUT_MS);
-    } catch (err) {
-      await proc.kill();
-      throw new Error(`pi did not get ready: ${(err as Error).message}${proc.stderrTail() ? `; stderr: ${proc.stderrTail()}` : ''}`);
-    }
-    this.readyProc = proc;
-    this.setState(this.turn ? 'busy' : 'idle');
+  protected async handshake(): Promise<void> {
+    const state = (await this.call({ type: 'get_state' }, READY_TIMEOUT_MS)).data as PiState | undefined;
+    this._sessionId = state?.sessionId;
+    this.sessionFile = state?.sessionFile;
+    await writeFile(join(this.opts.stateDir, 'pi-session.json'), JSON.stringify({ sessionId: this._sessionId }));
+    await this.call({ type: 'set_auto_retry', enabled: false }, RPC_TIMEOUT_MS);
   }
 
-  private async prepare(): Promise<{ args: string[]; env: Record<string, string> }> {
+  protected async launch(): Promise<Launch> {
     const o = this.opts;
     await mkdir(o.stateDir, { recursive: true });
     const agentDir = o.env.PI_CODING_AGENT_DIR ?? join(o.stateDir, 'pi-agent');
@@ -139,96 +111,49 @@ export class PiHarness extends ProcessHarness implements Harness {
       ...o.env,
       PI_CODING_AGENT_DIR: agentDir,
     };
-    return { args, env };
+    return { command: piCommand(env), args, env, logInfo: { resume: this.sessionFile } };
   }
 
-  async send(turnId: string, text: string): Promise<TurnResult> {
-    if (this.starting) await this.starting;
-    if (!this.proc?.alive) throw new Error('pi is not running');
-    if (this.turn) throw new Error(`pi is already running turn ${this.turn.id}`);
-    let resolve!: (r: TurnResult) => void;
-    let reject!: (e: Error) => void;
-    const result = new Promise<TurnResult>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    const turn: Turn = {
-      id: turnId,
-      cancelRequested: false,
-      lastText: '',
-      resolve,
-      reject,
-      ended: result.then(
-        () => undefined,
-        () => undefined,
-      ),
-    };
-    this.turn = turn;
-    this.setState('busy');
-    this.log.debug({ turnId }, 'pi turn sent');
-    this.rpc({ type: 'prompt', message: text }, RPC_TIMEOUT_MS).then(
+  protected turnData(): undefined {
+    return undefined;
+  }
+
+  protected writeTurn(turn: Turn<undefined>, text: string): void {
+    this.call({ type: 'prompt', message: text }, RPC_TIMEOUT_MS).then(
       (r) => {
         if (r.success === false && this.turn === turn)
           this.finish(turn, { status: 'failed', text: '', error: `pi refused the prompt: ${String(r.error ?? 'unknown reason')}` });
       },
-      (err: Error) => this.log.warn({ err, turnId }, 'pi did not answer the prompt command'),
+      (err: Error) => this.log.warn({ err, turnId: turn.id }, 'pi did not answer the prompt command'),
     );
-    return result;
   }
 
-  async cancel(): Promise<void> {
-    const turn = this.turn;
-    const proc = this.proc;
-    if (!turn || !proc) return;
-    turn.cancelRequested = true;
-    const grace = this.opts.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
-    // The run ends before pi answers `abort`: the turn's end is what we wait for.
-    this.rpc({ type: 'abort' }, grace).catch((err) => this.log.debug({ err }, 'pi did not answer abort'));
-    if (await within(turn.ended, grace)) return;
-    this.log.warn({ turnId: turn.id }, 'pi did not end the run after abort; restarting it');
-    this.respawning = true;
-    try {
-      proc.signal('SIGTERM');
-      if (!(await proc.waitExit(2_000))) await proc.kill();
-      await turn.ended;
-      await this.start();
-    } finally {
-      this.respawning = false;
-    }
+  protected writeCall(id: string, command: CallRequest, proc: JsonlChild): void {
+    proc.write({ id, ...command });
   }
 
-  answerPermission(id: string): void {
-    this.log.info({ id }, 'pi asks no permissions; nothing to answer');
-  }
-
-  async stop(): Promise<void> {
-    if (this.starting) await this.starting.catch(() => {});
-    const proc = this.proc;
-    if (!proc?.alive) {
-      this.setState('dead');
-      return;
-    }
-    await proc.stop();
+  /** pi ends the run (`agent_end`, `stopReason:"aborted"`) before it answers `abort`: the base waits for the turn. */
+  protected interrupt(graceMs: number): void {
+    this.call({ type: 'abort' }, graceMs).catch((err) => this.log.debug({ err }, 'pi did not answer abort'));
   }
 
   // ---- the stream -----------------------------------------------------------------------------
 
-  private onEvent(ev: Event): void {
+  protected onEvent(ev: PiEvent): void {
     switch (ev.type) {
-      case 'response': {
-        const waiter = this.rpcs.get(String(ev.id));
-        if (waiter) {
-          this.rpcs.delete(String(ev.id));
-          waiter.resolve(ev);
+      case 'response':
+        if (ev.id !== undefined) this.answered(ev.id, { result: ev });
+        return;
+      case 'message_end':
+        if (ev.message?.role === 'assistant') {
+          const text = textOf(ev.message);
+          if (text) this.said(text);
         }
         return;
-      }
-      case 'message_end':
-        return this.onMessageEnd(ev.message as Message | undefined);
       case 'agent_end':
-        return void this.onAgentEnd(ev);
+        return void this.onAgentEnd(ev.messages ?? []);
       case 'extension_ui_request':
-        if (DIALOGS.has(String(ev.method))) {
+        if (ev.method !== undefined && DIALOGS.has(ev.method)) {
           this.log.info({ method: ev.method, title: ev.title }, 'pi extension asked a question; answering cancelled');
           this.proc?.write({ type: 'extension_ui_response', id: ev.id, cancelled: true });
         }
@@ -239,20 +164,12 @@ export class PiHarness extends ProcessHarness implements Harness {
     }
   }
 
-  private onMessageEnd(m: Message | undefined): void {
-    if (m?.role !== 'assistant') return;
-    const text = textOf(m);
-    if (!text) return;
-    if (this.turn) this.turn.lastText = text;
-    for (const line of text.split('\n')) if (line.trim()) this.opts.events.text?.(line.trim());
-  }
-
-  private async onAgentEnd(ev: Event): Promise<void> {
+  private async onAgentEnd(messages: PiMessage[]): Promise<void> {
     const turn = this.turn;
     if (!turn) return;
     // Is the run really over (no compaction retry, no retry of our own settings' making)?
-    const state = await this.rpc({ type: 'get_state' }, RPC_TIMEOUT_MS).then(
-      (r) => r.data as { isStreaming?: boolean; isCompacting?: boolean } | undefined,
+    const state = await this.call({ type: 'get_state' }, RPC_TIMEOUT_MS).then(
+      (r) => r.data as PiState | undefined,
       () => undefined,
     );
     if (this.turn !== turn) return;
@@ -260,47 +177,7 @@ export class PiHarness extends ProcessHarness implements Harness {
       this.log.debug({ turnId: turn.id }, 'pi goes on after agent_end; waiting for the next one');
       return;
     }
-    this.finish(turn, outcome(turn, (ev.messages as Message[] | undefined) ?? []));
-  }
-
-  private finish(turn: Turn, r: TurnResult): void {
-    if (this.turn !== turn) return;
-    this.turn = undefined;
-    this.log.debug({ turnId: turn.id, status: r.status }, 'pi turn ended');
-    this.setState('idle');
-    turn.resolve(r);
-  }
-
-  private rpc(command: Event, timeoutMs: number): Promise<Event> {
-    const proc = this.proc;
-    if (!proc?.alive) return Promise.reject(new Error('pi is not running'));
-    const id = `shrooms-${++this.rpcSeq}`;
-    return new Promise<Event>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.rpcs.delete(id);
-        reject(new Error(`no answer to ${String(command.type)} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.rpcs.set(id, {
-        resolve: (r) => (clearTimeout(timer), resolve(r)),
-        reject: (e) => (clearTimeout(timer), reject(e)),
-      });
-      proc.write({ id, ...command });
-    });
-  }
-
-  private onExit(proc: JsonlChild, exit: ChildExit): void {
-    if (this.proc !== proc) return;
-    this.proc = undefined;
-    const why = `pi exited (${exit.signal ?? `code ${exit.code}`})${proc.stderrTail() ? `: ${proc.stderrTail(500)}` : ''}`;
-    this.log.info({ code: exit.code, signal: exit.signal, respawning: this.respawning }, 'pi exited');
-    for (const r of this.rpcs.values()) r.reject(new Error(why));
-    this.rpcs.clear();
-    const turn = this.turn;
-    this.turn = undefined;
-    if (turn?.cancelRequested) turn.resolve({ status: 'cancelled', text: turn.lastText });
-    else turn?.reject(new Error(why));
-    this.setState('dead');
-    if (!this.respawning && this.readyProc === proc) this.opts.events.exit?.(exit.code);
+    this.finish(turn, outcome(turn, messages));
   }
 }
 
@@ -321,7 +198,7 @@ export function piModelsJson(baseUrl: string, api: string | undefined, modelId: 
   };
 }
 
-function textOf(m: Message): string {
+function textOf(m: PiMessage): string {
   if (typeof m.content === 'string') return m.content;
   if (!Array.isArray(m.content)) return '';
   return (m.content as { type?: string; text?: unknown }[])
@@ -330,7 +207,7 @@ function textOf(m: Message): string {
     .join('\n');
 }
 
-function outcome(turn: Turn, messages: Message[]): TurnResult {
+function outcome(turn: Turn<undefined>, messages: PiMessage[]): TurnResult {
   const last = [...messages].reverse().find((m) => m.role === 'assistant');
   const text = last ? textOf(last) : '';
   switch (last?.stopReason) {
