@@ -1,74 +1,156 @@
 #!/usr/bin/env node
-// The test command: every vitest project in turn, then one summary line CI can read
-// ("N passed, N failed"). Pass project names to run only those: `pnpm test unit e2e`.
+// The test command: every project in turn on this machine's Node, then — with `--node 22,24` — the
+// runtime projects again on each of those Node versions, and one summary line over all runs that CI
+// can read ("N passed, N failed"; it is always the last line).
+//
+//   node scripts/test.mjs                      every project on this machine's Node
+//   node scripts/test.mjs unit e2e             only those projects (on every Node asked for)
+//   node scripts/test.mjs --node 22,24         also on Node 22 and 24 (majors map to the pins below;
+//                                              an exact version such as 24.21.0 is taken as it is)
+//
+// Other Node versions come from the npm registry's `node` package, installed once per version into
+// the cache folder SHROOMS_NODE_CACHE (default: $XDG_CACHE_HOME/shrooms/node, else
+// ~/.cache/shrooms/node). Each run puts its Node first on PATH, so every process the tests start
+// (services, CLIs, harnesses) runs on it.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
 
-const all = ['lint', 'typecheck', 'deploy', 'unit', 'e2e', 'harness', 'chaos'];
-const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const projects = wanted.length ? wanted : all;
+/**
+ * The projects, in the order they run. A project is either a `command` (one check: it passes or
+ * fails) or a `vitest` project of vitest.config.ts (its tests are counted). `everyNode: true` runs
+ * it again on each Node of `--node`; leave it off for checks of files rather than of the runtime
+ * (format, types, manifests), or for projects too slow to repeat (see docs/reliability.md for what
+ * each run costs). To add a project: one line here, plus its entry in vitest.config.ts.
+ */
+const PROJECTS = [
+  { name: 'lint', command: () => ['pnpm', 'run', '--silent', 'lint'] },
+  { name: 'typecheck', command: () => ['pnpm', 'exec', 'tsc', '-p', 'tsconfig.json'] },
+  // Manifests and compose against their schemas, NATS configs with nats-server -t, and every
+  // container command started for real (scripts/check-deploy.mjs).
+  { name: 'deploy', command: (node) => [node, 'scripts/check-deploy.mjs', '--strict'] },
+  { name: 'unit', vitest: true, everyNode: true },
+  { name: 'e2e', vitest: true, everyNode: true },
+  // Real claude and pi CLIs against a fake model: serial and the slowest per test; run once.
+  { name: 'harness', vitest: true },
+  { name: 'chaos', vitest: true, everyNode: true },
+];
+
+/** What `--node 22` and `--node 24` mean: exact versions, so a run is the same run everywhere. */
+const NODE_PINS = { 22: '22.23.3', 24: '24.21.0' };
+
+const args = process.argv.slice(2);
+const nodeArg = args.flatMap((a, i) => (a.startsWith('--node=') ? [a.slice(7)] : a === '--node' ? [args[i + 1] ?? ''] : []));
+const wanted = args.filter((a, i) => !a.startsWith('-') && args[i - 1] !== '--node');
+const unknown = wanted.filter((w) => !PROJECTS.some((p) => p.name === w));
+if (unknown.length) {
+  console.error(`unknown project ${unknown.join(', ')}; the projects are: ${PROJECTS.map((p) => p.name).join(' ')}`);
+  process.exit(1);
+}
+const versions = nodeArg
+  .flatMap((v) => v.split(','))
+  .map((v) => v.trim().replace(/^v/, ''))
+  .filter(Boolean)
+  .map((v) => NODE_PINS[v] ?? v);
+for (const v of versions)
+  if (!/^\d+\.\d+\.\d+$/.test(v)) {
+    console.error(`--node ${v}: give a major (${Object.keys(NODE_PINS).join(', ')}) or an exact version such as 24.21.0`);
+    process.exit(1);
+  }
+
 const outDir = join(process.cwd(), 'test-output');
+const cacheDir = process.env.SHROOMS_NODE_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'shrooms', 'node');
 mkdirSync(outDir, { recursive: true });
 
-let passed = 0;
-let failed = 0;
-let skipped = 0;
-let broken = false;
-if (!wanted.length || wanted.includes('lint')) {
-  // Format (and, as it grows, lint) checks: `pnpm format` fixes what this reports.
-  console.log('\n=== lint ===');
-  const lint = spawnSync('pnpm', ['run', '--silent', 'lint'], { stdio: 'inherit' });
-  if (lint.status === 0) passed++;
-  else failed++;
+/** One run: the chosen projects on one Node binary. Returns its counts. */
+function runOn(node, label, projects, reportDir) {
+  const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH}` };
+  const run = { label, passed: 0, failed: 0, skipped: 0, lines: [], startedAt: Date.now() };
+  mkdirSync(reportDir, { recursive: true });
+  for (const p of projects) {
+    const t0 = Date.now();
+    console.log(`\n=== ${p.name} (${label}) ===`);
+    const counts = p.command ? runCommand(p.command(node), env) : runVitest(node, p.name, env, join(reportDir, `vitest-${p.name}.json`));
+    run.passed += counts.passed;
+    run.failed += counts.failed;
+    run.skipped += counts.skipped;
+    run.lines.push(`  ${p.name.padEnd(10)} ${summary(counts)} in ${duration(Date.now() - t0)}`);
+  }
+  run.ms = Date.now() - run.startedAt;
+  return run;
 }
-if (!wanted.length || wanted.includes('typecheck')) {
-  console.log('\n=== typecheck ===');
-  const tc = spawnSync('pnpm', ['exec', 'tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
-  if (tc.status === 0) passed++;
-  else failed++;
+
+function runCommand([cmd, ...rest], env) {
+  const r = spawnSync(cmd, rest, { stdio: 'inherit', env });
+  return r.status === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 };
 }
-if (!wanted.length || wanted.includes('deploy')) {
-  // The deploy files: manifests and compose against their schemas, NATS configs with nats-server -t,
-  // and every container command started for real (scripts/check-deploy.mjs).
-  console.log('\n=== deploy ===');
-  const dc = spawnSync(process.execPath, ['scripts/check-deploy.mjs', '--strict'], { stdio: 'inherit' });
-  if (dc.status === 0) passed++;
-  else failed++;
-}
-for (const project of projects.filter((p) => !['lint', 'typecheck', 'deploy'].includes(p))) {
-  const report = join(outDir, `vitest-${project}.json`);
+
+function runVitest(node, project, env, report) {
   rmSync(report, { force: true });
-  console.log(`\n=== ${project} ===`);
+  const vitest = join(process.cwd(), 'node_modules', 'vitest', 'vitest.mjs');
   const r = spawnSync(
-    'pnpm',
-    [
-      'exec',
-      'vitest',
-      'run',
-      '--project',
-      project,
-      '--reporter=default',
-      '--reporter=json',
-      `--outputFile.json=${report}`,
-      '--passWithNoTests',
-    ],
-    {
-      stdio: 'inherit',
-    },
+    node,
+    [vitest, 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, '--passWithNoTests'],
+    { stdio: 'inherit', env },
   );
   try {
     const j = JSON.parse(readFileSync(report, 'utf8'));
-    passed += j.numPassedTests;
-    failed += j.numFailedTests;
-    skipped += j.numPendingTests + j.numTodoTests;
-    if (j.numFailedTestSuites > 0 && j.numFailedTests === 0) failed += j.numFailedTestSuites;
+    const c = { passed: j.numPassedTests, failed: j.numFailedTests, skipped: j.numPendingTests + j.numTodoTests };
+    // A file that failed to load has no failed test of its own: count the file.
+    if (j.numFailedTestSuites > 0 && j.numFailedTests === 0) c.failed += j.numFailedTestSuites;
+    if (r.status !== 0 && c.failed === 0) c.failed = 1;
+    return c;
   } catch {
-    broken = true;
     console.error(`no report from project ${project} (exit ${r.status})`);
+    return { passed: 0, failed: 1, skipped: 0 };
   }
-  if (r.status !== 0 && !broken && failed === 0) broken = true;
 }
-if (broken && failed === 0) failed = 1;
-console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
-process.exit(failed > 0 ? 1 : 0);
+
+/** The `node` binary of `version`, installed into the cache from the npm registry when missing. */
+function nodeBinary(version) {
+  const dir = join(cacheDir, version);
+  const bin = join(dir, 'node_modules', '.bin', 'node');
+  const works = () => existsSync(bin) && spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout?.trim() === `v${version}`;
+  if (works()) return bin;
+  console.log(`\ninstalling Node ${version} from the npm registry into ${dir}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
+  // npm warns that the package's install script is not approved; the binary works without it.
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `node@${version}`], { cwd: dir, stdio: 'inherit' });
+  if (r.status !== 0 || !works()) throw new Error(`could not install Node ${version} into ${dir} (npm exit ${r.status})`);
+  return bin;
+}
+
+const summary = (c) => `${c.passed} passed, ${c.failed} failed${c.skipped ? `, ${c.skipped} skipped` : ''}`;
+const duration = (ms) => `${Math.floor(ms / 60_000)}m ${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
+
+const chosen = wanted.length ? PROJECTS.filter((p) => wanted.includes(p.name)) : PROJECTS;
+const runs = [runOn(process.execPath, `node ${process.version}, this machine`, chosen, outDir)];
+// Named projects run on every Node asked for; otherwise the runtime ones (`everyNode`).
+const again = wanted.length ? chosen : PROJECTS.filter((p) => p.everyNode);
+for (const v of versions) {
+  if (`v${v}` === process.version) continue;
+  let node;
+  try {
+    node = nodeBinary(v);
+  } catch (err) {
+    console.error(err.message);
+    runs.push({ label: `node v${v}`, passed: 0, failed: 1, skipped: 0, lines: ['  (not installed)'], ms: 0 });
+    continue;
+  }
+  runs.push(runOn(node, `node v${v}`, again, join(outDir, `node-${v}`)));
+}
+
+const total = runs.reduce((t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed, skipped: t.skipped + r.skipped }), {
+  passed: 0,
+  failed: 0,
+  skipped: 0,
+});
+console.log('');
+for (const r of runs) {
+  console.log(`${r.label}: ${summary(r)} in ${duration(r.ms)}`);
+  for (const l of r.lines) console.log(l);
+}
+console.log(`\n${summary(total)}`);
+process.exit(total.failed > 0 ? 1 : 0);
