@@ -21,6 +21,11 @@ export interface NatsServerHandle {
   kill(): void;
   /** Starts the same server again on the same ports and data (after stop or kill). */
   restart(): Promise<void>;
+  /**
+   * Calls `listener` whenever the server exits other than through `stop()` or `restart()` (a crash,
+   * `kill()`, a signal from outside); returns the unsubscribe. Only for a server started here.
+   */
+  onExit?(listener: (exit: { code: number | null; signal: string | null }) => void): () => void;
 }
 
 export function natsServerBinary(): string {
@@ -70,6 +75,8 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
   let port = opts.port ?? -1;
   let monitorPort = opts.monitorPort ?? -1;
   let child: ChildProcess;
+  let expectedExit = false;
+  const exitListeners = new Set<(exit: { code: number | null; signal: string | null }) => void>();
   let url = '';
   let monitorUrl = '';
 
@@ -91,6 +98,10 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
       ...(opts.args ?? []),
     ];
     child = spawn(natsServerBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...opts.env } });
+    expectedExit = false;
+    child.once('exit', (code, signal) => {
+      if (!expectedExit) for (const l of exitListeners) l({ code, signal });
+    });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => {
       stderr = (stderr + d.toString()).slice(-4000);
@@ -153,6 +164,7 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
     kind: 'local',
     dataDir,
     async stop() {
+      expectedExit = true;
       child.kill('SIGTERM');
       await waitExit(5000);
       await rm(dir, { recursive: true, force: true });
@@ -160,7 +172,12 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
     kill() {
       child.kill('SIGKILL');
     },
+    onExit(listener) {
+      exitListeners.add(listener);
+      return () => exitListeners.delete(listener);
+    },
     async restart() {
+      expectedExit = true;
       child.kill('SIGTERM');
       await waitExit(5000);
       await launch();

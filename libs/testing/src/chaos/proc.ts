@@ -23,6 +23,22 @@ export async function socketCount(pid: number): Promise<number | undefined> {
   return n;
 }
 
+/** The direct children of `pid` with their command lines (empty when it has none or is gone). */
+export async function childProcesses(pid: number): Promise<{ pid: number; cmdline: string }[]> {
+  const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  const pids = new Set<number>();
+  for (const t of tasks) {
+    const list = await readFile(`/proc/${pid}/task/${t}/children`, 'utf8').catch(() => '');
+    for (const c of list.split(/\s+/).filter(Boolean)) pids.add(Number(c));
+  }
+  const out: { pid: number; cmdline: string }[] = [];
+  for (const c of pids) {
+    const cmdline = await readFile(`/proc/${c}/cmdline`, 'utf8').catch(() => undefined);
+    if (cmdline !== undefined) out.push({ pid: c, cmdline: cmdline.split('\0').join(' ').trim() });
+  }
+  return out;
+}
+
 export function isAlive(pid: number | undefined): boolean {
   if (pid === undefined) return false;
   try {

@@ -2,27 +2,25 @@
  * `shrooms-agent up`: the whole mesh on this machine — nats-server with JetStream (data in the
  * state folder), the gateway, the guard, the scheduler and an echo session named `demo` — each as
  * its own process, as they run in production. Prints where to point an A2A client; Ctrl-C stops all.
+ * A part that exits unexpectedly is restarted with backoff, NATS first (see supervise.ts); each
+ * exit and restart is printed and written to the state folder's logs/up.log.
  */
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync } from 'node:fs';
+import { appendFileSync, createWriteStream, existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ServiceProcess } from '@shrooms/testing';
 import type { Command } from './types.js';
+import { Supervisor, type RunningPart } from './supervise.js';
 
 const HELP = `usage: shrooms-agent up [--port 7387] [--nats-port N] [--session demo] [--no-guard] [--no-scheduler]
 
 Starts NATS (JetStream), the gateway, guard, scheduler and an echo session on this machine.
 State (NATS data, logs, session state) goes to SHROOMS_STATE_DIR (default: .state/ in the
-repository). Ctrl-C stops everything.
+repository). A part that exits unexpectedly is restarted (backoff 0.5 s doubling to 30 s; NATS
+first), and said so here and in logs/up.log. Ctrl-C stops everything.
 `;
-
-interface Child {
-  name: string;
-  proc: ServiceProcess;
-}
 
 export const upCommand: Command = {
   summary: 'start the whole mesh on this machine with a demo echo session',
@@ -54,53 +52,98 @@ export const upCommand: Command = {
     await mkdir(logDir, { recursive: true });
     const machine = process.env.SHROOMS_MACHINE ?? (hostname().split('.')[0] || 'localhost');
 
-    const nats = await startNatsServer({ dataDir: join(stateDir, 'nats'), port: Number(values['nats-port']) });
+    const upLog = join(logDir, 'up.log');
+    const supervisor = new Supervisor({
+      print: (line) => process.stderr.write(`${line}\n`),
+      log: (entry) => appendFileSync(upLog, `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`),
+    });
+    let nats: Awaited<ReturnType<typeof startNatsServer>> | undefined;
+    // NATS is the first part: started once, then restarted on the same ports and data.
+    const natsPart = async (): Promise<RunningPart> => {
+      if (!nats) nats = await startNatsServer({ dataDir: join(stateDir, 'nats'), port: Number(values['nats-port']) });
+      else await nats.restart();
+      const handle = nats;
+      return {
+        pid: handle.pid,
+        // A server we did not start (NATS_URL) is not ours to watch: it never "exits" here.
+        exited: new Promise((resolve) => {
+          const off = handle.onExit?.((exit) => {
+            off?.();
+            resolve(exit);
+          });
+        }),
+        stop: () => handle.stop(),
+      };
+    };
+    try {
+      await supervisor.add({ name: 'nats', start: natsPart });
+    } catch (err) {
+      process.stderr.write(`nats-server did not start: ${(err as Error).message.split('\n')[0]}\n`);
+      return 1;
+    }
+    const natsUrl = nats!.url;
     const gatewayUrl = `http://127.0.0.1:${values.port}`;
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
-      NATS_URL: nats.url,
+      NATS_URL: natsUrl,
       SHROOMS_MACHINE: machine,
       GATEWAY_PORT: String(values.port),
       GATEWAY_URL: gatewayUrl,
       GATEWAY_GUARD: values['no-guard'] ? 'off' : (process.env.GATEWAY_GUARD ?? 'required'),
     };
-    const children: Child[] = [];
-    const stopAll = async () => {
-      for (const c of [...children].reverse()) await c.proc.stop();
-      await nats.stop();
-    };
-    const start = (name: string, cmd: string[], ready: RegExp) => {
-      const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...cmd], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      const log = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
-      child.stdout!.pipe(log);
-      child.stderr!.pipe(log);
-      const proc = wrap(child);
-      children.push({ name, proc });
-      return proc.waitFor(ready, 60_000).catch((err: Error) => {
-        throw new Error(`${name} did not start (log: ${join(logDir, `${name}.log`)}): ${err.message.split('\n')[0]}`);
+    /** One of our services as a supervised part: spawned again, the same way, on each restart. */
+    const service = (name: string, cmd: string[], ready: RegExp) => {
+      const logFile = join(logDir, `${name}.log`);
+      return supervisor.add({
+        name,
+        logFile,
+        async start() {
+          const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...cmd], {
+            env,
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          const log = createWriteStream(logFile, { flags: 'a' });
+          child.stdout!.pipe(log);
+          child.stderr!.pipe(log);
+          const proc = wrap(child);
+          const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+            child.once('exit', (code, signal) => resolve({ code, signal })),
+          );
+          try {
+            await proc.waitFor(ready, 60_000);
+          } catch (err) {
+            await proc.kill();
+            throw new Error(`${name} did not start (log: ${logFile}): ${(err as Error).message.split('\n')[0]}`);
+          }
+          return { pid: child.pid, exited, stop: async () => void (await proc.stop()) };
+        },
       });
     };
     const { COMMANDS } = await import('./index.js');
     const has = (name: string) => name in COMMANDS;
     if (!has('guard')) env.GATEWAY_GUARD = 'off';
     try {
-      const services = [start('gateway', ['gateway'], /gateway listening/)];
-      if (!values['no-guard'] && has('guard')) services.push(start('guard', ['guard'], /guard ready/));
-      if (!values['no-scheduler'] && has('scheduler')) services.push(start('scheduler', ['scheduler'], /scheduler ready/));
+      const services = [service('gateway', ['gateway'], /gateway listening/)];
+      if (!values['no-guard'] && has('guard')) services.push(service('guard', ['guard'], /guard ready/));
+      if (!values['no-scheduler'] && has('scheduler')) services.push(service('scheduler', ['scheduler'], /scheduler ready/));
       services.push(
-        start(`bridge-${values.session}`, ['bridge', '--harness', 'echo', '--session', values.session!, '--cwd', stateDir], /bridge ready/),
+        service(
+          `bridge-${values.session}`,
+          ['bridge', '--harness', 'echo', '--session', values.session!, '--cwd', stateDir],
+          /bridge ready/,
+        ),
       );
       await Promise.all(services);
     } catch (err) {
       process.stderr.write(`${(err as Error).message}\n`);
-      await stopAll();
+      await supervisor.stop();
       return 1;
     }
     const a2a = `${gatewayUrl}/a2a/${values.session}`;
     process.stdout.write(
       [
         `shrooms agent mesh is up on ${machine}`,
-        `  NATS          ${nats.url}${nats.monitorUrl ? `   (monitoring ${nats.monitorUrl})` : ''}`,
+        `  NATS          ${natsUrl}${nats!.monitorUrl ? `   (monitoring ${nats!.monitorUrl})` : ''}`,
         `  gateway       ${gatewayUrl}   (machine card ${gatewayUrl}/.well-known/agent-card.json)`,
         `  demo session  ${machine}/${values.session} (echo harness)`,
         `  A2A endpoint  ${a2a}   (JSON-RPC; HTTP+JSON under ${a2a}/)`,
@@ -121,14 +164,10 @@ export const upCommand: Command = {
         if (stopping) return;
         stopping = true;
         process.stdout.write('\nstopping…\n');
-        void stopAll().then(done);
+        void supervisor.stop().then(done);
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
-      for (const c of children)
-        c.proc.child.once('exit', (code) => {
-          if (!stopping) process.stderr.write(`${c.name} exited (${code}); see ${join(logDir, `${c.name}.log`)}\n`);
-        });
     });
     return 0;
   },
