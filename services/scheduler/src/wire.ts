@@ -1,133 +1,33 @@
-/**
- * The scheduler's NATS service payloads (`subjects.scheduler('create'|'list'|'cancel')`) and the
- * schedule record kept in KV `BUCKETS.schedules`. The zod schema is the type; each request is parsed
- * once at the endpoint.
- */
-import { OriginSchema } from '@shrooms/protocol';
-import { z } from 'zod';
-import { OccurrenceSchema, RepeatSchema, RuleSchema } from './rules/schema.js';
-
-export { OccurrenceSchema, RepeatSchema, RuleSchema };
-export type { Occurrence, Repeat, Rule } from './rules/schema.js';
-
-/** Schedule ids: short, readable, safe in a message id (`sched-<id>-<stamp>`). */
-export const SCHEDULE_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-export const ScheduleIdSchema = z
-  .string()
-  .regex(SCHEDULE_ID_RE, 'a schedule id is 1–64 letters, digits, _ or -, starting with a letter or digit');
-
-/** `MACHINE/SESSION`. */
-export const AgentRefSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\/[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'an agent is MACHINE/SESSION');
-
-export const SCHEDULE_STATES = ['active', 'canceled', 'done'] as const;
-export const ScheduleStateSchema = z.enum(SCHEDULE_STATES);
-export type ScheduleState = z.infer<typeof ScheduleStateSchema>;
-
-/** What became of one occurrence for one recipient. */
-export const DeliverySchema = z.object({
-  recipient: z.string(),
-  /** sent: a new task; existing: the task was already there (a resend); refused: the gateway said no for good. */
-  outcome: z.enum(['sent', 'existing', 'refused', 'failed']),
-  taskId: z.string().optional(),
-  error: z.object({ key: z.string(), message: z.string() }).optional(),
-});
-export type Delivery = z.infer<typeof DeliverySchema>;
-
-/** A task whose result goes back to `replyTo` once it is finished. */
-export const AwaitingSchema = z.object({
-  recipient: z.string(),
-  taskId: z.string(),
-  occurrence: z.iso.datetime({ offset: true }),
-});
-export type Awaiting = z.infer<typeof AwaitingSchema>;
-
-export const ScheduleSchema = z.object({
-  id: ScheduleIdSchema,
-  recipients: z.array(AgentRefSchema).min(1),
-  prompt: z.string(),
-  /** Who scheduled it: the verified device and the claimed session. */
-  owner: OriginSchema,
-  /** `MACHINE/SESSION` that gets each occurrence's result back, if any. */
-  replyTo: AgentRefSchema.optional(),
-  rule: RuleSchema,
-  state: ScheduleStateSchema,
-  /** The occurrence due next; null once the rule has none left. */
-  next: OccurrenceSchema.nullable(),
-  /** A replica is sending `next` until `until`; after that any replica may take it over. */
-  lease: z.object({ by: z.string(), until: z.iso.datetime({ offset: true }), occurrence: z.iso.datetime({ offset: true }) }).optional(),
-  /** The last send of `next` failed for a reason that may pass; retried from `notBefore`. */
-  retry: z
-    .object({
-      occurrence: z.iso.datetime({ offset: true }),
-      attempts: z.number().int().min(1),
-      notBefore: z.iso.datetime({ offset: true }),
-      error: z.string(),
-    })
-    .optional(),
-  /** Occurrences sent, and occurrences given up (missed while down, per the policy). */
-  fired: z.number().int().min(0),
-  missed: z.number().int().min(0),
-  last: z
-    .object({
-      occurrence: z.iso.datetime({ offset: true }),
-      firedAt: z.iso.datetime({ offset: true }),
-      late: z.boolean(),
-      deliveries: z.array(DeliverySchema),
-    })
-    .optional(),
-  awaiting: z.array(AwaitingSchema).default([]),
-  createdAt: z.iso.datetime({ offset: true }),
-  updatedAt: z.iso.datetime({ offset: true }),
-  canceledBy: z.string().optional(),
-});
-export type Schedule = z.infer<typeof ScheduleSchema>;
-
-// ---- create -------------------------------------------------------------------------------------
-
-export const CreateScheduleRequestSchema = z.object({
-  /** Optional id chosen by the caller: creating the same id again returns the existing schedule. */
-  id: ScheduleIdSchema.optional(),
-  recipients: z.array(AgentRefSchema).min(1),
-  prompt: z.string().min(1),
-  /** Local date-time with `zone`, an instant (`…Z`, `…+02:00`), or `2026-10-12T08:00[Europe/Berlin]`. */
-  at: z.string().min(1).max(96),
-  /** IANA zone; required for a local `at` unless given in brackets; default for an instant: UTC. */
-  zone: z.string().min(1).max(64).optional(),
-  /** A repeat object or its short form (`weekly:mon`, `every 15m;count=4`). */
-  repeat: z.union([RepeatSchema, z.string().min(1).max(200)]).optional(),
-  /** Who asks: verified device (set by the gateway / the local tools), claimed session. */
-  origin: OriginSchema,
-  replyTo: AgentRefSchema.optional(),
-});
-export type CreateScheduleRequest = z.infer<typeof CreateScheduleRequestSchema>;
-
-export const CreateScheduleReplySchema = z.object({ schedule: ScheduleSchema, created: z.boolean() });
-export type CreateScheduleReply = z.infer<typeof CreateScheduleReplySchema>;
-
-// ---- list ---------------------------------------------------------------------------------------
-
-export const ListSchedulesRequestSchema = z.object({
-  id: ScheduleIdSchema.optional(),
-  /** Only schedules with this recipient (`MACHINE/SESSION`). */
-  recipient: AgentRefSchema.optional(),
-  /** Only schedules scheduled by this device … */
-  device: z.string().optional(),
-  /** … or claimed by this session (`MACHINE/SESSION`). */
-  from: z.string().optional(),
-  state: z.enum([...SCHEDULE_STATES, 'all']).default('active'),
-  limit: z.number().int().min(1).max(1000).default(100),
-});
-export type ListSchedulesRequest = z.input<typeof ListSchedulesRequestSchema>;
-
-export const ListSchedulesReplySchema = z.object({ schedules: z.array(ScheduleSchema), total: z.number().int() });
-export type ListSchedulesReply = z.infer<typeof ListSchedulesReplySchema>;
-
-// ---- cancel -------------------------------------------------------------------------------------
-
-export const CancelScheduleRequestSchema = z.object({ id: ScheduleIdSchema, origin: OriginSchema });
-export type CancelScheduleRequest = z.infer<typeof CancelScheduleRequestSchema>;
-
-export const CancelScheduleReplySchema = z.object({ schedule: ScheduleSchema });
-export type CancelScheduleReply = z.infer<typeof CancelScheduleReplySchema>;
+/** The scheduler's payloads live in @shrooms/protocol (one copy for the service and its clients). */
+export {
+  OccurrenceSchema,
+  RepeatSchema,
+  ScheduleRuleSchema as RuleSchema,
+  SCHEDULE_ID_RE,
+  ScheduleIdSchema,
+  AgentRefSchema,
+  SCHEDULE_STATES,
+  ScheduleStateSchema,
+  DeliverySchema,
+  AwaitingSchema,
+  ScheduleSchema,
+  CreateScheduleRequestSchema,
+  CreateScheduleReplySchema,
+  ListSchedulesRequestSchema,
+  ListSchedulesReplySchema,
+  CancelScheduleRequestSchema,
+  CancelScheduleReplySchema,
+  type Occurrence,
+  type Repeat,
+  type ScheduleRule as Rule,
+  type ScheduleState,
+  type Delivery,
+  type Awaiting,
+  type Schedule,
+  type CreateScheduleRequest,
+  type CreateScheduleReply,
+  type ListSchedulesRequest,
+  type ListSchedulesReply,
+  type CancelScheduleRequest,
+  type CancelScheduleReply,
+} from '@shrooms/protocol';

@@ -11,26 +11,14 @@
  *   { action: "budget.get", device, agent }                  an agent's budget window
  *   { action: "budget.reset", device, agent }                empty it
  */
-import { ShroomsError, keys } from '@shrooms/protocol';
-import { z } from 'zod';
+import { ShroomsError, keys, type GuardControlRequest } from '@shrooms/protocol';
+
+export { GuardControlRequestSchema, type GuardControlRequest } from '@shrooms/protocol';
 import type { PolicyOverrides } from '../policy/overrides.js';
 import { splitPattern } from '../policy/overrides.js';
-import { RuleSchema, type EffectiveRule, type PolicyFile } from '../policy/schema.js';
+import type { EffectiveRule, PolicyFile } from '../policy/schema.js';
 import type { WindowStore } from '../window/store.js';
 import type { WindowSpec } from '../window/window.js';
-
-const name = z.string().min(1);
-
-export const GuardControlRequestSchema = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('policy.get'), session: name.optional() }),
-  z.object({ action: z.literal('policy.set'), session: name, rule: RuleSchema }),
-  z.object({ action: z.literal('policy.clear'), session: name }),
-  z.object({ action: z.literal('counters.get'), device: name, machine: name, session: name }),
-  z.object({ action: z.literal('counters.reset'), device: name, machine: name, session: name }),
-  z.object({ action: z.literal('budget.get'), device: name, agent: name }),
-  z.object({ action: z.literal('budget.reset'), device: name, agent: name }),
-]);
-export type GuardControlRequest = z.infer<typeof GuardControlRequestSchema>;
 
 export interface ControlDeps {
   windows: WindowStore;

@@ -16,26 +16,9 @@
  * A field left out of a rule comes from `default`, and one left out there from the built-in default
  * (everyone on the mesh may ask; agent tasks to auto-approving sessions are held).
  */
-import { z } from 'zod';
+import type { PolicyRule } from '@shrooms/protocol';
 
-const Patterns = z.array(z.string().min(1));
-
-export const RuleSchema = z
-  .object({
-    devices: Patterns.optional(),
-    agents: Patterns.optional(),
-    agentTasks: z.boolean().optional(),
-  })
-  .strict();
-export type Rule = z.infer<typeof RuleSchema>;
-
-export const PolicyFileSchema = z
-  .object({
-    default: RuleSchema.optional(),
-    sessions: z.record(z.string().min(1), RuleSchema).optional(),
-  })
-  .strict();
-export type PolicyFile = z.infer<typeof PolicyFileSchema>;
+export { PolicyFileSchema, PolicyRuleSchema as RuleSchema, type PolicyFile, type PolicyRule as Rule } from '@shrooms/protocol';
 
 export interface EffectiveRule {
   devices: string[];
@@ -45,4 +28,4 @@ export interface EffectiveRule {
   source: string;
 }
 
-export const BUILTIN_RULE: Required<Rule> = { devices: ['*'], agents: ['*'], agentTasks: false };
+export const BUILTIN_RULE: Required<PolicyRule> = { devices: ['*'], agents: ['*'], agentTasks: false };

@@ -1,0 +1,51 @@
+/** Payloads between the gateway (and the tools) and a session's bridge: `subjects.bridge(M, S, op)`. */
+import { z } from 'zod';
+import { MessageSchema, MetadataSchema, TaskSchema } from './a2a.js';
+import { OriginSchema } from './wire.js';
+
+/** gateway → bridge `deliver`: a new task, or an answer to a blocked one. */
+export const DeliverRequestSchema = z.object({
+  machine: z.string(),
+  session: z.string(),
+  message: MessageSchema,
+  origin: OriginSchema,
+  /** Request-level metadata (parent, chain, depth, traceparent, schedule …). */
+  metadata: MetadataSchema.default({}),
+  /** Set when the message answers an existing task (SendMessage with taskId). */
+  taskId: z.string().optional(),
+});
+export type DeliverRequest = z.infer<typeof DeliverRequestSchema>;
+
+export const TaskReplySchema = z.union([
+  /** `v`: the ledger entry's version of `task` (deliver answers it, so the gateway need not read it back). */
+  z.object({ ok: z.literal(true), task: TaskSchema, v: z.number().int().optional(), created: z.boolean().optional() }),
+  z.object({
+    ok: z.literal(false),
+    error: z.object({ key: z.string(), message: z.string(), details: z.record(z.string(), z.union([z.string(), z.number()])).optional() }),
+  }),
+]);
+export type TaskReply = z.infer<typeof TaskReplySchema>;
+
+export const CancelRequestSchema = z.object({ taskId: z.string(), origin: OriginSchema, reason: z.string().optional() });
+export type CancelRequest = z.infer<typeof CancelRequestSchema>;
+
+export const UpdateStatusSchema = z.enum(['done', 'blocked', 'failed']);
+export type UpdateStatus = z.infer<typeof UpdateStatusSchema>;
+
+/** worker tools → bridge `update`. The bridge checks the task belongs to its session. */
+export const UpdateRequestSchema = z.object({
+  taskId: z.string(),
+  status: UpdateStatusSchema,
+  text: z.string(),
+  /** The session that claims to be the worker (from its environment). */
+  session: z.string(),
+  machine: z.string(),
+});
+export type UpdateRequest = z.infer<typeof UpdateRequestSchema>;
+
+export const ControlRequestSchema = z.object({
+  action: z.enum(['release', 'reject', 'stop_reminders', 'resume_reminders']),
+  taskId: z.string().optional(),
+  origin: OriginSchema,
+});
+export type ControlRequest = z.infer<typeof ControlRequestSchema>;

@@ -1,0 +1,159 @@
+/**
+ * Schedules as text: the short form of a repeat (parsed and written), occurrence names in message
+ * ids, and wall times for people — one copy for the scheduler, the gateway and the tools.
+ *
+ * A short text form of a repeat, for people and for A2A metadata (`shrooms/repeat`):
+ *
+ *   daily | weekly | weekly:mon,thu | monthly | monthly:31 | yearly
+ *   every 30s | every 15m | every 2h | every 3d      (also "every 15 minutes", "every day")
+ *
+ * followed by optional `until=<ISO instant>` and `count=<n>`, separated by `;` or spaces:
+ * `weekly:mon;count=10`, `every 2h until=2026-12-31T23:00:00Z`.
+ */
+import { RepeatSchema, WEEKDAYS, type IntervalUnit, type Repeat, type Weekday } from './scheduler.js';
+
+const UNITS: Record<string, IntervalUnit> = {
+  s: 'seconds',
+  sec: 'seconds',
+  secs: 'seconds',
+  second: 'seconds',
+  seconds: 'seconds',
+  m: 'minutes',
+  min: 'minutes',
+  mins: 'minutes',
+  minute: 'minutes',
+  minutes: 'minutes',
+  h: 'hours',
+  hr: 'hours',
+  hrs: 'hours',
+  hour: 'hours',
+  hours: 'hours',
+  d: 'days',
+  day: 'days',
+  days: 'days',
+};
+
+export class RepeatSyntaxError extends RangeError {
+  constructor(text: string, why: string) {
+    super(`repeat ${JSON.stringify(text)}: ${why} (try daily, weekly:mon,thu, monthly:31, yearly, every 15m; add until=… or count=…)`);
+    this.name = 'RepeatSyntaxError';
+  }
+}
+
+/** Parses the short form; an object is checked against the schema instead. */
+export function parseRepeat(input: unknown): Repeat {
+  if (typeof input !== 'string') {
+    const r = RepeatSchema.safeParse(input);
+    if (!r.success)
+      throw new RepeatSyntaxError(
+        JSON.stringify(input),
+        r.error.issues.map((i) => `${i.path.join('.') || 'repeat'}: ${i.message}`).join('; '),
+      );
+    return r.data;
+  }
+  const text = input.trim().toLowerCase();
+  const bounds: { until?: string; count?: number } = {};
+  let head = text.replace(/[;\s]+(until|count)\s*=\s*(\S+?)(?=$|[;\s])/g, (_all, k: string, v: string) => {
+    if (k === 'count') {
+      if (!/^\d+$/.test(v)) throw new RepeatSyntaxError(input, `count ${v} is not a whole number`);
+      bounds.count = Number(v);
+    } else bounds.until = v.toUpperCase();
+    return '';
+  });
+  head = head.trim();
+  let base: Record<string, unknown>;
+  const every = /^every\s*(\d+)?\s*([a-z]+)$/.exec(head);
+  if (every) {
+    const unit = UNITS[every[2]!];
+    if (!unit) throw new RepeatSyntaxError(input, `unknown unit ${every[2]}`);
+    base = { freq: 'interval', every: every[1] ? Number(every[1]) : 1, unit };
+  } else {
+    const [freq, arg] = head.split(':', 2) as [string, string | undefined];
+    if (freq === 'daily' && arg === undefined) base = { freq };
+    else if (freq === 'yearly' && arg === undefined) base = { freq };
+    else if (freq === 'weekly') {
+      const weekdays = arg ? arg.split(',').map((w) => w.trim().slice(0, 3)) : undefined;
+      if (weekdays?.some((w) => !(WEEKDAYS as readonly string[]).includes(w)))
+        throw new RepeatSyntaxError(input, 'weekdays are mon,tue,wed,thu,fri,sat,sun');
+      base = weekdays ? { freq, weekdays: [...new Set(weekdays)] as Weekday[] } : { freq };
+    } else if (freq === 'monthly') {
+      if (arg !== undefined && !/^\d{1,2}$/.test(arg)) throw new RepeatSyntaxError(input, 'monthly:DAY takes a day of the month, 1–31');
+      base = arg ? { freq, day: Number(arg) } : { freq };
+    } else throw new RepeatSyntaxError(input, 'not a repeat');
+  }
+  return parseRepeat({ ...base, ...bounds }) as Repeat;
+}
+
+/** The short form of a repeat (inverse of `parseRepeat`), for lists and logs. */
+export function formatRepeat(r: Repeat): string {
+  let head: string;
+  switch (r.freq) {
+    case 'weekly':
+      head = r.weekdays ? `weekly:${r.weekdays.join(',')}` : 'weekly';
+      break;
+    case 'monthly':
+      head = r.day !== undefined ? `monthly:${r.day}` : 'monthly';
+      break;
+    case 'interval':
+      head = `every ${r.every}${r.unit[0]}`;
+      break;
+    default:
+      head = r.freq;
+  }
+  return [head, r.until !== undefined ? `until=${r.until}` : '', r.count !== undefined ? `count=${r.count}` : ''].filter(Boolean).join(';');
+}
+
+// ---- occurrences as people and message ids name them ---------------------------------------------
+
+/** `20261012T060000Z`: the occurrence instant in UTC, to the second. */
+export function occurrenceStamp(at: string | number): string {
+  return new Date(at)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * The message id of one occurrence: the same for every send of it (a resend after a crash or by the
+ * other replica is the same task), distinct for every occurrence. At most 6 + 64 + 1 + 16 characters.
+ */
+export function occurrenceMessageId(scheduleId: string, at: string | number): string {
+  return `sched-${scheduleId}-${occurrenceStamp(at)}`;
+}
+
+/** `Mon 12 Oct 2026 08:00 (Europe/Berlin)`: the wall time the owner asked for, in the schedule's zone. */
+export function formatWallTime(at: string | number, zone: string): string {
+  const p = Object.fromEntries(
+    wallClock(zone)
+      .formatToParts(new Date(at))
+      .map((x) => [x.type, x.value]),
+  );
+  const time = p.second !== '00' ? `${p.hour}:${p.minute}:${p.second}` : `${p.hour}:${p.minute}`;
+  return `${p.weekday} ${p.day} ${p.month} ${p.year} ${time} (${zone})`;
+}
+
+const wallClocks = new Map<string, Intl.DateTimeFormat>();
+function wallClock(zone: string): Intl.DateTimeFormat {
+  let f = wallClocks.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
+    wallClocks.set(zone, f);
+  }
+  return f;
+}
+
+/** The worker's header line: `scheduled by laptop (laptop/webapp) for Mon 12 Oct 2026 08:00 (Europe/Berlin)`. */
+export function scheduledByLine(owner: { device: string; from?: string | undefined }, at: string | number, zone: string): string {
+  const who = owner.from ? `${owner.device} (${owner.from})` : owner.device;
+  return `scheduled by ${who} for ${formatWallTime(at, zone)}`;
+}
