@@ -17,7 +17,8 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { META } from '@shrooms/protocol';
-import { compileRule, occurrenceMessageId, occurrences, scheduleClient, type ScheduleClient } from '@shrooms/scheduler';
+import { scheduleClient, type ScheduleClient } from '@shrooms/client';
+import { compileRule, occurrenceMessageId, occurrences } from '@shrooms/scheduler';
 import {
   CLI,
   eventually,

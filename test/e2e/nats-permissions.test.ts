@@ -11,7 +11,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { BUCKETS, keys, kvSubject, subjects } from '@shrooms/protocol';
-import { askGuard } from '@shrooms/guard';
+import { askGuard } from '@shrooms/client';
 import { REPO_ROOT, runTs, startNatsServer, type NatsServerHandle } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

@@ -1,7 +1,7 @@
 import { ShroomsError } from '@shrooms/protocol';
 import { describe, expect, it } from 'vitest';
-import { scheduleAsTask, scheduleIdForMessage, scheduleRequestFromSendMessage } from './from-message.js';
-import type { Schedule } from './wire.js';
+import { scheduleAsTask, scheduleIdForMessage, scheduleRequestFromSendMessage } from './schedule-message.js';
+import type { Schedule } from '@shrooms/protocol';
 
 const target = { machine: 'home', session: 'review', origin: { device: 'laptop', from: 'laptop/webapp' } };
 const message = (metadata?: Record<string, unknown>) => ({

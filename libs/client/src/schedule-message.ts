@@ -2,7 +2,7 @@
  * A2A surface: a `SendMessage` whose metadata carries `shrooms/at` (and optionally `shrooms/repeat`,
  * `shrooms/reply_to`) asks for a schedule instead of a task. The gateway calls
  * `scheduleRequestFromSendMessage` and, when it returns a request, creates the schedule with
- * `scheduleClient(nc).create(...)` and answers with `scheduleAsTask(...)` (a task in SUBMITTED).
+ * `scheduleClient(nc).create(...)` (nats/scheduler.ts) and answers with `scheduleAsTask(...)` (a task in SUBMITTED).
  *
  * Metadata (on the message or the request; the message's wins):
  *   shrooms/at        "2026-10-12T08:00[Europe/Berlin]" | "2026-10-12T06:00:00Z" | { at, zone }
@@ -10,10 +10,19 @@
  *   shrooms/reply_to  true (the asker's claimed session, `shrooms/from`) | "MACHINE/SESSION"
  */
 import { createHash } from 'node:crypto';
-import { META, ShroomsError, textOf, type Metadata, type Origin, type SendMessageParams, type Task } from '@shrooms/protocol';
-import { formatRepeat } from './rules/shorthand.js';
-import { formatWallTime } from './rules/format.js';
-import type { CreateScheduleRequest, Schedule } from './wire.js';
+import {
+  META,
+  ShroomsError,
+  formatRepeat,
+  formatWallTime,
+  textOf,
+  type CreateScheduleRequest,
+  type Metadata,
+  type Origin,
+  type Schedule,
+  type SendMessageParams,
+  type Task,
+} from '@shrooms/protocol';
 
 export interface SendMessageTarget {
   /** The machine and session the message was sent to (the recipient). */

@@ -8,7 +8,7 @@ import { bindPolicy, identityOptions, loadIdentity } from './identity/index.js';
 import { listenAlso } from './listen.js';
 import { natsGuard } from './tasks/guard.js';
 import { scheduleFromMessage } from './tasks/schedule.js';
-import { scheduleClient } from '@shrooms/scheduler';
+import { scheduleClient } from '@shrooms/client';
 import { VERSION } from './cards/cards.js';
 
 export async function runGateway(env: Record<string, string | undefined> = process.env): Promise<void> {

@@ -6,7 +6,7 @@ import { ShroomsError, subjects, type Signal } from '@shrooms/protocol';
 import { connectNats, createLogger, requestJson } from '@shrooms/runtime';
 import { eventually, startNatsServer, type NatsServerHandle } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { askGuard, guardRefusal } from './client.js';
+import { askGuard, guardRefusal } from '@shrooms/client';
 import { loadGuardConfig } from './config.js';
 import { buildGuard, type Guard } from './guard.js';
 import { RefusalEventSchema } from './refusals.js';

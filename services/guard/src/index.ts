@@ -2,7 +2,6 @@
 export { buildGuard, GUARD_VERSION, type BuildGuardOptions, type Guard } from './guard.js';
 export { runGuard } from './run.js';
 export { GuardConfigSchema, loadGuardConfig, type GuardConfig } from './config.js';
-export { askGuard, guardRefusal, type AskGuardOptions, type GuardAdmitInput } from './client.js';
 export { checkChain } from './chain/chain.js';
 export { GuardControlRequestSchema, type GuardControlRequest } from './control/control.js';
 export { PolicyFileSchema, RuleSchema, type PolicyFile, type Rule, type EffectiveRule } from './policy/schema.js';

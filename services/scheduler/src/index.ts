@@ -1,7 +1,5 @@
 /** @shrooms/scheduler — tasks at a time, once or repeating. The package's one front door. */
 export * from './wire.js';
-export { scheduleClient, type ScheduleClient } from './client.js';
-export { scheduleRequestFromSendMessage, scheduleAsTask, scheduleIdForMessage, type SendMessageTarget } from './from-message.js';
 export { parseRepeat, formatRepeat, RepeatSyntaxError } from './rules/shorthand.js';
 export { compileRule, firstOccurrence, nextOccurrence, occurrences, RuleError, type CompiledRule } from './rules/occurrences.js';
 export { occurrenceMessageId, occurrenceStamp, formatWallTime, scheduledByLine } from './rules/format.js';

@@ -3,7 +3,7 @@ import { subjects } from '@shrooms/protocol';
 import { connectNats, createLogger } from '@shrooms/runtime';
 import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { askGuard, guardRefusal } from './client.js';
+import { askGuard, guardRefusal } from './guard.js';
 
 const log = createLogger('guard-test', 'silent');
 const req = { machine: 'homeserver', session: 'review', taskId: 'review:m1', origin: { device: 'laptop.home' } };

@@ -1,18 +1,20 @@
 /**
- * The scheduler's client, for the MCP tools, the CLI and the gateway: NATS requests to the service,
+ * The scheduler's service client (the gateway's, the tests'; the tools and the CLI reach it through
+ * the gateway or `natsScheduler`): NATS requests to the service,
  * replies parsed, refusals rethrown as ShroomsError with their codes. Nobody answering (no scheduler
  * running, or NATS away) is SCHEDULER_UNAVAILABLE (retryable).
  */
-import { ShroomsError, subjects } from '@shrooms/protocol';
+import {
+  ShroomsError,
+  subjects,
+  type CancelScheduleRequest,
+  type CreateScheduleReply,
+  type CreateScheduleRequest,
+  type ListSchedulesReply,
+  type ListSchedulesRequest,
+  type Schedule,
+} from '@shrooms/protocol';
 import { requestJson, type NatsConnection } from '@shrooms/runtime';
-import type {
-  CancelScheduleRequest,
-  CreateScheduleReply,
-  CreateScheduleRequest,
-  ListSchedulesReply,
-  ListSchedulesRequest,
-  Schedule,
-} from './wire.js';
 
 export interface ScheduleClient {
   /** Creates a schedule (or returns the existing one for a resent `id`). */

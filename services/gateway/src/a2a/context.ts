@@ -1,6 +1,6 @@
 import { ShroomsError, isValidName } from '@shrooms/protocol';
 import type { ScheduleHook } from '../tasks/schedule.js';
-import type { ScheduleClient } from '@shrooms/scheduler';
+import type { ScheduleClient } from '@shrooms/client';
 import type { TaskService } from '../tasks/service.js';
 import type { Identify } from './caller.js';
 import type { SseStreams } from './sse.js';

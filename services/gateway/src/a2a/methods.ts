@@ -21,12 +21,8 @@ import type { z } from 'zod';
 import type { Caller } from '../tasks/caller.js';
 import type { TaskService } from '../tasks/service.js';
 import type { ScheduleHook } from '../tasks/schedule.js';
-import {
-  CancelScheduleRequestSchema,
-  CreateScheduleRequestSchema,
-  ListSchedulesRequestSchema,
-  type ScheduleClient,
-} from '@shrooms/scheduler';
+import type { ScheduleClient } from '@shrooms/client';
+import { CancelScheduleRequestSchema, CreateScheduleRequestSchema, ListSchedulesRequestSchema } from '@shrooms/protocol';
 import { LONE_SURROGATE } from '../tasks/validate.js';
 import { openTaskStream, type TaskStream } from './stream.js';
 

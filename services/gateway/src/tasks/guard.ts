@@ -1,5 +1,5 @@
 /** The gateway's port to the guard service: asked before a new task is admitted; fails closed. */
-import { askGuard, guardRefusal } from '@shrooms/guard';
+import { askGuard, guardRefusal } from '@shrooms/client';
 import { META } from '@shrooms/protocol';
 import { traceHeaders, type NatsConnection } from '@shrooms/runtime';
 import type { GuardPort } from './service.js';

@@ -3,7 +3,7 @@
  * instead of a task (spec §9); the answer is a task in SUBMITTED that names the schedule.
  */
 import { randomUUID } from 'node:crypto';
-import { scheduleAsTask, scheduleClient, scheduleRequestFromSendMessage } from '@shrooms/scheduler';
+import { scheduleAsTask, scheduleClient, scheduleRequestFromSendMessage } from '@shrooms/client';
 import type { SendMessageParams, Task } from '@shrooms/protocol';
 import type { NatsConnection } from '@shrooms/runtime';
 import type { Caller } from './caller.js';

@@ -10,18 +10,16 @@ import {
   isTerminal,
   parseAgent,
   parseTaskName,
-  requestTimeoutError,
-  subjects,
   type DeliverRequest,
   type ListTasksParams,
   type ListTasksResult,
   type Metadata,
   type SendMessageParams,
   type Task,
-  type TaskReply,
 } from '@shrooms/protocol';
 import { intake, localTaskKey, transitions, viewTask, type Ledger, type LedgerEntry, type SignalField, type Stored } from '@shrooms/ledger';
-import { requestJson, traceparentOf, type NatsConnection } from '@shrooms/runtime';
+import { bridgeClient, type BridgeClient } from '@shrooms/client';
+import { traceparentOf, type NatsConnection } from '@shrooms/runtime';
 import type { Logger } from '@shrooms/runtime';
 import type { Caller } from './caller.js';
 import type { LiveTasks } from './live.js';
@@ -55,7 +53,11 @@ export interface TaskServiceDeps {
 const finished = (e: LedgerEntry) => isTerminal(e.task.status.state) || isInterrupted(e.task.status.state);
 
 export class TaskService {
-  constructor(readonly d: TaskServiceDeps) {}
+  private readonly bridges: BridgeClient;
+
+  constructor(readonly d: TaskServiceDeps) {
+    this.bridges = bridgeClient(d.nc, { timeoutMs: d.limits.deliveryAckMs });
+  }
 
   get machine(): string {
     return this.d.machine;
@@ -161,10 +163,7 @@ export class TaskService {
       ...(part.taskId ? { taskId: part.taskId } : {}),
     };
     try {
-      const reply = await requestJson<Extract<TaskReply, { ok: true }>>(this.d.nc, subjects.bridge(this.machine, session, 'deliver'), req, {
-        timeoutMs: this.d.limits.deliveryAckMs,
-        unavailable: requestTimeoutError('BRIDGE_UNAVAILABLE', `${this.machine}/${session}`),
-      });
+      const reply = await this.bridges.deliver(req);
       // The bridge answers the task as stored, with its version: no need to read it back. Later
       // changes reach waiters and streams through the watch (they skip versions they have seen).
       if (typeof reply.v === 'number') {
@@ -248,13 +247,11 @@ export class TaskService {
     if (isTerminal(state)) throw new ShroomsError('TASK_NOT_CANCELABLE', `task ${taskId} is already ${state}`);
     const by = caller.from ? `${caller.device} (${caller.from})` : caller.device;
     try {
-      const reply = await requestJson<Extract<TaskReply, { ok: true }>>(
-        this.d.nc,
-        subjects.bridge(this.machine, session, 'cancel'),
-        { taskId: cur.entry.task.id, origin: { device: caller.device, ...(caller.from ? { from: caller.from } : {}) }, reason: by },
-        { timeoutMs: this.d.limits.deliveryAckMs, unavailable: requestTimeoutError('BRIDGE_UNAVAILABLE', `${this.machine}/${session}`) },
-      );
-      return reply.task;
+      return await this.bridges.cancel(this.machine, session, {
+        taskId: cur.entry.task.id,
+        origin: { device: caller.device, ...(caller.from ? { from: caller.from } : {}) },
+        reason: by,
+      });
     } catch (err) {
       if (!(err instanceof ShroomsError) || err.key !== 'BRIDGE_UNAVAILABLE') throw err;
       const stored = await this.d.ledger.transition(key, (e) => transitions.cancel(e, by, new Date()));
@@ -275,13 +272,7 @@ export class TaskService {
     const key = this.keyOf(session, taskId);
     const cur = await this.d.ledger.get(key);
     if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${this.machine}/${session}`);
-    const reply = await requestJson<Extract<TaskReply, { ok: true }>>(
-      this.d.nc,
-      subjects.bridge(this.machine, session, 'update'),
-      { taskId: cur.entry.task.id, status, text, session, machine: this.machine },
-      { timeoutMs: this.d.limits.deliveryAckMs, unavailable: requestTimeoutError('BRIDGE_UNAVAILABLE', `${this.machine}/${session}`) },
-    );
-    return reply.task;
+    return this.bridges.update({ taskId: cur.entry.task.id, status, text, session, machine: this.machine });
   }
 
   /** The owner's controls, from this machine only: release/reject a held task, stop/resume reminders. */
@@ -292,14 +283,7 @@ export class TaskService {
     caller: Caller,
   ): Promise<unknown> {
     if (!caller.self) throw new ShroomsError('NOT_ALLOWED', `only the owner on ${this.machine} may ${action.replace('_', ' ')}`);
-    const reply = await requestJson<{ ok: true; task?: Task; remindersStopped: boolean }>(
-      this.d.nc,
-      subjects.bridge(this.machine, session, 'control'),
-      { action, ...(taskId ? { taskId } : {}), origin: { device: caller.device } },
-      { timeoutMs: this.d.limits.deliveryAckMs, unavailable: requestTimeoutError('BRIDGE_UNAVAILABLE', `${this.machine}/${session}`) },
-    );
-    const { ok: _ok, ...rest } = reply;
-    return rest;
+    return this.bridges.control(this.machine, session, { action, ...(taskId ? { taskId } : {}), origin: { device: caller.device } });
   }
 
   async ack(session: string, taskId: string, caller: Caller): Promise<Task> {
