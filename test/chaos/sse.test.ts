@@ -5,25 +5,54 @@
  * heartbeats pile up, or read along — then all go away. After each wave the gateway holds no
  * stream: a full wave of exactly LIMIT_SSE_STREAMS streams is accepted again (one leaked stream
  * would make the cap refuse one), one more is refused with LIMIT_EXCEEDED, its socket count is
- * back to where it started, and its memory (RSS from /proc) returns near its baseline.
+ * back to where it started, and what it still holds after a full garbage collection (live heap,
+ * memory held outside the heap, libuv handles) is back near its baseline.
  */
 import type { Socket } from 'node:net';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildRawRequest, eventually, mib, reportChaos, rpc, rssBytes, sendAsk, socketCount, startMesh, type Mesh } from '@shrooms/testing';
+import {
+  MEMORY_PROBE,
+  buildRawRequest,
+  eventually,
+  liveMemory,
+  mib,
+  reportChaos,
+  rpc,
+  rssBytes,
+  sendAsk,
+  socketCount,
+  startMesh,
+  type LiveMemory,
+  type Mesh,
+} from '@shrooms/testing';
 
 /** The gateway's stream cap, and the size of each wave (so a leak shows as a refusal). */
 const CAP = 400;
 const WAVES = Number(process.env.SSE_WAVES ?? 8);
 /**
  * The gateway runs with a small old-space heap, so memory that streams left behind cannot hide in a
- * heap V8 has not yet collected: it would end the process. RSS after the run may exceed the
- * warmed-up baseline by at most RSS_BOUND (V8 returns memory lazily; this bounds, not measures).
+ * heap V8 has not yet collected: it would end the process. What the bounds measure is what a leak
+ * grows: the gateway's live memory after two full collections (used heap plus memory JS objects
+ * hold outside it; the memory probe, loaded into the gateway, reports it) and its libuv handles.
+ *
+ * Not RSS. It used to be bounded (64 MiB over the run), and on Node 24 it failed every time while
+ * nothing leaked: in a 16-wave run (13 600 clients) RSS went 152 → 389 MiB while the live heap went
+ * 36.9 → 35.8 MiB, `external` stayed 6.6 MiB, the handles came back to the baseline, and heap
+ * snapshots at the start and the end held 0 and 0 IncomingMessage/ServerResponse objects (sockets
+ * 9 → 7, the HTTP parser free list 53 → 404 of its at most 1000). The growth was anonymous
+ * mappings (71 → 224 MiB, flat after wave 9): Node 24's V8 lets its committed heap grow to the
+ * old-space limit under this churn (heapTotal ~170 MiB; ~68 MiB on Node 20) and keeps freed pages
+ * mapped until its memory reducer runs. RSS is reported, not asserted (docs/reliability.md). And
+ * the live bound catches what RSS missed: a gateway made to keep every SSE response grew 33 → 65 MiB
+ * live and failed here on Node 20, where its RSS (154 → 177 MiB) passed the old bound.
  */
 const HEAP_MB = 160;
-const RSS_BOUND = 64 * 1024 * 1024;
-/** Growth from the first wave to the last (a leak grows with every wave; a bounded gateway does not). */
-const WAVE_GROWTH_BOUND = 32 * 1024 * 1024;
+/** Live memory after the run may exceed the warmed-up baseline by at most this (seen: ≤ 2 MiB). */
+const LIVE_BOUND = 8 * 1024 * 1024;
+/** Live growth from the first wave to the last (a leak grows with every wave; a bounded gateway does not). */
+const WAVE_GROWTH_BOUND = 4 * 1024 * 1024;
+const live = (m: LiveMemory) => m.heapUsed + m.external;
 
 type Mode = 'vanish' | 'early' | 'stall' | 'read';
 interface Opened {
@@ -38,7 +67,11 @@ const openTasks: string[] = [];
 beforeAll(async () => {
   mesh = await startMesh({
     sessions: [{ name: 'slow', env: { ECHO_DELAY_MS: '3600000', LIMIT_QUEUE_LENGTH: '5000', LIMIT_OPEN_TASKS: '5000' } }],
-    env: { GATEWAY_SSE_HEARTBEAT_MS: '100', LIMIT_SSE_STREAMS: String(CAP), NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` },
+    env: {
+      GATEWAY_SSE_HEARTBEAT_MS: '100',
+      LIMIT_SSE_STREAMS: String(CAP),
+      NODE_OPTIONS: `--max-old-space-size=${HEAP_MB} --import ${MEMORY_PROBE}`,
+    },
   });
   await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/slow`, 'ListTasks', {})).result, 30_000, 100);
   for (const id of ['open-1', 'open-2', 'open-3']) {
@@ -138,10 +171,11 @@ it(`holds no stream and no memory after ${WAVES} waves of slow and vanished SSE 
   const warm = await inBatches(50, 50, (i) => open(i, 'read'));
   for (const o of warm) o.sock.destroy();
   await eventually(async () => ((await socketCount(pid)) ?? 99) <= sockets0 + 2, 20_000, 100);
-  await new Promise((r) => setTimeout(r, 1_000));
+  const base = await liveMemory(mesh.gateway);
   const rssBase = (await rssBytes(pid))!;
   let rssPeak = rssBase;
   const rssAfterWave: number[] = [];
+  const liveAfterWave: number[] = [];
   const tally: Record<string, number> = {};
   let refusedInWave = 0;
   let overCapRefused = 0;
@@ -173,6 +207,7 @@ it(`holds no stream and no memory after ${WAVES} waves of slow and vanished SSE 
     for (const [i, o] of held.entries()) i % 3 === 0 ? o.sock.resetAndDestroy() : o.sock.destroy();
     await eventually(async () => ((await socketCount(pid)) ?? 99) <= sockets0 + 2, 30_000, 100);
     rssAfterWave.push((await rssBytes(pid))!);
+    liveAfterWave.push(live(await liveMemory(mesh.gateway)));
   }
 
   // Everything gone: one last full wave must fit under the cap again.
@@ -181,7 +216,7 @@ it(`holds no stream and no memory after ${WAVES} waves of slow and vanished SSE 
   const lastRefused = last.filter((o) => o.outcome !== 'stream').length;
   for (const o of last) o.sock.destroy();
   await eventually(async () => ((await socketCount(pid)) ?? 99) <= sockets0 + 2, 30_000, 100);
-  await new Promise((r) => setTimeout(r, 2_000));
+  const end = await liveMemory(mesh.gateway);
   const rssEnd = (await rssBytes(pid))!;
   const socketsEnd = (await socketCount(pid))!;
   const alive = mesh.gateway.child.exitCode === null && (await fetch(`${mesh.gatewayUrl}/healthz`)).ok;
@@ -192,6 +227,8 @@ it(`holds no stream and no memory after ${WAVES} waves of slow and vanished SSE 
     refusedUnderCap: refusedInWave + lastRefused,
     overCapRefused: `${overCapRefused}/${WAVES}`,
     sockets: { start: sockets0, end: socketsEnd },
+    live: { baseline: mib(live(base)), afterEachWave: liveAfterWave.map(mib), end: mib(live(end)) },
+    handles: { start: base.handles, end: end.handles },
     rss: { baseline: mib(rssBase), peak: mib(rssPeak), afterEachWave: rssAfterWave.map(mib), end: mib(rssEnd) },
   };
   await reportChaos('slow and vanished SSE clients', [
@@ -203,7 +240,7 @@ it(`holds no stream and no memory after ${WAVES} waves of slow and vanished SSE 
       lost: 0,
       stuck: 0,
       recoveryMs: null,
-      notes: `RSS ${mib(rssBase)} → peak ${mib(rssPeak)} → ${mib(rssEnd)}; sockets ${sockets0} → ${socketsEnd}`,
+      notes: `live ${mib(live(base))} → ${mib(live(end))}; RSS ${mib(rssBase)} → peak ${mib(rssPeak)} → ${mib(rssEnd)}; sockets ${sockets0} → ${socketsEnd}`,
       details,
     },
   ]);
@@ -211,8 +248,9 @@ it(`holds no stream and no memory after ${WAVES} waves of slow and vanished SSE 
   expect(refusedInWave + lastRefused, 'streams refused under the cap (a leaked stream holds a place)').toBe(0);
   expect(overCapRefused, 'the stream over the cap refused with LIMIT_EXCEEDED').toBe(WAVES);
   expect(socketsEnd).toBeLessThanOrEqual(sockets0 + 2);
-  expect(rssEnd - rssBase, 'RSS growth over the run').toBeLessThan(RSS_BOUND);
-  expect(rssAfterWave[rssAfterWave.length - 1]! - rssAfterWave[0]!, 'RSS growth from the first wave to the last').toBeLessThan(
+  for (const [kind, n] of Object.entries(end.handles)) expect(n, `${kind} handles`).toBeLessThanOrEqual(base.handles[kind] ?? 0);
+  expect(live(end) - live(base), 'live memory growth over the run').toBeLessThan(LIVE_BOUND);
+  expect(liveAfterWave[liveAfterWave.length - 1]! - liveAfterWave[0]!, 'live memory growth from the first wave to the last').toBeLessThan(
     WAVE_GROWTH_BOUND,
   );
 }, 600_000);

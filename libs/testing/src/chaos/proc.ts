@@ -3,6 +3,8 @@
  * read a service's RSS from outside instead of asking it, so nothing new has to be exposed.
  */
 import { readdir, readFile, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { REPO_ROOT, type ServiceProcess } from '../processes.js';
 
 /** Resident set size of `pid` in bytes (VmRSS), or undefined when the process is gone. */
 export async function rssBytes(pid: number): Promise<number | undefined> {
@@ -50,3 +52,42 @@ export function isAlive(pid: number | undefined): boolean {
 }
 
 export const mib = (bytes: number | undefined): string => (bytes === undefined ? '?' : `${(bytes / 1048576).toFixed(1)} MiB`);
+
+/** The memory probe: start a service with `NODE_OPTIONS: --import ${MEMORY_PROBE}` to use `liveMemory`. */
+export const MEMORY_PROBE = join(REPO_ROOT, 'libs', 'testing', 'src', 'chaos', 'memory-probe.mjs');
+
+/** What a service still holds after two full garbage collections (bytes), and its libuv resources. */
+export interface LiveMemory {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  /** Memory outside V8's heap that JS objects hold (Buffers included). */
+  external: number;
+  arrayBuffers: number;
+  /** Active libuv resources by kind (`TCPSocketWrap`, `Timeout`, …). */
+  handles: Record<string, number>;
+}
+
+/** Asks a service started with MEMORY_PROBE for its live memory (SIGUSR2; the answer on stderr). */
+export function liveMemory(proc: ServiceProcess, timeoutMs = 30_000): Promise<LiveMemory> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const onData = (d: Buffer) => {
+      buf += d.toString();
+      const m = /MEMPROBE (\{.*\})\n/.exec(buf);
+      if (!m) return;
+      done();
+      resolve(JSON.parse(m[1]!) as LiveMemory);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`no memory probe answer within ${timeoutMs} ms (was the service started with MEMORY_PROBE?)`));
+    }, timeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      proc.child.stderr?.off('data', onData);
+    };
+    proc.child.stderr?.on('data', onData);
+    proc.child.kill('SIGUSR2');
+  });
+}
