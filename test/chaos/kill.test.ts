@@ -322,15 +322,29 @@ describe('kill -9 under a steady load of asks', () => {
   });
 
   it('leaves no task open past its deadline', async () => {
-    // The slow session's tasks were asked first; the sweep must have canceled them by now.
+    // The slow session's tasks were asked first; the sweep must have canceled them by now. When it
+    // has not, the failure says where each task stands and what the gateway said about expiry.
+    let seen: string[] = [];
     await eventually(
       async () => {
         const all = await Promise.all(slowIds.map((id) => ledger.get(mesh.machine, 'slow', id)));
+        seen = all.map((t, i) =>
+          t
+            ? `${t.id} ${t.status.state} at ${t.status.timestamp} (asked ${String(t.metadata?.[META.createdAt])})`
+            : `slow:${slowIds[i]} missing`,
+        );
         return all.every((t) => t?.status.state === 'TASK_STATE_CANCELED' && t.metadata?.[META.expired]);
       },
       EXPIRY_MS + DEADLINE_GRACE_MS,
       250,
-    );
+    ).catch((err: Error) => {
+      const said = mesh.gateway
+        .output()
+        .split('\n')
+        .filter((l) => /expir|nats status/.test(l))
+        .slice(-10);
+      throw new Error(`${err.message}\nslow tasks: ${seen.join('; ')}\ngateway: ${said.join('\n') || '(nothing about expiry)'}`);
+    });
     expect(await openPastDeadline(ledger, mesh.machine, EXPIRY_MS, DEADLINE_GRACE_MS)).toEqual([]);
   });
 });

@@ -302,8 +302,14 @@ export class TaskService {
     let n = 0;
     for (const s of this.d.live.index.openAskedBefore(now - expiryMs)) {
       try {
-        const stored = await this.d.ledger.transition(s.key, (e) => transitions.expire(e, new Date(now)));
+        let expired = false;
+        const stored = await this.d.ledger.transition(s.key, (e) => {
+          const next = transitions.expire(e, new Date(now));
+          expired = next !== null;
+          return next;
+        });
         this.d.live.apply(stored);
+        if (expired) this.d.log.info({ key: s.key, askedAt: new Date(s.createdAt).toISOString() }, 'task expired');
         n++;
       } catch (err) {
         this.d.log.warn({ err, key: s.key }, 'expiry failed');
