@@ -106,6 +106,38 @@ export const ERRORS = {
   SCHEDULER_UNAVAILABLE: e(-32062, 'SCHEDULER_UNAVAILABLE', 503, 'UNAVAILABLE', true, 'The scheduler is not running.'),
   QUEUE_FULL: e(-32063, 'QUEUE_FULL', 429, 'RESOURCE_EXHAUSTED', true, "The session's queue is full; retry later."),
   SCHEDULE_NOT_FOUND: e(-32064, 'SCHEDULE_NOT_FOUND', 404, 'NOT_FOUND', false, 'No schedule with that id.'),
+  ACTION_FORBIDDEN: e(
+    -32065,
+    'ACTION_FORBIDDEN',
+    403,
+    'PERMISSION_DENIED',
+    false,
+    'This device may not do that to this task or session; `action` and `rule` say which rule (docs/security.md).',
+  ),
+  NATS_UNAVAILABLE: e(
+    -32066,
+    'NATS_UNAVAILABLE',
+    503,
+    'UNAVAILABLE',
+    true,
+    'NATS or JetStream did not answer; nothing was changed. Retry after `retryAfterSeconds` (`Retry-After`).',
+  ),
+  CHAIN_PARENT_INVALID: e(
+    -32067,
+    'CHAIN_PARENT_INVALID',
+    403,
+    'PERMISSION_DENIED',
+    false,
+    '`shrooms/parent` does not name an open task that a session of the asking device works on.',
+  ),
+  CROSS_SITE_REFUSED: e(
+    -32068,
+    'CROSS_SITE_REFUSED',
+    403,
+    'PERMISSION_DENIED',
+    false,
+    'A foreign `Origin`, a `Host` that is not this gateway, or a state change without a JSON body; `check` says which.',
+  ),
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorKey = keyof typeof ERRORS;

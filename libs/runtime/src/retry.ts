@@ -36,3 +36,27 @@ export async function retryJetStream<T>(
     }
   }
 }
+
+/** Error classes of the NATS client that mean the connection or JetStream was not there to answer. */
+const OUTAGE_NAMES = new Set([
+  'ClosedConnectionError',
+  'DrainingConnectionError',
+  'ConnectionError',
+  'RequestError',
+  'TimeoutError',
+  'NoResponders',
+  'JetStreamNotEnabled',
+  'JetStreamStatusError',
+]);
+
+/**
+ * A NATS or JetStream outage (by the client's error class, or a JetStream API 503), as opposed to
+ * a refusal or a bug: callers answer it as NATS_UNAVAILABLE, which clients may retry.
+ */
+export function isNatsOutage(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (OUTAGE_NAMES.has(err.name)) return true;
+  const code = (err as { code?: unknown; api_error?: { code?: unknown } }).api_error?.code ?? (err as { code?: unknown }).code;
+  if (err.name === 'JetStreamApiError' && (code === 503 || code === '503')) return true;
+  return err.cause instanceof Error && err.cause !== err && isNatsOutage(err.cause);
+}

@@ -1,6 +1,7 @@
 /** The JSON-RPC 2.0 binding: `POST /a2a/{session}` and `POST /a2a` (routed by task or metadata). */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ShroomsError, toJsonRpcError } from '@shrooms/protocol';
+import { isNatsOutage } from '@shrooms/runtime';
 import { TaskService } from '../tasks/service.js';
 import type { A2AContext } from './context.js';
 import { callerOf } from './caller.js';
@@ -15,9 +16,23 @@ function rpcId(body: unknown): RpcId {
   return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
+/** Seconds a client is told to wait after a NATS outage (`Retry-After`). */
+export const NATS_RETRY_AFTER_SECONDS = 2;
+
 export function asShroomsError(err: unknown): ShroomsError {
   if (err instanceof ShroomsError) return err;
+  if (isNatsOutage(err))
+    return new ShroomsError('NATS_UNAVAILABLE', 'NATS or JetStream did not answer; nothing was changed', {
+      retryAfterSeconds: NATS_RETRY_AFTER_SECONDS,
+    });
   return new ShroomsError('INTERNAL', 'internal error');
+}
+
+/** `Retry-After` for a retryable error that says when (loop guard, budget, outages). */
+export function retryAfter(reply: FastifyReply, se: ShroomsError): FastifyReply {
+  const s = se.details.retryAfterSeconds;
+  if (se.retryable && s !== undefined && Number.isFinite(Number(s))) reply.header('retry-after', String(Math.max(1, Math.ceil(Number(s)))));
+  return reply;
 }
 
 export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
@@ -26,7 +41,10 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
     const fail = (err: unknown) => {
       const se = asShroomsError(err);
       if (se.key === 'INTERNAL') req.log.error({ err }, 'internal error');
-      return reply.code(200).send({ jsonrpc: '2.0', id, error: toJsonRpcError(se) });
+      if (se.key === 'NATS_UNAVAILABLE') req.log.warn({ err: (err as Error).message }, 'nats unavailable');
+      return retryAfter(reply, se)
+        .code(200)
+        .send({ jsonrpc: '2.0', id, error: toJsonRpcError(se) });
     };
     try {
       const body = parseBody(req.body);

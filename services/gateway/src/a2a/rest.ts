@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ShroomsError, toRestError } from '@shrooms/protocol';
 import type { A2AContext } from './context.js';
 import { callerOf } from './caller.js';
-import { asShroomsError, parseBody } from './jsonrpc.js';
+import { asShroomsError, parseBody, retryAfter } from './jsonrpc.js';
 import { callMethod } from './methods.js';
 import { checkVersion } from './version.js';
 import { headerContext } from './trace.js';
@@ -71,7 +71,8 @@ export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
     } catch (err) {
       const se = asShroomsError(err);
       if (se.key === 'INTERNAL') req.log.error({ err }, 'internal error');
-      return reply
+      if (se.key === 'NATS_UNAVAILABLE') req.log.warn({ err: (err as Error).message }, 'nats unavailable');
+      return retryAfter(reply, se)
         .code(se.spec.http)
         .header('content-type', 'application/json')
         .send(JSON.stringify(toRestError(se)));
