@@ -187,7 +187,7 @@ describe('the sharp edge', () => {
     expect((await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'GetTask', { id: t.id })).result.status.state).toBe('TASK_STATE_SUBMITTED');
     // Only the owner, on the machine itself, may release it.
     const stranger = await rpcFrom('127.0.0.2', `${mesh.gatewayUrl}/a2a/auto`, 'ControlSession', { action: 'release', id: t.id });
-    expect(stranger.error.code).toBe(-32053);
+    expect(stranger.error.code).toBe(-32065);
     const released = await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'ControlSession', { action: 'release', id: t.id });
     expect(released.result.task.id).toBe(t.id);
     await eventually(

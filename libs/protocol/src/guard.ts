@@ -18,6 +18,12 @@ export const GuardAdmitRequestSchema = z.object({
   depth: z.number().int().min(0).default(0),
   /** True when the sender is an agent (not a person or a schedule). */
   fromAgent: z.boolean().default(false),
+  /**
+   * Whom the agent budget counts, as the gateway proved it: the claimed `MACHINE/SESSION` when it is
+   * a live session of the asking device, else `MACHINE/*` for every other claim of that device.
+   * Default: `origin.from`.
+   */
+  agent: z.string().min(1).max(200).optional(),
 });
 export type GuardAdmitRequest = z.infer<typeof GuardAdmitRequestSchema>;
 

@@ -14,6 +14,8 @@ export const SignalSchema = z.object({
   lastSpokeAt: z.string().optional(),
   autoApprove: z.boolean().default(false),
   remindersStopped: z.boolean().default(false),
+  /** The task (`SESSION:ID`) the session is working on now: an ask it sends without a parent is that task's child. */
+  task: z.string().optional(),
   /** When the bridge wrote this signal (ISO). Readers compute freshness from it. */
   at: z.string(),
   ttlMs: z.number().int(),

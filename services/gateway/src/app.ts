@@ -12,11 +12,13 @@ import { registerJsonRpc } from './a2a/jsonrpc.js';
 import { registerRest } from './a2a/rest.js';
 import { SseStreams } from './a2a/sse.js';
 import { registerCards } from './cards/routes.js';
-import type { GatewayConfig } from './config.js';
+import { listenHosts, type GatewayConfig } from './config.js';
+import { Doors, registerDoors } from './doors/doors.js';
 import { registerDashboard } from './dashboard/routes.js';
 import { registerHealth } from './health.js';
 import { LiveTasks } from './tasks/live.js';
 import { TaskService, type GuardPort } from './tasks/service.js';
+import type { ScheduleProof } from './tasks/scheduled.js';
 
 export interface GatewayDeps {
   nc: NatsConnection;
@@ -27,6 +29,8 @@ export interface GatewayDeps {
   /** Names devices from source addresses; default: only this machine (loopback). */
   identify?: Identify;
   guard?: GuardPort;
+  /** Tells a schedule's occurrence from a claim (tasks/scheduled.ts); without it nothing is one. */
+  scheduled?: ScheduleProof;
   schedule?: A2AContext['schedule'];
   schedules?: A2AContext['schedules'];
 }
@@ -50,6 +54,7 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
     live,
     machine,
     guard: deps.guard,
+    scheduled: deps.scheduled,
     log,
     limits: {
       textBytes: config.LIMIT_TEXT_BYTES,
@@ -93,11 +98,21 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
     }),
   );
 
+  registerDoors(
+    app,
+    new Doors(ctx.identify, {
+      machine,
+      publicUrl: config.GATEWAY_PUBLIC_URL,
+      addresses: [...listenHosts(config), ...config.SHROOMS_MESH_ADDRESSES],
+      extraHosts: config.GATEWAY_ALLOWED_HOSTS,
+    }),
+  );
   registerCards(app, ctx, config.GATEWAY_PUBLIC_URL);
   registerJsonRpc(app, ctx);
   registerRest(app, ctx);
   registerHealth(app, deps);
   registerDashboard(app, { ...deps, tasks, identify: ctx.identify });
+  // Who is on the mesh: any device of it (the door has refused every other source).
   app.get('/agents', async () => ({ agents: await deps.signals.list() }));
 
   const sweep = setInterval(

@@ -14,6 +14,11 @@ export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.
   GATEWAY_PORT: z.coerce.number().int().min(0).max(65535).default(7387),
   /** URL other machines use to reach this gateway (announced in cards and signals). */
   GATEWAY_PUBLIC_URL: z.string().optional(),
+  /**
+   * Host names the gateway answers to besides its own addresses, `localhost`, the machine's name and
+   * the public URL's host (comma-separated, e.g. `laptop.home`); any other Host is refused (DNS rebinding).
+   */
+  GATEWAY_ALLOWED_HOSTS: z.string().optional(),
   /** Ask the guard before admitting a new task (`off` only for tests and benchmarks). */
   GATEWAY_GUARD: z.enum(['required', 'off']).default('required'),
   GATEWAY_SSE_HEARTBEAT_MS: ms(15_000),

@@ -8,6 +8,7 @@ import { bindPolicy, identityOptions, loadIdentity } from './identity/index.js';
 import { listenAlso } from './listen.js';
 import { natsGuard } from './tasks/guard.js';
 import { scheduleFromMessage } from './tasks/schedule.js';
+import { scheduleProof } from './tasks/scheduled.js';
 import { scheduleClient } from '@shrooms/client';
 import { VERSION } from './cards/cards.js';
 
@@ -34,6 +35,7 @@ export async function runGateway(env: Record<string, string | undefined> = proce
     ledger,
     signals,
     guard,
+    scheduled: scheduleProof(nc),
     identify: (addr) => identity.identify(addr),
     schedule: scheduleFromMessage(nc, config.LIMIT_DELIVERY_ACK_MS),
     schedules: scheduleClient(nc, { timeoutMs: config.LIMIT_DELIVERY_ACK_MS }),

@@ -3,10 +3,10 @@ import { META, ShroomsError, parseAgent } from '@shrooms/protocol';
 import type { Caller } from '../tasks/caller.js';
 
 /** Names a request's device from its source address only (never forwarded-for headers). */
-export type Identify = (sourceAddress: string) => { device: string; self: boolean } | undefined;
+export type Identify = (sourceAddress: string) => { device: string; self: boolean; name?: string } | undefined;
 
 export function loopbackOnly(machine: string): Identify {
-  return (addr) => (/^(127\.|::1$|::ffff:127\.)/.test(addr) ? { device: machine, self: true } : undefined);
+  return (addr) => (/^(127\.|::1$|::ffff:127\.)/.test(addr) ? { device: machine, name: machine, self: true } : undefined);
 }
 
 export function callerOf(req: FastifyRequest, identify: Identify, params: unknown): Caller {
@@ -16,5 +16,5 @@ export function callerOf(req: FastifyRequest, identify: Identify, params: unknow
   const p = (params ?? {}) as Record<string, any>;
   const claimed = p.metadata?.[META.from] ?? p.message?.metadata?.[META.from];
   const from = typeof claimed === 'string' && claimed.length <= 200 && parseAgent(claimed)?.session ? claimed : undefined;
-  return { device: id.device, self: id.self, ...(from ? { from } : {}) };
+  return { device: id.device, machine: id.name ?? id.device, self: id.self, ...(from ? { from } : {}) };
 }

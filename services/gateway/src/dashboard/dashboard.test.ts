@@ -106,7 +106,7 @@ it('answers nothing to a source address that is not a device of the mesh', async
 it('answers nothing to a host name it does not know (DNS rebinding)', async () => {
   const res = await get('/dashboard/api/overview', '127.0.0.1', { host: 'attacker.example:7387' });
   expect(res.statusCode).toBe(403);
-  expect(res.json().error.key).toBe('NOT_ALLOWED');
+  expect(res.json().error.key).toBe('CROSS_SITE_REFUSED');
   expect((await get('/dashboard/api/overview', '127.0.0.1', { host: 'box:7387' })).statusCode).toBe(200);
   expect((await get('/dashboard/api/overview', '127.0.0.1', { host: '[::1]:7387' })).statusCode).toBe(200);
 });
@@ -117,7 +117,7 @@ it('shows a mesh device everything but lets only this machine itself act', async
   expect(o.counts.total).toBe(N + 5);
   const res = await post('/dashboard/api/tasks/cancel', { key: 'box.h.held' }, undefined, PHONE);
   expect(res.statusCode).toBe(403);
-  expect(res.json().error.key).toBe('NOT_ALLOWED');
+  expect(res.json().error.key).toBe('ACTION_FORBIDDEN');
   expect((await get('/dashboard/api/overview')).json().viewer).toEqual({ device: 'box', self: true });
 });
 

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { Identify } from '../a2a/caller.js';
 import type { GatewayConfig } from '../config.js';
 import type { TaskService } from '../tasks/service.js';
-import { ACTION_HEADER, DashboardAccess, allowedHosts, type Viewer } from './access.js';
+import { ACTION_HEADER, DashboardAccess, type Viewer } from './access.js';
 import { CSP, SCRIPT, STYLES, page, type Asset } from './assets/page.js';
 import { STATE_FILTERS } from './board.js';
 import { DashboardFeed } from './feed.js';
@@ -22,9 +22,6 @@ import { DashboardStreams, frame } from './streams.js';
 export const DashboardConfigSchema = z.object({
   /** `off` serves no dashboard at all. */
   DASHBOARD: z.enum(['on', 'off']).default('on'),
-  /** Extra host names the page answers to (comma-separated), besides IP addresses, `localhost`,
-   *  the machine's name and the public URL's host. */
-  DASHBOARD_ALLOWED_HOSTS: z.string().optional(),
   /** Live feeds (browser tabs) open at once; more get 503 and fall back to reading. */
   DASHBOARD_MAX_STREAMS: z.coerce.number().int().positive().default(16),
   /** A browser that leaves this much unread is dropped (it reconnects and reloads). */
@@ -85,7 +82,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
   if (cfg.DASHBOARD === 'off') return;
   const machine = deps.config.SHROOMS_MACHINE;
   const log = deps.log.child({ part: 'dashboard' });
-  const access = new DashboardAccess(deps.identify, allowedHosts(machine, deps.config.GATEWAY_PUBLIC_URL, cfg.DASHBOARD_ALLOWED_HOSTS));
+  const access = new DashboardAccess(deps.identify);
   const streams = new DashboardStreams({
     max: cfg.DASHBOARD_MAX_STREAMS,
     heartbeatMs: deps.config.GATEWAY_SSE_HEARTBEAT_MS,
@@ -256,7 +253,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
         action(async (body, viewer) => {
           const { key } = parse(TaskActionSchema, body);
           const { session, stored } = await localTask(key);
-          await deps.tasks.cancel(session, stored.entry.task.id, { device: viewer.device, self: true });
+          await deps.tasks.cancel(session, stored.entry.task.id, { device: viewer.device, machine, self: true });
           return { row: await freshRow(key) };
         }),
       );
@@ -271,7 +268,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
             if (isTerminal(t.status.state as TaskState) || t.metadata?.['shrooms/held'] !== true) {
               throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${t.id} is not held for the owner; there is nothing to ${verb}`);
             }
-            await deps.tasks.control(session, verb, t.id, { device: viewer.device, self: true });
+            await deps.tasks.control(session, verb, t.id, { device: viewer.device, machine, self: true });
             return { row: await freshRow(key) };
           }),
         );
@@ -287,6 +284,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
             throw new ShroomsError('NOT_ALLOWED', `${agent} is on ${a.machine}; change its reminders from ${a.machine}'s own dashboard`);
           const result = await deps.tasks.control(a.session, stop ? 'stop_reminders' : 'resume_reminders', undefined, {
             device: viewer.device,
+            machine,
             self: true,
           });
           return { agent, ...(result as object) };

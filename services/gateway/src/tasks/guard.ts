@@ -1,6 +1,5 @@
 /** The gateway's port to the guard service: asked before a new task is admitted; fails closed. */
 import { askGuard, guardRefusal } from '@shrooms/client';
-import { META } from '@shrooms/protocol';
 import { traceHeaders, type NatsConnection } from '@shrooms/runtime';
 import type { GuardPort } from './service.js';
 
@@ -17,8 +16,9 @@ export function natsGuard(nc: NatsConnection, timeoutMs: number): GuardPort {
           ...(req.parent ? { parent: req.parent } : {}),
           chain: req.chain,
           depth: req.depth,
-          // An agent asks when a session claims to be the sender and no schedule stands behind it.
-          fromAgent: !!req.caller.from && !req.metadata[META.schedule],
+          // An agent asks when a session claims to be the sender and no proven schedule stands behind it.
+          fromAgent: !!req.caller.from && !req.scheduled,
+          ...(req.agent ? { agent: req.agent } : {}),
         },
         { timeoutMs, headers: traceHeaders() },
       );

@@ -13,6 +13,7 @@ import {
   type DeliverRequest,
   type ListTasksParams,
   type ListTasksResult,
+  type Message,
   type Metadata,
   type SendMessageParams,
   type Task,
@@ -21,9 +22,12 @@ import { intake, localTaskKey, transitions, viewTask, type Ledger, type LedgerEn
 import { bridgeClient, type BridgeClient } from '@shrooms/client';
 import { traceparentOf, type NatsConnection } from '@shrooms/runtime';
 import type { Logger } from '@shrooms/runtime';
+import { authorize, waitsOnPermission } from '../authz/rules.js';
 import type { Caller } from './caller.js';
 import type { LiveTasks } from './live.js';
 import { validateMessage, type MessageLimits } from './validate.js';
+import { budgetAgent, chainOf, claimedSignal, clientMetadata } from './derive.js';
+import type { ScheduleProof } from './scheduled.js';
 
 export interface GuardPort {
   /** Asks the guard whether a new task may be admitted; throws a ShroomsError refusal. */
@@ -36,6 +40,10 @@ export interface GuardPort {
     chain: string[];
     depth: number;
     metadata: Metadata;
+    /** Proven to be a schedule's occurrence (scheduled.ts), not claimed. */
+    scheduled: boolean;
+    /** Who the agent budget counts (derive.ts `budgetAgent`). */
+    agent?: string;
   }): Promise<{ hold: boolean }>;
 }
 
@@ -46,6 +54,8 @@ export interface TaskServiceDeps {
   live: LiveTasks;
   machine: string;
   guard?: GuardPort;
+  /** Tells a schedule's occurrence from a request that only claims to be one. */
+  scheduled?: ScheduleProof;
   log: Logger;
   limits: MessageLimits & { blockingWaitMs: number; deliveryAckMs: number };
 }
@@ -90,12 +100,19 @@ export class TaskService {
    * else), so a new task costs no second look-up of it.
    */
   async submit(session: string, params: SendMessageParams, caller: Caller): Promise<{ stored: Stored; key: string }> {
-    const { message } = params;
-    validateMessage(message, this.d.limits, params.metadata);
-    const metadata: Metadata = { ...params.metadata };
+    validateMessage(params.message, this.d.limits, params.metadata);
+    const proof =
+      !params.message.taskId && this.d.scheduled ? await this.d.scheduled(params, { machine: this.machine, session }) : undefined;
+    // Only a proven occurrence keeps the schedule's metadata; from anyone else it is dropped.
+    const message = proof ? params.message : withMetadata(params.message, clientMetadata(params.message.metadata));
+    const metadata: Metadata = { ...(proof ? params.metadata : clientMetadata(params.metadata)) };
     const taskId = message.taskId;
     if (taskId) {
       const key = this.keyOf(session, taskId);
+      const cur = await this.d.ledger.get(key);
+      if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${this.machine}/${session}`);
+      const task = cur.entry.task;
+      authorize(waitsOnPermission(task) ? 'answer_permission' : 'answer', caller, { machine: this.machine, session, task });
       const stored = await this.deliver(session, { message, metadata, taskId }, caller, key);
       return { stored, key };
     }
@@ -108,8 +125,13 @@ export class TaskService {
       }
       return { stored: existing, key };
     }
-    const chain = await this.chainOf(metadata, message.metadata);
+    const signal = await claimedSignal(this.d.signals, caller);
+    const chain = await chainOf(this.d.ledger, caller, metadata[META.parent] ?? message.metadata?.[META.parent], {
+      root: proof !== undefined,
+      ...(signal?.task ? { working: `${signal.machine}/${signal.task}` } : {}),
+    });
     Object.assign(metadata, chain.metadata);
+    if (!chain.parent) delete metadata[META.parent];
     if (this.d.guard) {
       const decision = await this.d.guard.admit({
         machine: this.machine,
@@ -120,6 +142,8 @@ export class TaskService {
         chain: chain.chain,
         depth: chain.depth,
         metadata,
+        scheduled: proof?.kind === 'occurrence',
+        agent: budgetAgent(caller, signal),
       });
       if (decision.hold) metadata[META.held] = true;
     }
@@ -184,26 +208,6 @@ export class TaskService {
     }
   }
 
-  /** Parent, depth and chain from the ledger (verified), not from what the sender claims. */
-  private async chainOf(
-    metadata: Metadata,
-    messageMetadata?: Metadata,
-  ): Promise<{ parent?: string; depth: number; chain: string[]; metadata: Metadata }> {
-    const parentName = String(metadata[META.parent] ?? messageMetadata?.[META.parent] ?? '');
-    if (!parentName) return { depth: 0, chain: [], metadata: { [META.depth]: 0, [META.chain]: [] } };
-    const p = parseTaskName(parentName);
-    if (!p || !p.machine)
-      throw new ShroomsError('INVALID_PARAMS', `shrooms/parent must be MACHINE/SESSION:ID, got ${JSON.stringify(parentName)}`);
-    const parent = await this.d.ledger.get(this.d.ledger.key(p.machine, p.session, p.messageId));
-    const pm = parent?.entry.task.metadata ?? {};
-    const depth = (Number(pm[META.depth]) || 0) + 1;
-    const chain = [
-      ...(Array.isArray(pm[META.chain]) ? (pm[META.chain] as string[]) : []),
-      formatAgent({ machine: p.machine, session: p.session }),
-    ];
-    return { parent: parentName, depth, chain, metadata: { [META.parent]: parentName, [META.depth]: depth, [META.chain]: chain } };
-  }
-
   async get(session: string, taskId: string, historyLength?: number): Promise<Task> {
     const stored = await this.d.ledger.get(this.keyOf(session, taskId));
     if (!stored) throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${this.machine}/${session}`);
@@ -242,6 +246,7 @@ export class TaskService {
     const key = this.keyOf(session, taskId);
     const cur = await this.d.ledger.get(key);
     if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${this.machine}/${session}`);
+    authorize('cancel', caller, { machine: this.machine, session, task: cur.entry.task });
     const state = cur.entry.task.status.state;
     if (state === 'TASK_STATE_CANCELED') return cur.entry.task;
     if (isTerminal(state)) throw new ShroomsError('TASK_NOT_CANCELABLE', `task ${taskId} is already ${state}`);
@@ -262,13 +267,7 @@ export class TaskService {
 
   /** task_update from a worker: only from this machine, only by the session the task belongs to. */
   async workerUpdate(session: string, taskId: string, status: 'done' | 'blocked' | 'failed', text: string, caller: Caller): Promise<Task> {
-    const claimed = caller.from ? parseAgent(caller.from) : undefined;
-    if (!caller.self || !claimed || claimed.session !== session || (claimed.machine !== undefined && claimed.machine !== this.machine)) {
-      throw new ShroomsError(
-        'UPDATE_FORBIDDEN',
-        `only ${this.machine}/${session}, on ${this.machine} itself, may update its tasks (asked by ${caller.device}${caller.from ? ` (${caller.from})` : ''})`,
-      );
-    }
+    authorize('update', caller, { machine: this.machine, session });
     const key = this.keyOf(session, taskId);
     const cur = await this.d.ledger.get(key);
     if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${this.machine}/${session}`);
@@ -282,12 +281,15 @@ export class TaskService {
     taskId: string | undefined,
     caller: Caller,
   ): Promise<unknown> {
-    if (!caller.self) throw new ShroomsError('NOT_ALLOWED', `only the owner on ${this.machine} may ${action.replace('_', ' ')}`);
+    authorize(action === 'release' || action === 'reject' ? action : 'control', caller, { machine: this.machine, session });
     return this.bridges.control(this.machine, session, { action, ...(taskId ? { taskId } : {}), origin: { device: caller.device } });
   }
 
   async ack(session: string, taskId: string, caller: Caller): Promise<Task> {
     const key = this.keyOf(session, taskId);
+    const cur = await this.d.ledger.get(key);
+    if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${this.machine}/${session}`);
+    authorize('ack', caller, { machine: this.machine, session, task: cur.entry.task });
     const by = caller.from ? `${caller.device} (${caller.from})` : caller.device;
     const stored = await this.d.ledger.transition(key, (e) =>
       transitions.annotate(e, { [META.acknowledged]: { at: new Date().toISOString(), by } }),
@@ -326,4 +328,11 @@ export class TaskService {
     const s = p.metadata?.[META.session] ?? p.message?.metadata?.[META.session];
     return typeof s === 'string' ? parseAgent(s)?.session : undefined;
   }
+}
+
+/** The message with other metadata (none when empty), the rest unchanged. */
+function withMetadata(m: Message, metadata: Metadata | undefined): Message {
+  if (m.metadata === metadata) return m;
+  const { metadata: _dropped, ...rest } = m;
+  return metadata && Object.keys(metadata).length ? { ...rest, metadata } : rest;
 }

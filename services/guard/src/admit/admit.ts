@@ -70,7 +70,7 @@ export function admitter(deps: AdmitDeps): Admit {
       );
     }
 
-    const agent = req.fromAgent ? req.origin.from : undefined;
+    const agent = req.fromAgent ? (req.agent ?? req.origin.from) : undefined;
     if (limits.budget && agent) {
       const budgetKey = keys.budget(req.origin.device, agent);
       let budget;

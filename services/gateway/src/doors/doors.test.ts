@@ -1,0 +1,68 @@
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { Doors, registerDoors } from './doors.js';
+
+const identify = (addr: string) =>
+  addr === '127.0.0.1' ? { device: 'box', self: true } : addr === '100.64.0.2' ? { device: 'pi5.home', self: false } : undefined;
+
+async function app() {
+  const a = Fastify();
+  a.removeAllContentTypeParsers();
+  a.addContentTypeParser('*', { parseAs: 'string' }, (_r, b, done) => done(null, b));
+  registerDoors(a, new Doors(identify, { machine: 'box', publicUrl: 'http://box.home:7387', extraHosts: 'laptop.home' }));
+  let changed = 0;
+  a.post('/a2a/s', async () => ({ changed: ++changed }));
+  a.get('/agents', async () => ({ agents: [] }));
+  a.get('/healthz', async () => ({ ok: true }));
+  return a;
+}
+
+const json = { 'content-type': 'application/json' };
+
+describe('the door in front of every route', () => {
+  it('refuses a source the mesh does not name on every route but health', async () => {
+    const a = await app();
+    for (const [method, url] of [
+      ['GET', '/agents'],
+      ['POST', '/a2a/s'],
+    ] as const) {
+      const res = await a.inject({ method, url, remoteAddress: '203.0.113.9', headers: json, payload: '{}' });
+      expect(res.statusCode, url).toBe(method === 'POST' ? 200 : 403); // JSON-RPC answers errors in the body
+      expect(res.body).toContain('UNKNOWN_DEVICE');
+    }
+    expect((await a.inject({ url: '/healthz', remoteAddress: '203.0.113.9' })).statusCode).toBe(200);
+  });
+
+  it('refuses a Host that is not one of its names (DNS rebinding), on reads too', async () => {
+    const a = await app();
+    const res = await a.inject({ url: '/agents', remoteAddress: '127.0.0.1', headers: { host: 'attacker.example' } });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.details[0]).toMatchObject({ reason: 'CROSS_SITE_REFUSED', metadata: { check: 'host' } });
+    for (const host of ['localhost:7387', 'box:7387', 'box.home', 'laptop.home', '127.0.0.1:7387', '[::1]:7387'])
+      expect((await a.inject({ url: '/agents', remoteAddress: '127.0.0.1', headers: { host } })).statusCode, host).toBe(200);
+  });
+
+  it('refuses a state change from another origin, or with a body that is not JSON, and changes nothing', async () => {
+    const a = await app();
+    const cases = [
+      { origin: 'http://attacker.example', ...json },
+      { origin: 'null', ...json },
+      { 'content-type': 'text/plain' },
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      { 'content-type': 'multipart/form-data; boundary=x' },
+    ];
+    for (const headers of cases) {
+      const res = await a.inject({ method: 'POST', url: '/a2a/s', remoteAddress: '127.0.0.1', headers, payload: '{}' });
+      expect(res.statusCode, JSON.stringify(headers)).toBe(200); // JSON-RPC path: errors in the body
+      expect(res.json().error.code, JSON.stringify(headers)).toBe(-32068);
+    }
+    const ok = await a.inject({
+      method: 'POST',
+      url: '/a2a/s',
+      remoteAddress: '127.0.0.1',
+      headers: { host: 'localhost:7387', origin: 'http://localhost:7387', 'content-type': 'application/a2a+json; charset=utf-8' },
+      payload: '{}',
+    });
+    expect(ok.json()).toEqual({ changed: 1 });
+  });
+});
