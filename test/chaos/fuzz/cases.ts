@@ -873,14 +873,15 @@ export class CaseGenerator {
           ['content-type', ct],
           ['a2a-version', '1.0'],
         ],
-        expect: ['TASK_NOT_FOUND', 'INVALID_REQUEST', 'PARSE_ERROR'],
+        // A state change must carry JSON: any other type is refused at the door, before the body is read.
+        expect: ['TASK_NOT_FOUND', 'INVALID_REQUEST', 'PARSE_ERROR', 'CROSS_SITE_REFUSED'],
         id: 'h',
       });
     }
     if (kind === 4)
       return this.rpc('headers', 'no content-type', body, {
         headers: [['a2a-version', '1.0']],
-        expect: ['TASK_NOT_FOUND', 'INVALID_REQUEST'],
+        expect: ['TASK_NOT_FOUND', 'INVALID_REQUEST', 'CROSS_SITE_REFUSED'],
         id: 'h',
       });
     if (kind === 5)
@@ -907,7 +908,7 @@ export class CaseGenerator {
           ['authorization', 'Bearer x'],
         ]),
       ],
-      expect: ['TASK_NOT_FOUND', 'HTTP_LAYER'],
+      expect: ['TASK_NOT_FOUND', 'HTTP_LAYER', 'CROSS_SITE_REFUSED'],
       id: 'h',
     });
   }
@@ -917,18 +918,20 @@ export class CaseGenerator {
       Buffer.from('GARBAGE\r\n\r\n'),
       Buffer.from('GET\r\n\r\n'),
       Buffer.from('GET /a2a HTTP/9.9\r\nhost: x\r\n\r\n'),
-      Buffer.from('POST /a2a/fz HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n'),
-      Buffer.from('POST /a2a/fz HTTP/1.1\r\nhost: x\r\ncontent-length: -1\r\n\r\n'),
-      Buffer.from('POST /a2a/fz HTTP/1.1\r\nhost: x\r\ncontent-length: abc\r\n\r\n'),
-      Buffer.from('POST /a2a/fz HTTP/1.1\r\nhost: x\r\nno colon here\r\n\r\n'),
-      Buffer.from('POST /a2a/fz HTTP/1.1\r\nhost: x\r\nx-a: a\u0000b\r\n\r\n', 'latin1'),
-      Buffer.from('POST /a2a/fz HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n'),
-      Buffer.from('GET /a2a/\u0000 HTTP/1.1\r\nhost: x\r\n\r\n', 'latin1'),
-      Buffer.from('G\u00c9T / HTTP/1.1\r\nhost: x\r\n\r\n', 'latin1'),
+      Buffer.from(
+        'POST /a2a/fz HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 5\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n',
+      ),
+      Buffer.from('POST /a2a/fz HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: -1\r\n\r\n'),
+      Buffer.from('POST /a2a/fz HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: abc\r\n\r\n'),
+      Buffer.from('POST /a2a/fz HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nno colon here\r\n\r\n'),
+      Buffer.from('POST /a2a/fz HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-a: a\u0000b\r\n\r\n', 'latin1'),
+      Buffer.from('POST /a2a/fz HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n'),
+      Buffer.from('GET /a2a/\u0000 HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n', 'latin1'),
+      Buffer.from('G\u00c9T / HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n', 'latin1'),
       Buffer.concat([Buffer.from('GET /'), this.r.bytes(40), Buffer.from(' HTTP/1.1\r\n\r\n')]),
       this.r.bytes(this.r.range(1, 300)),
       Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'),
-      Buffer.from(`GET /a2a/${'x'.repeat(20_000)} HTTP/1.1\r\nhost: x\r\n\r\n`),
+      Buffer.from(`GET /a2a/${'x'.repeat(20_000)} HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`),
     ]);
     return {
       family: 'http',

@@ -80,9 +80,12 @@ export function judge(c: FuzzCase, r: RawResponse): Verdict {
     const infoProblem = errorInfoProblem(e.data[0], key);
     if (infoProblem) return v(outcome, infoProblem);
     if (c.binding !== 'rpc') return v(outcome, 'a JSON-RPC answer on the HTTP+JSON binding');
-    // The id is the request's, or null when the request could not be read (parse error, bad envelope, body too large).
+    // The id is the request's, or null when the request could not be read (parse error, bad envelope, body too large, refused at the door).
     const unreadable =
-      key === 'PARSE_ERROR' || key === 'INVALID_REQUEST' || (key === 'LIMIT_EXCEEDED' && e.data[0]?.metadata?.limit === 'bodyBytes');
+      key === 'PARSE_ERROR' ||
+      key === 'INVALID_REQUEST' ||
+      key === 'CROSS_SITE_REFUSED' || // refused at the door, before the body is read
+      (key === 'LIMIT_EXCEEDED' && e.data[0]?.metadata?.limit === 'bodyBytes');
     if (!('id' in body)) return v(outcome, 'the answer has no id');
     if (c.id !== undefined && !Object.is(body.id, c.id) && !(body.id === c.id) && !(unreadable && body.id === null))
       return v(outcome, `id ${JSON.stringify(body.id)?.slice(0, 40)} is not ${JSON.stringify(c.id)?.slice(0, 40)}`);

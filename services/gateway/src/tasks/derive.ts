@@ -88,10 +88,7 @@ export async function chainOf(
   if (!parentName) return ROOT;
   const p = parseTaskName(parentName);
   if (!p || !p.machine)
-    throw new ShroomsError(
-      'CHAIN_PARENT_INVALID',
-      `shrooms/parent must be MACHINE/SESSION:ID, got ${JSON.stringify(parentName.slice(0, 200))}`,
-    );
+    throw new ShroomsError('INVALID_PARAMS', `shrooms/parent must be MACHINE/SESSION:ID, got ${JSON.stringify(parentName.slice(0, 200))}`);
   const refuse = (why: string) =>
     new ShroomsError('CHAIN_PARENT_INVALID', `shrooms/parent ${parentName.slice(0, 200)} ${why}`, { parent: parentName.slice(0, 200) });
   if (p.machine !== caller.machine) throw refuse(`is worked on by ${p.machine}, not by the asking device ${caller.device}`);
