@@ -8,6 +8,8 @@
 //   --local M     the bridges of machine M log in as user `bridge` ($NATS_BRIDGE_PASSWORD): the
 //                 machine the compose/k3s stack runs on
 //   --machine M   (repeatable) the bridges of machine M log in as `bridge-M` ($NATS_BRIDGE_<M>_PASSWORD)
+//   --session M/S (repeatable) the bridge of session S of machine M alone logs in as `bridge-M-S`
+//                 ($NATS_BRIDGE_<M>_<S>_PASSWORD): least privilege per session
 //   --no-admin    leave out the operators' `admin` user (full access, for the nats CLI)
 //   --out FILE    write FILE instead of standard output
 //
@@ -85,17 +87,38 @@ function kvReader(bucket) {
   ];
 }
 
-/** Read, watch and write only the keys under `prefix` (`M.>`): one machine's part of a bucket. */
+/**
+ * Read, watch and write only the keys under `prefix` (`M.>`, `M.S.>`): one machine's or one
+ * session's part of a bucket. No STREAM.INFO: with a subject filter it lists every key of the
+ * stream, every machine's; bridges bind without it (Ledger.bind).
+ */
 function kvScoped(bucket, prefix) {
   const s = stream(bucket);
   return [
     `$KV.${bucket}.${prefix}`,
-    `${js}.STREAM.INFO.${s}`,
     `${js}.DIRECT.GET.${s}.$KV.${bucket}.${prefix}`,
     `${js}.CONSUMER.CREATE.${s}.*.$KV.${bucket}.${prefix}`,
     `${js}.CONSUMER.INFO.${s}.*`,
     `$JS.FC.${s}.>`,
   ];
+}
+
+/**
+ * What no role but the gateway (which creates and hardens the ledger and the signal field) may ask
+ * of their streams, denied explicitly so that no allow-list widened later lets it through: purge,
+ * update (turning rollups or purges back on), delete, message delete, and STREAM.INFO of the ledger
+ * (its subject filter lists every machine's keys). Rollup headers are refused by the streams
+ * themselves (allow_rollup_hdrs false, deny_purge true; libs/ledger harden.ts): a permission cannot
+ * see headers.
+ */
+function storeDeny({ info = true } = {}) {
+  return [BUCKET.tasks, BUCKET.signals].flatMap((b) => [
+    `${js}.STREAM.PURGE.${stream(b)}`,
+    `${js}.STREAM.UPDATE.${stream(b)}`,
+    `${js}.STREAM.DELETE.${stream(b)}`,
+    `${js}.STREAM.MSG.DELETE.${stream(b)}`,
+    ...(info && b === BUCKET.tasks ? [`${js}.STREAM.INFO.${stream(b)}`] : []),
+  ]);
 }
 
 /** The services API ($SRV.PING|INFO|STATS[.name[.id]]) for one service name. */
@@ -118,6 +141,11 @@ export function serviceUsers() {
         `${js}.INFO`,
         ...kvOwner(BUCKET.tasks),
         ...kvOwner(BUCKET.signals).filter((s) => !s.startsWith('$KV.')),
+        // It hardens the two stores (no rollups, no purges) after creating them.
+        `${js}.STREAM.UPDATE.${stream(BUCKET.tasks)}`,
+        `${js}.STREAM.UPDATE.${stream(BUCKET.signals)}`,
+        // It reads schedules to tell an occurrence from a request that only claims to be one.
+        `${js}.DIRECT.GET.${stream(BUCKET.schedules)}.>`,
       ],
       subscribe: [
         '_INBOX.>',
@@ -134,6 +162,7 @@ export function serviceUsers() {
       password: 'NATS_GUARD_PASSWORD',
       why: 'admission: answers shrooms.guard.*, owns its windows and rules, reads signals (autoApprove)',
       publish: ['shrooms.refusal.>', `${js}.INFO`, ...kvOwner(BUCKET.guard), ...kvOwner(BUCKET.guardPolicy), ...kvReader(BUCKET.signals)],
+      deny: storeDeny({ info: false }),
       subscribe: ['_INBOX.>', ...srv(SERVICE.guard), 'shrooms.guard.>'],
     },
     {
@@ -141,6 +170,7 @@ export function serviceUsers() {
       password: 'NATS_SCHEDULER_PASSWORD',
       why: 'timed tasks: answers shrooms.sched.*, owns the schedules, reads the ledger and signals (delivery goes through a gateway over A2A)',
       publish: [`${js}.INFO`, ...kvOwner(BUCKET.schedules), ...kvReader(BUCKET.tasks), ...kvReader(BUCKET.signals)],
+      deny: storeDeny({ info: false }),
       subscribe: ['_INBOX.>', ...srv(SERVICE.scheduler), 'shrooms.sched.>'],
     },
   ];
@@ -167,7 +197,43 @@ export function bridgeUser(machine, { local = false } = {}) {
       `shrooms.bridge.${m}.*.update`,
       `shrooms.bridge.${m}.*.control`,
     ],
+    deny: storeDeny(),
     subscribe: [`shrooms.bridge.${m}.>`, `${bridgeInbox(machine)}.>`, ...srv(SERVICE.bridge)],
+  };
+}
+
+/**
+ * The user of one session's bridge, where the deployment knows its sessions (`--session M/S`):
+ * only that session's ledger entries, signal, notifications, deliveries and replies — least
+ * privilege per session, not only per machine. Its bridge connects with inboxPrefix
+ * `_INBOX_bridge.m.s` (subjects.bridgeInbox(machine, session)).
+ */
+export function sessionUser(agent) {
+  const slash = agent.indexOf('/');
+  const machine = agent.slice(0, slash);
+  const session = agent.slice(slash + 1);
+  if (slash <= 0 || !NAME_RE.test(machine) || !NAME_RE.test(session) || agent.length > 129)
+    throw new Error(`not MACHINE/SESSION: ${JSON.stringify(agent)}`);
+  const m = encodeToken(machine);
+  const ms = `${m}.${encodeToken(session)}`;
+  const upper = (x) => x.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+  return {
+    user: `bridge-${machine}-${session}`,
+    password: `NATS_BRIDGE_${upper(machine)}_${upper(session)}_PASSWORD`,
+    why: `the bridge of session ${machine}/${session} only; connect with inboxPrefix "${bridgeInbox(machine)}.${encodeToken(session)}"`,
+    publish: [
+      ...kvScoped(BUCKET.tasks, `${ms}.>`),
+      `$KV.${BUCKET.tasks}._health.${m}.>`,
+      `$KV.${BUCKET.signals}.${ms}`,
+      ...kvReader(BUCKET.signals),
+      `${js}.INFO`,
+      `shrooms.signal.${ms}`,
+      `shrooms.notify.${ms}.>`,
+      `shrooms.bridge.${ms}.update`,
+      `shrooms.bridge.${ms}.control`,
+    ],
+    deny: storeDeny(),
+    subscribe: [`shrooms.bridge.${ms}.>`, `${bridgeInbox(machine)}.${encodeToken(session)}.>`, ...srv(SERVICE.bridge)],
   };
 }
 
@@ -187,7 +253,18 @@ function renderUser(u) {
   const lines = [`    # ${u.why}`, `    {`, `      user: ${q(u.user)}`, `      password: $${u.password}`];
   if (u.publish) {
     lines.push('      permissions: {');
-    lines.push('        publish: { allow: [', ...u.publish.map((s) => `          ${q(s)}`), '        ] }');
+    if (u.deny?.length)
+      lines.push(
+        '        publish: {',
+        '          allow: [',
+        ...u.publish.map((s) => `            ${q(s)}`),
+        '          ]',
+        '          deny: [',
+        ...u.deny.map((s) => `            ${q(s)}`),
+        '          ]',
+        '        }',
+      );
+    else lines.push('        publish: { allow: [', ...u.publish.map((s) => `          ${q(s)}`), '        ] }');
     lines.push('        subscribe: { allow: [', ...u.subscribe.map((s) => `          ${q(s)}`), '        ] }');
     lines.push('        # Replies to requests this user received (service endpoints, $SRV pings).');
     lines.push('        allow_responses: true');
@@ -197,8 +274,12 @@ function renderUser(u) {
   return lines.join('\n');
 }
 
-export function renderPermissions({ local, machines = [], admin = true, command }) {
-  const bridges = [...(local ? [bridgeUser(local, { local: true })] : []), ...machines.map((m) => bridgeUser(m))];
+export function renderPermissions({ local, machines = [], sessions = [], admin = true, command }) {
+  const bridges = [
+    ...(local ? [bridgeUser(local, { local: true })] : []),
+    ...machines.map((m) => bridgeUser(m)),
+    ...sessions.map((a) => sessionUser(a)),
+  ];
   const users = [...serviceUsers(), ...bridges, ...(admin ? [adminUser()] : [])];
   const seen = new Map();
   for (const u of users) {
@@ -232,6 +313,7 @@ function main() {
     options: {
       local: { type: 'string' },
       machine: { type: 'string', multiple: true, default: [] },
+      session: { type: 'string', multiple: true, default: [] },
       'no-admin': { type: 'boolean', default: false },
       out: { type: 'string' },
     },
@@ -239,10 +321,17 @@ function main() {
   const command = [
     ...(values.local ? [`--local ${values.local}`] : []),
     ...values.machine.map((m) => `--machine ${m}`),
+    ...values.session.map((a) => `--session ${a}`),
     ...(values['no-admin'] ? ['--no-admin'] : []),
     ...(values.out ? [`--out ${values.out}`] : []),
   ].join(' ');
-  const text = renderPermissions({ local: values.local, machines: values.machine, admin: !values['no-admin'], command });
+  const text = renderPermissions({
+    local: values.local,
+    machines: values.machine,
+    sessions: values.session,
+    admin: !values['no-admin'],
+    command,
+  });
   if (values.out) writeFileSync(values.out, text);
   else process.stdout.write(text);
 }

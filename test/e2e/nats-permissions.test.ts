@@ -12,6 +12,9 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { BUCKETS, keys, kvSubject, subjects } from '@shrooms/protocol';
 import { askGuard } from '@shrooms/client';
+import { hardenBucket } from '@shrooms/ledger';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { headers as natsHeaders } from '@nats-io/nats-core';
 import { REPO_ROOT, runTs, startNatsServer, type NatsServerHandle } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -62,6 +65,9 @@ beforeAll(async () => {
   const gateway = await login('gateway', PASSWORDS.NATS_GATEWAY_PASSWORD);
   const tasks = await new Kvm(gateway).create(BUCKETS.tasks, { history: 1 });
   await new Kvm(gateway).create(BUCKETS.signals, { history: 1, ttl: 60_000 });
+  // What the gateway does after creating them: no rollups, no purges (libs/ledger harden.ts).
+  await hardenBucket(gateway, BUCKETS.tasks);
+  await hardenBucket(gateway, BUCKETS.signals);
   await tasks.put(keys.task('pi5', 'jimmy', 'asked-earlier'), JSON.stringify({ v: 1 }));
 });
 
@@ -106,8 +112,8 @@ describe('a bridge credential of machine laptop', () => {
   let tasks: KV;
   beforeAll(async () => {
     nc = await laptopBridge();
-    // Kvm.create on an existing bucket only asks for its info: what Ledger.open does.
-    tasks = await new Kvm(nc).create(BUCKETS.tasks, { history: 1 });
+    // Binding without STREAM.INFO, reading by direct get: what Ledger.bind does.
+    tasks = await new Kvm(nc).open(BUCKETS.tasks, { allow_direct: true });
   });
 
   it("writes a task entry for its own machine's session", async () => {
@@ -177,16 +183,47 @@ describe('a bridge credential of machine laptop', () => {
   });
 
   it('cannot delete or reconfigure the ledger', async () => {
-    const jsm = await (await import('@nats-io/jetstream')).jetstreamManager(nc);
+    const jsm = await jetstreamManager(nc);
     await expect(jsm.streams.delete(`KV_${BUCKETS.tasks}`)).rejects.toThrow(PERMISSION_VIOLATION);
     await expect(jsm.streams.purge(`KV_${BUCKETS.tasks}`)).rejects.toThrow(PERMISSION_VIOLATION);
+    await expect(jsm.streams.purge(`KV_${BUCKETS.signals}`)).rejects.toThrow(PERMISSION_VIOLATION);
+    const info = await (await jetstreamManager(await login('admin', PASSWORDS.NATS_ADMIN_PASSWORD))).streams.info(`KV_${BUCKETS.tasks}`);
+    await expect(jsm.streams.update(`KV_${BUCKETS.tasks}`, { ...info.config, allow_rollup_hdrs: true })).rejects.toThrow(
+      PERMISSION_VIOLATION,
+    );
+  });
+
+  it('cannot erase the ledger or the signal field with a rollup on its own key: the stream refuses, every message stays', async () => {
+    const admin = await jetstreamManager(await login('admin', PASSWORDS.NATS_ADMIN_PASSWORD));
+    for (const bucket of [BUCKETS.tasks, BUCKETS.signals]) {
+      const before = (await admin.streams.info(`KV_${bucket}`)).state.messages;
+      expect(before, bucket).toBeGreaterThan(0);
+      for (const rollup of ['all', 'sub']) {
+        const h = natsHeaders();
+        h.set('Nats-Rollup', rollup);
+        const own = bucket === BUCKETS.tasks ? keys.task('laptop', 'webapp', 'm1') : keys.signal('laptop', 'webapp');
+        const reply = await nc.request(kvSubject(bucket, own), '{}', { headers: h, timeout: 5000 });
+        expect(reply.json<{ error?: { description?: string } }>().error?.description, `${bucket} ${rollup}`).toMatch(/rollup/i);
+      }
+      expect((await admin.streams.info(`KV_${bucket}`)).state.messages, bucket).toBe(before);
+    }
+    expect(
+      await (
+        await new Kvm(await login('admin', PASSWORDS.NATS_ADMIN_PASSWORD)).open(BUCKETS.tasks)
+      ).get(keys.task('pi5', 'jimmy', 'asked-earlier')),
+    ).not.toBeNull();
+  });
+
+  it("cannot list other machines' keys through the ledger's stream info", async () => {
+    const reply = nc.request(`$JS.API.STREAM.INFO.KV_${BUCKETS.tasks}`, JSON.stringify({ subjects_filter: '>' }), { timeout: 5000 });
+    await expect(reply).rejects.toThrow(PERMISSION_VIOLATION);
   });
 });
 
 describe('a bridge credential of machine pi5', () => {
   it("can do for pi5 what laptop's cannot", async () => {
     const nc = await pi5Bridge();
-    const tasks = await new Kvm(nc).create(BUCKETS.tasks, { history: 1 });
+    const tasks = await new Kvm(nc).open(BUCKETS.tasks, { allow_direct: true });
     await tasks.put(keys.task('pi5', 'jimmy', 'm1'), JSON.stringify({ v: 1 }));
     expect((await tasks.get(keys.task('pi5', 'jimmy', 'asked-earlier')))?.json()).toEqual({ v: 1 });
     await expect(tasks.put(keys.task('laptop', 'webapp', 'forged'), '{}')).rejects.toThrow(PERMISSION_VIOLATION);

@@ -5,3 +5,4 @@ export * from './task-index.js';
 export * as transitions from './transitions.js';
 export { view as viewTask } from './transitions.js';
 export * from './intake.js';
+export * from './harden.js';

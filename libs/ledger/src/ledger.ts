@@ -13,6 +13,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
 import { isTransientJetStreamError, retryJetStream } from '@shrooms/runtime';
 import type { LedgerEntry, Stored } from './entry.js';
+import { hardenBucket } from './harden.js';
 
 export interface LedgerOptions {
   replicas?: number;
@@ -37,7 +38,10 @@ export class Ledger {
     readonly limits: Limits,
   ) {}
 
-  /** Creates the bucket if needed (idempotent) and binds to it. */
+  /**
+   * Creates the bucket if needed (idempotent), refuses rollups and purges on it (harden.ts) and
+   * binds to it. For the services that own the bucket (the gateway; tests).
+   */
   static async open(nc: NatsConnection, opts: LedgerOptions = {}): Promise<Ledger> {
     const limits = { ...DEFAULT_LIMITS, ...opts.limits } as Limits;
     const kv = await retryJetStream(() =>
@@ -49,6 +53,18 @@ export class Ledger {
         description: 'shrooms task ledger: one value per task, the task as it stands',
       }),
     );
+    await hardenBucket(nc, BUCKETS.tasks);
+    return new Ledger(kv, limits);
+  }
+
+  /**
+   * Binds to the existing bucket without asking JetStream about the stream: reads by direct get
+   * (the key in the subject), so a bridge's NATS user needs no `STREAM.INFO`, which would list every
+   * machine's keys (deploy/nats). The bucket must exist (the gateway creates it).
+   */
+  static async bind(nc: NatsConnection, opts: Pick<LedgerOptions, 'limits'> = {}): Promise<Ledger> {
+    const limits = { ...DEFAULT_LIMITS, ...opts.limits } as Limits;
+    const kv = await new Kvm(nc).open(BUCKETS.tasks, { allow_direct: true });
     return new Ledger(kv, limits);
   }
 

@@ -8,6 +8,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, SignalSchema, keys, subjects, type Signal } from '@shrooms/protocol';
 import { retryJetStream } from '@shrooms/runtime';
+import { hardenBucket } from './harden.js';
 
 export const DEFAULT_SIGNAL_TTL_MS = 30_000;
 
@@ -34,6 +35,7 @@ export class SignalField {
         description: 'shrooms signal field: presence and activity of sessions; entries fade',
       }),
     );
+    await hardenBucket(nc, BUCKETS.signals);
     return new SignalField(nc, kv, ttlMs);
   }
 
