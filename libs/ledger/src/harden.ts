@@ -10,10 +10,19 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { retryJetStream } from '@shrooms/runtime';
 
-export async function hardenBucket(nc: NatsConnection, bucket: string): Promise<void> {
+export async function hardenBucket(nc: NatsConnection, bucket: string): Promise<'hardened' | 'already' | 'not permitted'> {
   const jsm = await jetstreamManager(nc);
   const name = `KV_${bucket}`;
-  const info = await retryJetStream(() => jsm.streams.info(name));
-  if (!info.config.allow_rollup_hdrs && info.config.deny_purge) return;
-  await retryJetStream(() => jsm.streams.update(name, { ...info.config, allow_rollup_hdrs: false, deny_purge: true }));
+  try {
+    const info = await retryJetStream(() => jsm.streams.info(name));
+    if (!info.config.allow_rollup_hdrs && info.config.deny_purge) return 'already';
+    await retryJetStream(() => jsm.streams.update(name, { ...info.config, allow_rollup_hdrs: false, deny_purge: true }));
+    return 'hardened';
+  } catch (err) {
+    // A user that may only read the stream (a bridge opening the signal field before the gateway
+    // got to it): the gateway, which may, hardens it.
+    if (err instanceof Error && (err.name === 'PermissionViolationError' || /permissions violation/i.test(err.message)))
+      return 'not permitted';
+    throw err;
+  }
 }

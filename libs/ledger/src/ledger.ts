@@ -62,9 +62,12 @@ export class Ledger {
    * (the key in the subject), so a bridge's NATS user needs no `STREAM.INFO`, which would list every
    * machine's keys (deploy/nats). The bucket must exist (the gateway creates it).
    */
-  static async bind(nc: NatsConnection, opts: Pick<LedgerOptions, 'limits'> = {}): Promise<Ledger> {
+  static async bind(nc: NatsConnection, opts: Pick<LedgerOptions, 'limits'> & { probeKey: string }): Promise<Ledger> {
     const limits = { ...DEFAULT_LIMITS, ...opts.limits } as Limits;
     const kv = await new Kvm(nc).open(BUCKETS.tasks, { allow_direct: true });
+    // A bridge may start with the gateway that creates the bucket: read one key it may read until
+    // the stream answers (about 30 s at most), so it never runs against a ledger that is not there.
+    await retryJetStream(() => kv.get(opts.probeKey), { attempts: 40, maxDelayMs: 1_000 });
     return new Ledger(kv, limits);
   }
 

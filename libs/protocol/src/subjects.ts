@@ -59,8 +59,11 @@ export const subjects = {
   bridge: (machine: string, session: string, op: BridgeOp) => `${ROOT}.bridge.${t(machine)}.${t(session)}.${op}`,
   /** Every bridge endpoint of one machine (permissions). */
   bridgesOfMachine: (machine: string) => `${ROOT}.bridge.${t(machine)}.>`,
-  /** Reply inbox prefix of one machine's bridges (connect option `inboxPrefix`; permissions). */
-  bridgeInbox: (machine: string) => `_INBOX_bridge.${t(machine)}`,
+  /**
+   * Reply inbox prefix of one machine's bridges, or of one session's bridge (under its machine's):
+   * connect option `inboxPrefix`; permissions scope replies per machine or per session.
+   */
+  bridgeInbox: (machine: string, session?: string) => `_INBOX_bridge.${t(machine)}${session ? `.${t(session)}` : ''}`,
   guardAdmit: () => `${ROOT}.guard.admit`,
   guardControl: () => `${ROOT}.guard.control`,
   scheduler: (op: 'create' | 'list' | 'cancel') => `${ROOT}.sched.${op}`,

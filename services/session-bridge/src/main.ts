@@ -3,7 +3,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Ledger, SignalField } from '@shrooms/ledger';
-import { subjects } from '@shrooms/protocol';
+import { keys, subjects } from '@shrooms/protocol';
 import {
   connectNats,
   createLogger,
@@ -29,12 +29,15 @@ export async function runBridge(env: Record<string, string | undefined> = proces
   const config = loadConfig(BridgeConfigSchema, env);
   const log = createLogger(`bridge ${config.BRIDGE_SESSION}`, config.LOG_LEVEL);
   log.info({ config: redactConfig(config) }, 'starting');
-  // Replies to a bridge come to its machine's own inbox prefix, so permissions can scope them.
+  // Replies to a bridge come to its session's own inbox prefix (under its machine's), so
+  // permissions can scope them per machine or per session.
   const nc = await connectNats(config, log, `bridge ${config.SHROOMS_MACHINE}/${config.BRIDGE_SESSION}`, {
-    inboxPrefix: subjects.bridgeInbox(config.SHROOMS_MACHINE),
+    inboxPrefix: subjects.bridgeInbox(config.SHROOMS_MACHINE, config.BRIDGE_SESSION),
   });
-  const ledger = await Ledger.open(nc, {
-    replicas: config.SHROOMS_REPLICAS,
+  // Bound, not created: the gateway owns the bucket, and a bridge's NATS user may not ask for its
+  // stream info (it would list every machine's keys).
+  const ledger = await Ledger.bind(nc, {
+    probeKey: keys.task(config.SHROOMS_MACHINE, config.BRIDGE_SESSION, 'ledger-probe'),
     limits: { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS },
   });
   const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS, ttlMs: config.BRIDGE_SIGNAL_TTL_MS });

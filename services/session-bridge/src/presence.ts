@@ -35,6 +35,7 @@ export async function startPresence(
         lastSpokeAt: p.lastSpokeAt,
         autoApprove: config.BRIDGE_AUTO_APPROVE || config.BRIDGE_HARNESS === 'pi',
         remindersStopped: p.remindersStopped,
+        ...(p.task ? { task: p.task } : {}),
       })
       .catch((err) => log.warn({ err }, 'signal renew failed'));
   };

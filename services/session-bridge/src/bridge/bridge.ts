@@ -237,6 +237,7 @@ export class Bridge {
       queuedTasks: this.view.waiting,
       ...(a.lastSpokeAt ? { lastSpokeAt: a.lastSpokeAt } : {}),
       remindersStopped: a.remindersStopped,
+      ...(this.view.current ? { task: this.view.current.taskId } : {}),
     };
   }
 

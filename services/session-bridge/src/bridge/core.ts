@@ -58,6 +58,8 @@ export interface PresenceState {
   queuedTasks: number;
   lastSpokeAt?: string;
   remindersStopped: boolean;
+  /** The task (`SESSION:ID`) the session works on now: the parent of what it asks without naming one. */
+  task?: string;
 }
 
 /** The harness's events that only tell what the session did (its state, its words, its background jobs). */
