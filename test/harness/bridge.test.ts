@@ -151,10 +151,18 @@ describe('Claude Code asking pi', () => {
     const waiting = await until('cc', t.id, (x) => x.status.state === 'TASK_STATE_INPUT_REQUIRED');
     expect(waiting.metadata['shrooms/permission'].tool).toContain('ask_agent');
     expect(waiting.status.message.parts[0].text).toMatch(/permission needed/);
+    // Anything but exactly allow or deny is no answer: the prompt is asked again, nothing runs.
+    const loose = await ask('cc', 'cc-go-away', 'go away', { taskId: t.id });
+    expect(loose.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(loose.result.task.status.message.parts[0].text).toMatch(/not an answer: reply exactly "allow" or "deny"\. permission needed/);
+    expect(loose.result.task.metadata['shrooms/permission'].tool).toContain('ask_agent');
     const a = await ask('cc', 'cc-allow', 'allow', { taskId: t.id });
     expect(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']).toContain(a.result.task.status.state);
     const finished = await until('cc', t.id, (x) => x.status.state === 'TASK_STATE_COMPLETED', 180_000);
     expect(finished.artifacts[0].parts[0].text).toContain('pi did it');
+    // The answer, who gave it and when are on the task.
+    expect(finished.metadata['shrooms/permission_answer']).toMatchObject({ answer: 'allow', by: mesh.machine });
+    expect(Date.parse(finished.metadata['shrooms/permission_answer'].at)).toBeGreaterThan(0);
     // The task pi worked on names its parent and the asker.
     const piTasks = (await rpc(url('pi'), 'ListTasks', { pageSize: 50 })).result.tasks;
     const child = piTasks.find((x: any) => x.metadata['shrooms/parent'] === `${mesh.machine}/${t.id}`);

@@ -29,6 +29,8 @@ export const META = {
   repeat: 'shrooms/repeat',
   /** Whether a permission prompt is what the task waits on. */
   permission: 'shrooms/permission',
+  /** How the last permission prompt was answered: `{ answer: allow|deny, tool, by, at }`. */
+  permissionAnswer: 'shrooms/permission_answer',
   machine: 'shrooms/machine',
   createdAt: 'shrooms/created_at',
   canceledBy: 'shrooms/canceled_by',

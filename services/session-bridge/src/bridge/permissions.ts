@@ -3,13 +3,15 @@
  * INPUT_REQUIRED with the question (spec §5); the owner's answer to that task goes back to the
  * prompt, and the task works on.
  */
-import { META, textOf, type DeliverRequest, type Message } from '@shrooms/protocol';
+import { META, ShroomsError, textOf, type DeliverRequest, type Message } from '@shrooms/protocol';
 import { localTaskKey, transitions, type LedgerEntry, type Stored } from '@shrooms/ledger';
 import type { PermissionRequest } from '../harness/types.js';
 import type { Core } from './core.js';
 import { parsePermissionAnswer } from './permission-answer.js';
 
 const INPUT_CHARS = 500;
+const AGAIN_TEXT = 'that is not an answer: reply exactly "allow" or "deny". ';
+const AGAIN = /^that is not an answer: reply exactly "allow" or "deny"\. /;
 
 export class PermissionRelay {
   constructor(private readonly c: Core) {}
@@ -36,23 +38,49 @@ export class PermissionRelay {
   async answer(req: DeliverRequest & { taskId: string }): Promise<Stored | undefined> {
     const key = localTaskKey(this.c.ledger, this.c.machine, this.c.session, req.taskId);
     const cur = await this.c.ledger.get(key);
-    const pending = cur?.entry.task.metadata?.[META.permission] as { id?: string } | undefined;
+    const pending = cur?.entry.task.metadata?.[META.permission] as { id?: string; tool?: string } | undefined;
     if (!cur || cur.entry.task.status.state !== 'TASK_STATE_INPUT_REQUIRED' || !pending?.id || !this.c.view.isCurrent(key))
       return undefined;
-    const allow = parsePermissionAnswer(textOf(req.message)) === 'allow';
-    const stored = await this.c.ledger.transition(key, (e) => resumeWorking(e, req.message, new Date()));
-    this.c.harness().answerPermission(pending.id, allow);
-    this.c.log.info({ task_id: cur.entry.task.id, allow }, 'permission prompt answered');
+    // Only the session owner's machine answers its prompts (the gateway refuses others first).
+    if (req.origin.device !== this.c.machine)
+      throw new ShroomsError('ACTION_FORBIDDEN', `only ${this.c.machine} itself may answer a permission prompt of its sessions`, {
+        action: 'answer_permission',
+        rule: "the session owner's machine",
+      });
+    const now = new Date();
+    const answer = parsePermissionAnswer(req.message);
+    const by = req.origin.from ? `${req.origin.device} (${req.origin.from})` : req.origin.device;
+    if (!answer) {
+      const stored = await this.c.ledger.transition(key, (e) => askAgain(e, req.message, now));
+      this.c.log.info({ task_id: cur.entry.task.id, by }, 'not an answer to the permission prompt; asked again');
+      return stored;
+    }
+    const record = { answer, tool: pending.tool ?? '', by, at: now.toISOString() };
+    const stored = await this.c.ledger.transition(key, (e) => resumeWorking(e, req.message, now, record));
+    this.c.harness().answerPermission(pending.id, answer === 'allow');
+    this.c.log.info({ task_id: cur.entry.task.id, answer, by }, 'permission prompt answered');
     return stored;
   }
 }
 
-/** INPUT_REQUIRED (a permission prompt) → WORKING with the answer in the history. */
-function resumeWorking(e: LedgerEntry, message: Message, now: Date): LedgerEntry {
+/** INPUT_REQUIRED (a permission prompt) → WORKING with the answer in the history and on the task. */
+function resumeWorking(e: LedgerEntry, message: Message, now: Date, record: Record<string, string>): LedgerEntry {
   const task = structuredClone(e.task);
   task.status = { state: 'TASK_STATE_WORKING', timestamp: now.toISOString() };
   task.history = [...(task.history ?? []), { ...message, taskId: task.id, contextId: task.contextId }];
-  task.metadata = { ...task.metadata };
+  task.metadata = { ...task.metadata, [META.permissionAnswer]: record };
   delete task.metadata[META.permission];
   return { v: e.v + 1, task, events: [{ statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status } }] };
+}
+
+/** Not `allow` or `deny`: the message goes into the history and the prompt is asked again. */
+function askAgain(e: LedgerEntry, message: Message, now: Date): LedgerEntry {
+  const task = e.task;
+  const withMessage = {
+    ...e,
+    task: { ...task, history: [...(task.history ?? []), { ...message, taskId: task.id, contextId: task.contextId }] },
+  };
+  const original = textOf(task.status.message).replace(AGAIN, '');
+  const question = `${AGAIN_TEXT}${original}`.slice(0, 2_000);
+  return transitions.block(withMessage, question, now, { [META.permission]: task.metadata?.[META.permission] });
 }
