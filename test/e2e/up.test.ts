@@ -4,7 +4,8 @@
  * and the demo session answers again through the gateway. Ctrl-C then stops every part, and the
  * restarts are in logs/up.log.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { connect } from '@nats-io/transport-node';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, childProcesses, eventually, freePort, isAlive, rpc, runTs, type ServiceProcess } from '@shrooms/testing';
@@ -62,6 +63,30 @@ afterAll(async () => {
   await up?.stop();
   for (const pid of seenPids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
   await rm(state, { recursive: true, force: true });
+});
+
+describe('up runs NATS with users', () => {
+  it('refuses an anonymous login and keeps its credentials and logs to their owner', async () => {
+    const url = /NATS {10}(nats:\/\/\S+)/.exec(up.output())![1]!;
+    await expect(connect({ servers: url, reconnect: false })).rejects.toThrow(/Authorization/i);
+    const auth = join(state, 'nats-auth');
+    for (const dir of [state, auth, join(state, 'logs'), join(state, 'nats')]) expect((await stat(dir)).mode & 0o777, dir).toBe(0o700);
+    const files = [
+      ...(await readdir(auth)).map((f) => join(auth, f)),
+      ...(await readdir(join(state, 'logs'))).map((f) => join(state, 'logs', f)),
+    ];
+    for (const f of files) expect((await stat(f)).mode & 0o777, f).toBe(0o600);
+    const { NATS_PASS } = Object.fromEntries(
+      (await readFile(join(auth, 'bridge.env'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => l.split('=')),
+    ) as Record<string, string>;
+    const nc = await connect({ servers: url, user: 'bridge', pass: NATS_PASS!, reconnect: false });
+    await nc.close();
+    for (const f of files.filter((f) => f.endsWith('.log'))) expect(await readFile(f, 'utf8'), f).not.toContain(NATS_PASS!);
+    expect(up.output()).not.toContain(NATS_PASS!);
+  });
 });
 
 describe('up supervises its parts', () => {

@@ -45,6 +45,14 @@ export const envBool = (dflt: boolean) =>
 /** Config as it may be logged: anything that looks like a secret is masked. */
 export function redactConfig(config: object): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(config)) out[k] = /PASS|TOKEN|SECRET|CREDS|KEY/i.test(k) && v ? '***' : v;
+  for (const [k, v] of Object.entries(config)) out[k] = /PASS|TOKEN|SECRET|CREDS|KEY/i.test(k) && v ? '***' : redactUrls(v);
   return out;
+}
+
+/** `nats://user:secret@host` → `nats://user:***@host` (and `nats://token@host` → `nats://***@host`), in any string. */
+export function redactUrls<T>(value: T): T {
+  if (typeof value !== 'string') return value;
+  return value.replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@:]*)(:[^\s/@]*)?@/gi, (_m, scheme: string, user: string, pass?: string) =>
+    pass ? `${scheme}${user}:***@` : `${scheme}***@`,
+  ) as T;
 }

@@ -7,12 +7,12 @@
  */
 import { spawn } from 'node:child_process';
 import { appendFileSync, createWriteStream, existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from './types.js';
 import { Supervisor, type RunningPart } from './supervise.js';
+import { prepareLocalNats, privateDir, type Role } from './local-nats.js';
 
 const HELP = `usage: shrooms-agent up [--port 7387] [--nats-port N] [--session demo] [--no-guard] [--no-scheduler]
 
@@ -47,20 +47,27 @@ export const upCommand: Command = {
       process.stderr.write('nats-server is not installed. Install it with:  sudo apt-get install -y nats-server\n');
       return 1;
     }
-    const stateDir = resolve(process.env.SHROOMS_STATE_DIR ?? join(REPO_ROOT, '.state'));
-    const logDir = join(stateDir, 'logs');
-    await mkdir(logDir, { recursive: true });
+    // The state folder holds NATS data, credentials and logs: only its owner may look inside.
+    const stateDir = await privateDir(resolve(process.env.SHROOMS_STATE_DIR ?? join(REPO_ROOT, '.state')));
+    const logDir = await privateDir(join(stateDir, 'logs'));
     const machine = process.env.SHROOMS_MACHINE ?? (hostname().split('.')[0] || 'localhost');
+    // A server of our own runs with users and permissions; one given as NATS_URL is the operator's.
+    const auth = process.env.NATS_URL ? undefined : await prepareLocalNats(stateDir, machine, values.session!);
 
     const upLog = join(logDir, 'up.log');
     const supervisor = new Supervisor({
       print: (line) => process.stderr.write(`${line}\n`),
-      log: (entry) => appendFileSync(upLog, `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`),
+      log: (entry) => appendFileSync(upLog, `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`, { mode: 0o600 }),
     });
     let nats: Awaited<ReturnType<typeof startNatsServer>> | undefined;
     // NATS is the first part: started once, then restarted on the same ports and data.
     const natsPart = async (): Promise<RunningPart> => {
-      if (!nats) nats = await startNatsServer({ dataDir: join(stateDir, 'nats'), port: Number(values['nats-port']) });
+      if (!nats)
+        nats = await startNatsServer({
+          dataDir: await privateDir(join(stateDir, 'nats')),
+          port: Number(values['nats-port']),
+          ...(auth ? { args: ['-c', auth.confFile], env: auth.serverEnv } : {}),
+        });
       else await nats.restart();
       const handle = nats;
       return {
@@ -92,17 +99,17 @@ export const upCommand: Command = {
       GATEWAY_GUARD: values['no-guard'] ? 'off' : (process.env.GATEWAY_GUARD ?? 'required'),
     };
     /** One of our services as a supervised part: spawned again, the same way, on each restart. */
-    const service = (name: string, cmd: string[], ready: RegExp) => {
+    const service = (name: string, cmd: string[], ready: RegExp, role: Role) => {
       const logFile = join(logDir, `${name}.log`);
       return supervisor.add({
         name,
         logFile,
         async start() {
           const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...cmd], {
-            env,
+            env: { ...env, ...auth?.login(role) },
             stdio: ['ignore', 'pipe', 'pipe'],
           });
-          const log = createWriteStream(logFile, { flags: 'a' });
+          const log = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
           child.stdout!.pipe(log);
           child.stderr!.pipe(log);
           const proc = wrap(child);
@@ -123,14 +130,15 @@ export const upCommand: Command = {
     const has = (name: string) => name in COMMANDS;
     if (!has('guard')) env.GATEWAY_GUARD = 'off';
     try {
-      const services = [service('gateway', ['gateway'], /gateway listening/)];
-      if (!values['no-guard'] && has('guard')) services.push(service('guard', ['guard'], /guard ready/));
-      if (!values['no-scheduler'] && has('scheduler')) services.push(service('scheduler', ['scheduler'], /scheduler ready/));
+      const services = [service('gateway', ['gateway'], /gateway listening/, 'gateway')];
+      if (!values['no-guard'] && has('guard')) services.push(service('guard', ['guard'], /guard ready/, 'guard'));
+      if (!values['no-scheduler'] && has('scheduler')) services.push(service('scheduler', ['scheduler'], /scheduler ready/, 'scheduler'));
       services.push(
         service(
           `bridge-${values.session}`,
           ['bridge', '--harness', 'echo', '--session', values.session!, '--cwd', stateDir],
           /bridge ready/,
+          'session',
         ),
       );
       await Promise.all(services);
@@ -149,6 +157,12 @@ export const upCommand: Command = {
         `  A2A endpoint  ${a2a}   (JSON-RPC; HTTP+JSON under ${a2a}/)`,
         `  agent card    ${a2a}/.well-known/agent-card.json`,
         `  state, logs   ${stateDir}`,
+        ...(auth
+          ? [
+              `  NATS users    one per part (deploy/nats); a bridge you start by hand: set -a; . ${auth.bridgeEnvFile}; set +a`,
+              `                operators (nats CLI): ${auth.adminEnvFile}`,
+            ]
+          : []),
         '',
         'Try:',
         `  curl -s ${a2a} -H 'content-type: application/json' -H 'A2A-Version: 1.0' \\`,
