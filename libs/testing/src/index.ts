@@ -5,3 +5,13 @@ export * from './mesh.js';
 export * from './chaos/index.js';
 export * from './otlp/receiver.js';
 export * from './machines/index.js';
+export {
+  DOCKER_BIN,
+  DOCKER_COMPOSE_BIN,
+  dockerEngineUnavailable,
+  startDockerEngine,
+  unmountUnder,
+  type DockerEngine,
+  type StartDockerOptions,
+} from './docker/engine.js';
+export { run, type RunOptions } from './docker/exec.js';
