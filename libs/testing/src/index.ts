@@ -15,3 +15,4 @@ export {
   type StartDockerOptions,
 } from './docker/engine.js';
 export { run, type RunOptions } from './docker/exec.js';
+export { baseImageTag, BASE_NODE_VERSION, buildNatsImage, dockerCacheDir, ensureBaseTarball, importBaseImage } from './docker/images.js';
