@@ -52,20 +52,39 @@ export async function startNatsServer(opts: StartNatsOptions = {}): Promise<Nats
   }
   if (process.env.NATS_USE_DOCKER === '1') {
     try {
-      const m = (await import('@testcontainers/nats')) as unknown as { NatsContainer: new (image: string) => any };
-      const c = await new m.NatsContainer('nats:2.10-alpine').withJetStream().start();
-      return {
-        url: String(c.getConnectionOptions().servers),
-        kind: 'docker',
-        stop: () => c.stop(),
-        kill: () => {},
-        restart: async () => {},
-      };
+      return await startInDocker(opts.timeoutMs ?? 120_000);
     } catch (e) {
       process.stderr.write(`docker unavailable (${(e as Error).message}); using the local nats-server\n`);
     }
   }
   return startLocal(opts);
+}
+
+/**
+ * nats-server with JetStream in a container (testcontainers; the engine from DOCKER_HOST). The image
+ * is NATS_IMAGE (default nats:2.10-alpine, pulled when missing). No user or password: the handle is
+ * a URL, as the local server's is (the NATS module's container always sets one).
+ */
+async function startInDocker(timeoutMs: number): Promise<NatsServerHandle> {
+  const { GenericContainer, Wait } = await import('testcontainers');
+  const image = process.env.NATS_IMAGE || 'nats:2.10-alpine';
+  const c = await new GenericContainer(image)
+    .withCommand(['-js', '-m', '8222'])
+    .withExposedPorts(4222, 8222)
+    .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
+    .withStartupTimeout(timeoutMs)
+    .start();
+  const host = c.getHost();
+  return {
+    url: `nats://${host}:${c.getMappedPort(4222)}`,
+    monitorUrl: `http://${host}:${c.getMappedPort(8222)}`,
+    kind: 'docker',
+    async stop() {
+      await c.stop();
+    },
+    kill: () => {},
+    restart: async () => {},
+  };
 }
 
 async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
