@@ -195,7 +195,7 @@ export function checkCompose({ file, report, cli, repoRoot }) {
     }
   }
   // NATS nodes: one name each, routes to service names of this file.
-  const nodes = Object.entries(services).filter(([, s]) => /^nats(:|$)/.test(String(s.image ?? '')));
+  const nodes = Object.entries(services).filter(([, s]) => /^(\$\{NATS_IMAGE:-)?nats(:|$)/.test(String(s.image ?? '')));
   const names = new Map();
   for (const [svcName, svc] of nodes) {
     const env = serviceEnv(svc);
