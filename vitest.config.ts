@@ -2,7 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 // Projects: `unit` (beside the code, in-process, may use a real nats-server), `e2e` (root test/,
 // cross-process), `harness` (real claude and pi CLIs; serial, generous timeouts), `chaos`
-// (kills, failovers, fuzzing). No test asserts a wall-clock time.
+// (kills, failovers, fuzzing), `docker` (a private Docker engine: the image built from
+// deploy/Dockerfile, the compose file run; skipped, saying why, where no engine can start).
+// No test asserts a wall-clock time.
 const resolve = { conditions: ['development'] };
 
 export default defineConfig({
@@ -46,6 +48,18 @@ export default defineConfig({
           include: ['test/chaos/**/*.test.ts'],
           testTimeout: 600_000,
           hookTimeout: 120_000,
+          fileParallelism: false,
+          maxWorkers: 1,
+        },
+      },
+      {
+        resolve,
+        test: {
+          name: 'docker',
+          include: ['test/docker/**/*.test.ts'],
+          globalSetup: ['test/docker/setup.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
           fileParallelism: false,
           maxWorkers: 1,
         },
