@@ -22,7 +22,8 @@ import { delimiter, dirname, join } from 'node:path';
  * fails) or a `vitest` project of vitest.config.ts (its tests are counted). `everyNode: true` runs
  * it again on each Node of `--node`; leave it off for checks of files rather than of the runtime
  * (format, types, manifests), or for projects too slow to repeat (see docs/reliability.md for what
- * each run costs). To add a project: one line here, plus its entry in vitest.config.ts.
+ * each run costs). `with: 'x'` runs the project too when `x` is asked for by name. To add a
+ * project: one line here, plus its entry in vitest.config.ts.
  */
 const PROJECTS = [
   { name: 'lint', command: () => ['pnpm', 'run', '--silent', 'lint'] },
@@ -30,6 +31,9 @@ const PROJECTS = [
   // Manifests and compose against their schemas, NATS configs with nats-server -t, and every
   // container command started for real (scripts/check-deploy.mjs).
   { name: 'deploy', command: (node) => [node, 'scripts/check-deploy.mjs', '--strict'] },
+  // The image built and the compose file run under a private Docker engine (root; skipped, saying
+  // why, where no engine can start). `./shrooms test deploy` runs it with the offline checks.
+  { name: 'docker', vitest: true, with: 'deploy' },
   { name: 'unit', vitest: true, everyNode: true },
   { name: 'e2e', vitest: true, everyNode: true },
   // Real claude and pi CLIs against a fake model: serial and the slowest per test; run once.
@@ -125,7 +129,7 @@ function nodeBinary(version) {
 const summary = (c) => `${c.passed} passed, ${c.failed} failed${c.skipped ? `, ${c.skipped} skipped` : ''}`;
 const duration = (ms) => `${Math.floor(ms / 60_000)}m ${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
 
-const chosen = wanted.length ? PROJECTS.filter((p) => wanted.includes(p.name)) : PROJECTS;
+const chosen = wanted.length ? PROJECTS.filter((p) => wanted.includes(p.name) || wanted.includes(p.with)) : PROJECTS;
 const runs = [runOn(process.execPath, `node ${process.version}, this machine`, chosen, outDir)];
 // Named projects run on every Node asked for; otherwise the runtime ones (`everyNode`).
 const again = wanted.length ? chosen : PROJECTS.filter((p) => p.everyNode);
