@@ -65,10 +65,13 @@ function localPath(p, mounts, tmp) {
 
 async function localize(spec, natsUrl, tmp, gatewayPorts) {
   const env = { ...spec.env, NATS_URL: natsUrl };
-  const isPath = (v) => /^\/(data|etc|var|srv|home|opt)\//.test(v);
+  const isPath = (v) => /^\/(data|etc|var|srv|home|opt)(\/|$)/.test(v);
   for (const [k, v] of Object.entries(env)) if (isPath(v)) env[k] = localPath(v, spec.mounts, tmp);
   const command = spec.command.map((a) => (isPath(a) ? localPath(a, spec.mounts, tmp) : a));
-  for (const a of command) if (a.startsWith(tmp)) mkdirSync(a, { recursive: true });
+  // A mount is a folder in the container; a path below one exists only if something made it (a
+  // fresh volume is empty), so only mount points are made here.
+  const mountPoints = new Set(spec.mounts.map((m) => localPath(m.target, spec.mounts, tmp)));
+  for (const a of command) if (mountPoints.has(a)) mkdirSync(a, { recursive: true });
   if (env.HEALTH_HOST && env.HEALTH_HOST !== '127.0.0.1') env.HEALTH_HOST = '127.0.0.1';
   let healthUrl;
   if (env.HEALTH_PORT) {
