@@ -185,9 +185,16 @@ export class Ledger {
 
   /**
    * Watches keys matching `filter`: first the last value of each (isUpdate false), then every
-   * change as it is stored. `onReady` runs once the initial values have been delivered.
+   * change as it is stored. `onReady` runs once the initial values have been delivered; `onEnd`
+   * when the watch ends without being stopped (its consumer closed, or it failed).
    */
-  async watch(filter: string, onEntry: (s: Stored, isUpdate: boolean) => void, onReady?: () => void): Promise<() => void> {
+  async watch(
+    filter: string,
+    onEntry: (s: Stored, isUpdate: boolean) => void,
+    onReady?: () => void,
+    onEnd?: (err?: unknown) => void,
+  ): Promise<() => void> {
+    let stopped = false;
     let ready = false;
     const markReady = () => {
       if (!ready) {
@@ -208,8 +215,14 @@ export class Ledger {
         }
         if (e.isUpdate || e.delta === 0) markReady();
       }
-    })();
-    return () => iter.stop();
+    })().then(
+      () => stopped || onEnd?.(),
+      (err: unknown) => stopped || onEnd?.(err),
+    );
+    return () => {
+      stopped = true;
+      iter.stop();
+    };
   }
 
   private encode(entry: LedgerEntry): Uint8Array {

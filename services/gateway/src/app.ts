@@ -45,7 +45,7 @@ export interface Gateway {
 export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   const { config, log } = deps;
   const machine = config.SHROOMS_MACHINE;
-  const live = new LiveTasks(deps.ledger, machine);
+  const live = new LiveTasks(deps.ledger, machine, log);
   await live.start();
   const tasks = new TaskService({
     nc: deps.nc,

@@ -5,6 +5,7 @@
  */
 import { decodeToken, keys } from '@shrooms/protocol';
 import { TaskIndex, type Ledger, type LedgerEntry, type Stored } from '@shrooms/ledger';
+import type { Logger } from '@shrooms/runtime';
 
 type Listener = (s: Stored) => void;
 
@@ -21,19 +22,47 @@ export class LiveTasks {
   constructor(
     readonly ledger: Ledger,
     readonly machine: string,
+    private readonly log?: Logger,
   ) {
     this.ready = new Promise((r) => (this.markReady = r));
   }
 
+  /**
+   * Starts the watch. Until its initial values are in, listing and the expiry sweep wait (`ready`);
+   * how long that took is logged. A watch that ends by itself is logged and started again (the
+   * index takes the re-read values by version, so nothing is applied twice).
+   */
   async start(): Promise<void> {
+    const t0 = Date.now();
     this.stop = await this.ledger.watch(
       keys.tasksOfMachine(this.machine),
       (s) => this.apply(s),
-      () => this.markReady(),
+      () => {
+        this.log?.info({ tasks: this.index.count(), ms: Date.now() - t0 }, 'listing index ready');
+        this.markReady();
+      },
+      (err) => {
+        this.log?.warn({ err }, 'ledger watch ended; starting it again');
+        this.startSoon();
+      },
     );
   }
 
+  private startSoon(): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.start().catch((err: unknown) => {
+        this.log?.error({ err }, 'ledger watch failed to start; trying again');
+        this.startSoon();
+      });
+    }, 1_000);
+    timer.unref();
+  }
+
+  private closed = false;
+
   close(): void {
+    this.closed = true;
     this.stop?.();
   }
 
