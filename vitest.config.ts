@@ -1,10 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
 // Projects: `unit` (beside the code, in-process, may use a real nats-server), `e2e` (root test/,
-// cross-process), `harness` (real claude and pi CLIs; serial, generous timeouts), `chaos`
-// (kills, failovers, fuzzing), `docker` (a private Docker engine: the image built from
-// deploy/Dockerfile, the compose file run; skipped, saying why, where no engine can start).
-// No test asserts a wall-clock time.
+// cross-process), `interop` (real third-party A2A/MCP clients against one `up`; serial), `harness`
+// (real claude and pi CLIs; serial, generous timeouts), `chaos` (kills, failovers, fuzzing), `docker`
+// (a private Docker engine: the image built from deploy/Dockerfile, the compose file run; skipped,
+// saying why, where no engine can start). No test asserts a wall-clock time.
 const resolve = { conditions: ['development'] };
 
 export default defineConfig({
@@ -28,6 +28,19 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           maxWorkers: 2,
+        },
+      },
+      {
+        resolve,
+        test: {
+          name: 'interop',
+          include: ['test/interop/**/*.test.ts'],
+          globalSetup: ['test/interop/setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          // One demo session behind one `up`: files take turns.
+          fileParallelism: false,
+          maxWorkers: 1,
         },
       },
       {

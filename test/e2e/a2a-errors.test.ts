@@ -41,13 +41,16 @@ describe('JSON-RPC errors', () => {
   });
 
   it('answers an unknown method with -32601', async () => {
-    const r = await rpc(url, 'message/send', {});
+    const r = await rpc(url, 'message/sned', {});
     expect(r.error).toMatchObject({ code: -32601, data: errorInfo('METHOD_NOT_FOUND') });
   });
 
   it('answers an unsupported version with -32009 and serves a request without the header', async () => {
-    const r = await rpc(url, 'GetTask', { id: 'demo:nope' }, { 'A2A-Version': '0.3' });
+    const r = await rpc(url, 'GetTask', { id: 'demo:nope' }, { 'A2A-Version': '2.0' });
     expect(r.error).toMatchObject({ code: -32009, data: errorInfo('VERSION_NOT_SUPPORTED') });
+    // A patch never decides, and 0.3 is served beside 1.0.
+    for (const v of ['1.0.1', '1', '0.3', '0.3.0'])
+      expect((await rpc(url, 'GetTask', { id: 'demo:nope' }, { 'A2A-Version': v })).error.code).toBe(-32001);
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -91,9 +94,9 @@ describe('JSON-RPC errors', () => {
     expect(f.error).toMatchObject({ code: -32005, data: errorInfo('CONTENT_TYPE_NOT_SUPPORTED') });
   });
 
-  it('answers push-config methods with PushNotificationNotSupported and the extended card with not configured', async () => {
+  it('answers push-config methods with PushNotificationNotSupported and the extended card with UnsupportedOperation', async () => {
     expect((await rpc(url, 'CreateTaskPushNotificationConfig', { taskId: 'demo:x', url: 'http://x' })).error.code).toBe(-32003);
-    expect((await rpc(url, 'GetExtendedAgentCard', {})).error.code).toBe(-32007);
+    expect((await rpc(url, 'GetExtendedAgentCard', {})).error).toMatchObject({ code: -32004, data: errorInfo('UNSUPPORTED_OPERATION') });
   });
 
   it('answers an unknown session with SESSION_NOT_FOUND', async () => {

@@ -32,6 +32,15 @@ export const isInterrupted = (s: TaskState): boolean => INTERRUPTED_STATES.has(s
 export const MetadataSchema = z.record(z.string(), z.unknown());
 export type Metadata = z.infer<typeof MetadataSchema>;
 
+/**
+ * What SDKs send for a field they never set reads as absent, on both bindings: ts-proto writes an
+ * enum it was given no value for as `"UNRECOGNIZED"` (or its `*_UNSPECIFIED` name, or `0`), and a
+ * string as `""`. A wrong value of the right kind is still refused.
+ */
+const UNSET_ENUM = new Set<unknown>(['UNRECOGNIZED', 'TASK_STATE_UNSPECIFIED', 'ROLE_UNSPECIFIED', 0]);
+export const unsetEnum = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (UNSET_ENUM.has(v) ? undefined : v), schema);
+export const unsetString = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === '' ? undefined : v), schema);
+
 export const RoleSchema = z.enum(['ROLE_UNSPECIFIED', 'ROLE_USER', 'ROLE_AGENT']);
 export type Role = z.infer<typeof RoleSchema>;
 
@@ -51,9 +60,10 @@ export type Part = z.infer<typeof PartSchema>;
 
 export const MessageSchema = z.object({
   messageId: z.string().min(1),
-  contextId: z.string().optional(),
-  taskId: z.string().optional(),
-  role: RoleSchema,
+  contextId: unsetString(z.string().optional()),
+  taskId: unsetString(z.string().optional()),
+  /** A message that reaches us is the user's, whatever role an SDK left unset. */
+  role: unsetEnum(RoleSchema.default('ROLE_USER')),
   parts: z.array(PartSchema).min(1),
   metadata: MetadataSchema.optional(),
   extensions: z.array(z.string()).optional(),
@@ -140,10 +150,10 @@ export type GetTaskParams = z.infer<typeof GetTaskParamsSchema>;
 export const ListTasksParamsSchema = z
   .object({
     tenant,
-    contextId: z.string().optional(),
-    status: TaskStateSchema.optional(),
+    contextId: unsetString(z.string().optional()),
+    status: unsetEnum(TaskStateSchema.optional()),
     pageSize: z.number().int().min(1).max(100).optional(),
-    pageToken: z.string().optional(),
+    pageToken: unsetString(z.string().optional()),
     historyLength: z.number().int().min(0).optional(),
     statusTimestampAfter: z.string().datetime({ offset: true }).optional(),
     includeArtifacts: z.boolean().optional(),

@@ -61,7 +61,7 @@ export const ERRORS = {
     false,
     'A required extension was not declared.',
   ),
-  VERSION_NOT_SUPPORTED: e(-32009, 'VERSION_NOT_SUPPORTED', 400, 'FAILED_PRECONDITION', false, 'Only A2A-Version 1.0 is served.'),
+  VERSION_NOT_SUPPORTED: e(-32009, 'VERSION_NOT_SUPPORTED', 400, 'FAILED_PRECONDITION', false, 'Only A2A-Version 1.0 and 0.3 are served.'),
   // shrooms
   LOOP_GUARD: e(
     -32050,

@@ -70,6 +70,7 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
     sse: new SseStreams(config.LIMIT_SSE_STREAMS, config.GATEWAY_SSE_HEARTBEAT_MS),
     schedule: deps.schedule,
     schedules: deps.schedules,
+    defaultSession: config.GATEWAY_DEFAULT_SESSION,
     sessionName,
   };
 

@@ -19,6 +19,12 @@ export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.
    * the public URL's host (comma-separated, e.g. `laptop.home`); any other Host is refused (DNS rebinding).
    */
   GATEWAY_ALLOWED_HOSTS: z.string().optional(),
+  /**
+   * The session the machine card's interfaces lead to, and that `POST /a2a` serves when a request
+   * names no session (the A2A TCK and generic clients start from the host root). Default: the only
+   * session there is, if just one.
+   */
+  GATEWAY_DEFAULT_SESSION: z.string().optional(),
   /** Ask the guard before admitting a new task (`off` only for tests and benchmarks). */
   GATEWAY_GUARD: z.enum(['required', 'off']).default('required'),
   GATEWAY_SSE_HEARTBEAT_MS: ms(15_000),

@@ -262,11 +262,13 @@ export class CaseGenerator {
   private method(): FuzzCase {
     const name = this.r.pick([
       'sendMessage',
-      'message/send',
-      'message/stream',
-      'tasks/get',
-      'tasks/cancel',
-      'tasks/resubscribe',
+      // v0.3 names are served (message/send …); near misses of them are not.
+      'Message/Send',
+      'message/send ',
+      'message//stream',
+      'tasks/get/',
+      'tasks/list',
+      'tasks/resubscribe\u0000',
       'getTask',
       'GETTASK',
       'GetTask ',
@@ -332,6 +334,7 @@ export class CaseGenerator {
       ]);
       const bad: Record<string, unknown[]> = {
         pageSize: [0, -1, 101, 1.5, '10', null, 1e9],
+        // Unset-like values ("UNRECOGNIZED", TASK_STATE_UNSPECIFIED, 0) read as absent.
         status: ['completed', 'TASK_STATE_DONE', 1, '', null],
         historyLength: [-1, 0.5, '2', null],
         statusTimestampAfter: ['yesterday', '2026-13-45T00:00:00Z', 1, '', '2026-01-01'],
@@ -466,7 +469,7 @@ export class CaseGenerator {
           ['PUSH_NOT_SUPPORTED'],
         );
       case 14:
-        return one('extended card', rpcBody('GetExtendedAgentCard', {}, 's'), ['EXTENDED_CARD_NOT_CONFIGURED']);
+        return one('extended card', rpcBody('GetExtendedAgentCard', {}, 's'), ['UNSUPPORTED_OPERATION']);
       default: {
         const from = this.r.pick([undefined, 'testbox/other', 'elsewhere/fz', this.hostile()]);
         return one(
@@ -484,11 +487,11 @@ export class CaseGenerator {
 
   private version(): FuzzCase {
     const v = this.r.pick([
+      // 0.3, 0.3.0 and 1.0.1 are served (a patch never decides), so they are not in this list.
       '2.0',
-      '0.3',
-      '0.3.0',
+      '0.4',
+      '0.2.9',
       '1.1',
-      '1.0.1',
       'v1',
       '1.0,2.0',
       '1.0, 1.0',
@@ -590,7 +593,7 @@ export class CaseGenerator {
 
   private rpcPath(): FuzzCase {
     if (this.r.chance(0.3)) {
-      // POST /a2a routes by task id or metadata["shrooms/session"].
+      // POST /a2a routes by task id or metadata["shrooms/session"], else to the only session (fz).
       const params = this.r.pick<unknown>([
         { id: this.hostile() },
         { id: `${this.hostile()}:x` },
@@ -650,7 +653,7 @@ export class CaseGenerator {
       const method = rest.startsWith('message') || rest.startsWith('reminders') ? 'POST' : 'GET';
       return this.rest('rest-path', `${method} /a2a/<${seg.slice(0, 20)}>/${rest}`, method, `/a2a/${seg}/${rest}`, {
         ...(method === 'POST' ? { body: JSON.stringify({ message: msg(this.mid()) }) } : {}),
-        expect: [...expect, 'ROUTE_NOT_FOUND', 'EXTENDED_CARD_NOT_CONFIGURED', 'TASK_NOT_FOUND'],
+        expect: [...expect, 'ROUTE_NOT_FOUND', 'UNSUPPORTED_OPERATION', 'TASK_NOT_FOUND'],
       });
     }
     if (kind === 1)

@@ -12,6 +12,8 @@ export interface A2AContext {
   sse: SseStreams;
   schedule?: ScheduleHook;
   schedules?: ScheduleClient;
+  /** `GATEWAY_DEFAULT_SESSION`: where the machine card leads and `POST /a2a` goes without a session. */
+  defaultSession?: string;
   /** Validates a session name from the path (it reaches subjects only encoded, but must be a name). */
   sessionName(raw: string): string;
 }

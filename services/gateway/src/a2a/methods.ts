@@ -129,7 +129,7 @@ async function dispatch(method: string, params: unknown, ctx: MethodContext): Pr
       if (isTerminal(cur.entry.task.status.state)) {
         throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${p.id} is ${cur.entry.task.status.state}; there is nothing to subscribe to`);
       }
-      const stream = openTaskStream(tasks.d.live, key, async () => (await tasks.d.ledger.get(key)) as Stored);
+      const stream = openTaskStream(tasks.d.live, key, async () => (await tasks.d.ledger.get(key)) as Stored, true);
       return { stream };
     }
     case 'AckTask': {
@@ -152,7 +152,8 @@ async function dispatch(method: string, params: unknown, ctx: MethodContext): Pr
     case 'DeleteTaskPushNotificationConfig':
       throw new ShroomsError('PUSH_NOT_SUPPORTED', 'push notifications are not supported; use SendStreamingMessage or SubscribeToTask');
     case 'GetExtendedAgentCard':
-      throw new ShroomsError('EXTENDED_CARD_NOT_CONFIGURED', 'this agent has no extended card');
+      // The card declares `capabilities.extendedAgentCard: false`; spec §1.4: UnsupportedOperation.
+      throw new ShroomsError('UNSUPPORTED_OPERATION', 'this agent declares no extended card (capabilities.extendedAgentCard is false)');
     default:
       throw new ShroomsError('METHOD_NOT_FOUND', `unknown method ${JSON.stringify(String(method).slice(0, 100))}`);
   }

@@ -13,13 +13,14 @@ export interface TaskStream {
   close(): void;
 }
 
-const closes = (s: Stored) => isTerminal(s.entry.task.status.state) || isInterrupted(s.entry.task.status.state);
-
 /**
  * `start` runs after the listener is registered (e.g. the send itself) and returns the entry to
- * begin from; events of later entries follow.
+ * begin from; events of later entries follow. A send's stream closes where its blocking form would
+ * return (terminal or interrupted); a subscription (`untilTerminal`) stays through an interruption,
+ * so its subscriber sees the answer that completes the task (TCK STREAM-SUB-002).
  */
-export function openTaskStream(live: LiveTasks, key: string, start: () => Promise<Stored>): TaskStream {
+export function openTaskStream(live: LiveTasks, key: string, start: () => Promise<Stored>, untilTerminal = false): TaskStream {
+  const closes = (s: Stored) => isTerminal(s.entry.task.status.state) || (!untilTerminal && isInterrupted(s.entry.task.status.state));
   const queue: Stored[] = [];
   let wake: (() => void) | undefined;
   let closed = false;

@@ -18,21 +18,33 @@ const EXTENSION = {
   params: { metadataPrefix: 'shrooms/', methods: ['AckTask'] },
 };
 
-function interfaces(url: string) {
-  return [
-    { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
-    { url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
-  ];
+/**
+ * How a client reaches an agent: v1.0's `supportedInterfaces` (JSON-RPC first, the SDKs' default),
+ * and beside them v0.3's `url`/`preferredTransport`/`protocolVersion`, so a v0.3 client reading
+ * the same card finds the same endpoint (v0.3 is served over JSON-RPC only).
+ */
+function interfaces(url: string, rest = true) {
+  return {
+    supportedInterfaces: [
+      { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
+      ...(rest ? [{ url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' }] : []),
+    ],
+    protocolVersion: '0.3.0',
+    url,
+    preferredTransport: 'JSONRPC',
+    additionalInterfaces: [{ url, transport: 'JSONRPC' }],
+  };
 }
 
 const capabilities = { streaming: true, pushNotifications: false, extensions: [EXTENSION], extendedAgentCard: false };
 
+// Cards are public to the mesh: they name a session's harness, never its working directory.
 export function sessionCard(base: string, machine: string, session: string, signal: SignalView | null): Record<string, unknown> {
-  const what = signal ? `a ${signal.harness} session${signal.cwd ? ` in ${signal.cwd}` : ''}` : 'a session';
+  const what = signal ? `a ${signal.harness} session` : 'a session';
   return {
     name: `${machine}/${session}`,
     description: `${machine}/${session}: ${what} on the shrooms agent mesh. Send it a task as text; it answers when its worker finishes.`,
-    supportedInterfaces: interfaces(`${base}/a2a/${encodeURIComponent(session)}`),
+    ...interfaces(`${base}/a2a/${encodeURIComponent(session)}`),
     provider: { organization: 'shrooms agent mesh', url: base },
     version: VERSION,
     capabilities,
@@ -49,11 +61,21 @@ export function sessionCard(base: string, machine: string, session: string, sign
   };
 }
 
-export function machineCard(base: string, machine: string, sessions: SignalView[]): Record<string, unknown> {
+/**
+ * The machine's card. Its interfaces lead a client that knows nothing of shrooms to one session:
+ * the default one (`GATEWAY_DEFAULT_SESSION`, or the only session there is), at that session's own
+ * endpoints. With several sessions and no default, only JSON-RPC on `POST /a2a` is offered, which
+ * routes by task id or `metadata["shrooms/session"]`; each skill names its session's own card.
+ */
+export function machineCard(base: string, machine: string, sessions: SignalView[], defaultSession?: string): Record<string, unknown> {
+  const front = frontSession(sessions, defaultSession);
+  const how = front
+    ? `Messages sent to this card's interfaces go to ${machine}/${front}.`
+    : `Send to a session through its own card (each skill names one), or to POST /a2a with metadata "${META.session}".`;
   return {
     name: machine,
-    description: `The sessions of ${machine} on the shrooms agent mesh. Each skill is a session with its own card at /a2a/SESSION/.well-known/agent-card.json.`,
-    supportedInterfaces: interfaces(`${base}/a2a`),
+    description: `The sessions of ${machine} on the shrooms agent mesh. ${how}`,
+    ...(front ? interfaces(`${base}/a2a/${encodeURIComponent(front)}`) : interfaces(`${base}/a2a`, false)),
     provider: { organization: 'shrooms agent mesh', url: base },
     version: VERSION,
     capabilities,
@@ -62,10 +84,15 @@ export function machineCard(base: string, machine: string, sessions: SignalView[
     skills: sessions.map((s) => ({
       id: s.session,
       name: `${machine}/${s.session}`,
-      description: `${s.harness} session, ${s.state}${s.cwd ? `, in ${s.cwd}` : ''}. Card: ${base}/a2a/${encodeURIComponent(s.session)}/.well-known/agent-card.json`,
+      description: `${s.harness} session, ${s.state}. Card: ${base}/a2a/${encodeURIComponent(s.session)}/.well-known/agent-card.json`,
       tags: ['session', s.harness, s.state],
     })),
   };
+}
+
+/** The session a request that names none goes to: the configured default, or the only one. */
+export function frontSession(sessions: Pick<SignalView, 'session'>[], defaultSession?: string): string | undefined {
+  return defaultSession ?? (sessions.length === 1 ? sessions[0]!.session : undefined);
 }
 
 /** Sends JSON with a strong ETag; answers 304 when the client already has it. */

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ShroomsError, toRestError } from '@shrooms/protocol';
 import type { A2AContext } from '../a2a/context.js';
 import { machineCard, sendCached, sessionCard } from './cards.js';
@@ -12,10 +12,15 @@ export function baseUrl(req: FastifyRequest, configured?: string): string {
 
 export function registerCards(app: FastifyInstance, ctx: A2AContext, publicUrl?: string): void {
   const { tasks } = ctx;
-  app.get('/.well-known/agent-card.json', async (req, reply) => {
+  const machine = async (req: FastifyRequest, reply: FastifyReply) => {
     const sessions = await tasks.d.signals.list(tasks.machine);
-    return sendCached(req, reply, machineCard(baseUrl(req, publicUrl), tasks.machine, sessions));
-  });
+    return sendCached(req, reply, machineCard(baseUrl(req, publicUrl), tasks.machine, sessions, ctx.defaultSession));
+  };
+  app.get('/.well-known/agent-card.json', machine);
+  // Where `new URL('.well-known/agent-card.json', 'http://host/a2a/demo')` lands — the a2a-js
+  // resolver drops the last path segment of a base without a trailing slash. The session is lost
+  // there, so this is the machine's card, whose interfaces lead to its default session.
+  app.get('/a2a/.well-known/agent-card.json', machine);
   app.get('/a2a/:session/.well-known/agent-card.json', async (req, reply) => {
     try {
       const session = ctx.sessionName((req.params as { session: string }).session);

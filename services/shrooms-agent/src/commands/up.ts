@@ -97,6 +97,8 @@ export const upCommand: Command = {
       GATEWAY_PORT: String(values.port),
       GATEWAY_URL: gatewayUrl,
       GATEWAY_GUARD: values['no-guard'] ? 'off' : (process.env.GATEWAY_GUARD ?? 'required'),
+      // The machine card (what the A2A TCK and generic clients read first) leads to the demo session.
+      GATEWAY_DEFAULT_SESSION: process.env.GATEWAY_DEFAULT_SESSION ?? values.session!,
     };
     /** One of our services as a supervised part: spawned again, the same way, on each restart. */
     const service = (name: string, cmd: string[], ready: RegExp, role: Role) => {
@@ -148,14 +150,17 @@ export const upCommand: Command = {
       return 1;
     }
     const a2a = `${gatewayUrl}/a2a/${values.session}`;
+    // With the trailing slash, every card resolver finds the session's card from this URL as given
+    // (a2a-js's `createFromUrl` drops a last segment that has none).
+    const endpoint = `${a2a}/`;
     process.stdout.write(
       [
         `shrooms agent mesh is up on ${machine}`,
         `  NATS          ${natsUrl}${nats!.monitorUrl ? `   (monitoring ${nats!.monitorUrl})` : ''}`,
         `  gateway       ${gatewayUrl}   (machine card ${gatewayUrl}/.well-known/agent-card.json)`,
         `  demo session  ${machine}/${values.session} (echo harness)`,
-        `  A2A endpoint  ${a2a}   (JSON-RPC; HTTP+JSON under ${a2a}/)`,
-        `  agent card    ${a2a}/.well-known/agent-card.json`,
+        `  A2A endpoint  ${endpoint}   (JSON-RPC and HTTP+JSON; A2A 1.0 and 0.3)`,
+        `  agent card    ${endpoint}.well-known/agent-card.json`,
         `  state, logs   ${stateDir}`,
         ...(auth
           ? [

@@ -1,0 +1,54 @@
+/**
+ * The `interop` project's one mesh: `shrooms-agent up` exactly as a new user runs it (NATS, gateway,
+ * guard, scheduler, the `demo` echo session), on a free port with its state in a temp folder. Every
+ * file drives it with a real client nobody here wrote, from the endpoint `up` printed.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { CLI, freePort, runTs } from '@shrooms/testing';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The A2A endpoint `up` printed, as printed. */
+    endpoint: string;
+    gatewayUrl: string;
+    natsUrl: string;
+    machine: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const state = await mkdtemp(join(tmpdir(), 'shrooms-interop-'));
+  const port = await freePort();
+  const machine = 'interop';
+  const up = runTs(CLI, ['up', '--port', String(port)], {
+    SHROOMS_STATE_DIR: state,
+    SHROOMS_MACHINE: machine,
+    // Every file asks the one demo session; the loop guard's default (30 an hour) would refuse.
+    GUARD_RATE_MAX: '100000',
+  });
+  try {
+    const out = await up.waitFor(/Press Ctrl-C to stop/, 120_000);
+    void out;
+  } catch (err) {
+    await up.stop();
+    await rm(state, { recursive: true, force: true });
+    throw err;
+  }
+  const printed = up.output();
+  const pick = (re: RegExp) => {
+    const m = re.exec(printed);
+    if (!m) throw new Error(`'up' did not print ${re}:\n${printed}`);
+    return m[1]!;
+  };
+  project.provide('endpoint', pick(/A2A endpoint\s+(\S+)/));
+  project.provide('gatewayUrl', pick(/gateway\s+(http:\/\/\S+)/));
+  project.provide('natsUrl', pick(/NATS\s+(nats:\/\/\S+)/));
+  project.provide('machine', machine);
+  return async () => {
+    await up.stop('SIGINT');
+    await rm(state, { recursive: true, force: true });
+  };
+}
