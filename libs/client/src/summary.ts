@@ -2,7 +2,7 @@
  * A task as a model or a person reads it: one short paragraph, and a flat summary object for
  * programs (MCP structured content, `--json`). The full A2A task stays available beside it.
  */
-import { META, displayOrigin, isInterrupted, isTerminal, textOf, type Task, type TaskState } from '@shrooms/protocol';
+import { META, V03_STATES, displayOrigin, isInterrupted, isTerminal, textOf, type Task } from '@shrooms/protocol';
 import { z } from 'zod';
 import { parseTaskRef } from './refs.js';
 
@@ -30,22 +30,10 @@ export const TaskSummarySchema = z.object({
 });
 export type TaskSummary = z.infer<typeof TaskSummarySchema>;
 
-const SHORT: Record<TaskState, string> = {
-  TASK_STATE_UNSPECIFIED: 'unknown',
-  TASK_STATE_SUBMITTED: 'submitted',
-  TASK_STATE_WORKING: 'working',
-  TASK_STATE_COMPLETED: 'completed',
-  TASK_STATE_FAILED: 'failed',
-  TASK_STATE_CANCELED: 'canceled',
-  TASK_STATE_INPUT_REQUIRED: 'input-required',
-  TASK_STATE_REJECTED: 'rejected',
-  TASK_STATE_AUTH_REQUIRED: 'auth-required',
-};
-
 export function shortState(task: Pick<Task, 'status' | 'metadata'>): string {
   const s = task.status.state;
   if (s === 'TASK_STATE_SUBMITTED' && task.metadata?.[META.queued] === true) return 'queued';
-  return SHORT[s] ?? s;
+  return V03_STATES[s] ?? s;
 }
 
 /** The worker's last words on the task: the status message, else the newest artifact's text. */

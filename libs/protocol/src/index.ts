@@ -12,3 +12,4 @@ export * from './scheduler.js';
 export * from './schedule-text.js';
 export * from './signals.js';
 export * from './display.js';
+export * from './v03.js';

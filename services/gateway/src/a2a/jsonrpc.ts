@@ -1,12 +1,13 @@
 /** The JSON-RPC 2.0 binding: `POST /a2a/{session}` and `POST /a2a` (routed by task or metadata). */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ShroomsError, toJsonRpcError } from '@shrooms/protocol';
+import { META, ShroomsError, V03_METHODS, paramsFromV03, resultToV03, streamEventToV03, toJsonRpcError } from '@shrooms/protocol';
 import { isNatsOutage } from '@shrooms/runtime';
 import { TaskService } from '../tasks/service.js';
 import type { A2AContext } from './context.js';
 import { callerOf } from './caller.js';
 import { MACHINE_METHODS, callMethod } from './methods.js';
 import { checkVersion } from './version.js';
+import { frontSession } from '../cards/cards.js';
 import { headerContext } from './trace.js';
 
 type RpcId = string | number | null;
@@ -57,21 +58,20 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
       if (b.id !== undefined && b.id !== null && typeof b.id !== 'string' && typeof b.id !== 'number')
         throw new ShroomsError('INVALID_REQUEST', 'id must be a string, a number or null');
       checkVersion(req);
-      const machineLevel = MACHINE_METHODS.has(b.method);
-      const session = sessionParam ?? (machineLevel ? '-' : TaskService.sessionFromParams(b.params));
-      if (!session)
-        throw new ShroomsError(
-          'INVALID_PARAMS',
-          'POST /a2a needs a task id or metadata["shrooms/session"] to know the session; or use /a2a/{session}',
-        );
-      const caller = callerOf(req, ctx.identify, b.params);
+      // v0.3 names are served in v0.3 shapes whatever the header says; the names cannot collide.
+      const v03 = Object.hasOwn(V03_METHODS, b.method) ? b.method : undefined;
+      const method = v03 ? V03_METHODS[v03]! : b.method;
+      const params = v03 ? paramsFromV03(v03, b.params) : b.params;
+      const machineLevel = MACHINE_METHODS.has(method);
+      const session = sessionParam ?? (machineLevel ? '-' : await routeSession(ctx, params));
+      const caller = callerOf(req, ctx.identify, params);
       const abort = new AbortController();
       // Removed when the request is done: a keep-alive socket serves many requests, and each
       // listener left behind would hold its request's state until the connection closes.
       const onClose = () => abort.abort();
       req.raw.socket.once('close', onClose);
       try {
-        const out = await callMethod(b.method, b.params, {
+        const out = await callMethod(method, params, {
           tasks: ctx.tasks,
           session: machineLevel ? session : ctx.sessionName(session),
           caller,
@@ -81,10 +81,11 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
           parent: headerContext(req),
         });
         if ('stream' in out) {
-          await ctx.sse.pipe(req, reply, out.stream, (result) => ({ jsonrpc: '2.0', id, result }));
+          const shape = v03 ? streamEventToV03 : (e: unknown) => e;
+          await ctx.sse.pipe(req, reply, out.stream, (e) => ({ jsonrpc: '2.0', id, result: shape(e) }));
           return reply;
         }
-        return reply.code(200).send({ jsonrpc: '2.0', id, result: out.result });
+        return reply.code(200).send({ jsonrpc: '2.0', id, result: v03 ? resultToV03(v03, out.result) : out.result });
       } finally {
         req.raw.socket.off('close', onClose);
       }
@@ -93,7 +94,32 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
     }
   };
   app.post('/a2a/:session', (req, reply) => handle(req, reply, (req.params as { session: string }).session));
+  // The endpoint as `up` prints it (with its slash), pasted into curl.
+  app.post('/a2a/:session/', (req, reply) => handle(req, reply, (req.params as { session: string }).session));
   app.post('/a2a', (req, reply) => handle(req, reply));
+}
+
+/**
+ * The session of a `POST /a2a` request: from its task id or `metadata["shrooms/session"]`, else the
+ * machine's front session (the default, or the only one) — what the machine card leads a generic
+ * client to. A session named in metadata that is no session name is refused, never rerouted.
+ */
+async function routeSession(ctx: A2AContext, params: unknown): Promise<string> {
+  const routed = TaskService.sessionFromParams(params);
+  if (routed) return routed;
+  const p = (params ?? {}) as Record<string, any>;
+  const claimed = p.metadata?.[META.session] ?? p.message?.metadata?.[META.session];
+  if (claimed !== undefined)
+    throw new ShroomsError(
+      'SESSION_NOT_FOUND',
+      `metadata["${META.session}"] names no session: ${JSON.stringify(String(claimed).slice(0, 80))}`,
+    );
+  const front = frontSession(await ctx.tasks.d.signals.list(ctx.tasks.machine), ctx.defaultSession);
+  if (front) return front;
+  throw new ShroomsError(
+    'INVALID_PARAMS',
+    'POST /a2a needs a task id or metadata["shrooms/session"] to know the session (this machine has several and no GATEWAY_DEFAULT_SESSION); or use /a2a/{session}',
+  );
 }
 
 /** Bodies arrive as strings (any content type) so a parse error is ours to answer. */

@@ -1,0 +1,168 @@
+/**
+ * A2A v0.3 beside v1.0 (amendments, "client reach"): the v0.3 JSON-RPC method names and shapes,
+ * turned into v1.0 on the way in and back on the way out. The ledger holds v1.0 only, so a task
+ * asked in v0.3 reads the same in v1.0 and back. v0.3 shapes: `kind` on every object and part
+ * (`text` | `file` {bytes|uri, name, mimeType} | `data`), lower-case states and roles, `final` on
+ * status updates; `message/send` answers the Task itself (v1.0 wraps it in `{task}`).
+ */
+import { z } from 'zod';
+import type { Artifact, Message, Part, StreamResponse, Task, TaskState, TaskStatus } from './a2a.js';
+import { isInterrupted, isTerminal } from './a2a.js';
+import { ShroomsError } from './errors.js';
+
+/** v0.3 method → the v1.0 method it is served by. */
+export const V03_METHODS: Readonly<Record<string, string>> = {
+  'message/send': 'SendMessage',
+  'message/stream': 'SendStreamingMessage',
+  'tasks/get': 'GetTask',
+  'tasks/cancel': 'CancelTask',
+  'tasks/resubscribe': 'SubscribeToTask',
+  'tasks/pushNotificationConfig/set': 'CreateTaskPushNotificationConfig',
+  'tasks/pushNotificationConfig/get': 'GetTaskPushNotificationConfig',
+  'tasks/pushNotificationConfig/list': 'ListTaskPushNotificationConfigs',
+  'tasks/pushNotificationConfig/delete': 'DeleteTaskPushNotificationConfig',
+  'agent/getAuthenticatedExtendedCard': 'GetExtendedAgentCard',
+};
+
+/** Each v1.0 state's v0.3 name (also the short form the CLI prints). */
+export const V03_STATES: Readonly<Record<TaskState, string>> = {
+  TASK_STATE_UNSPECIFIED: 'unknown',
+  TASK_STATE_SUBMITTED: 'submitted',
+  TASK_STATE_WORKING: 'working',
+  TASK_STATE_COMPLETED: 'completed',
+  TASK_STATE_FAILED: 'failed',
+  TASK_STATE_CANCELED: 'canceled',
+  TASK_STATE_INPUT_REQUIRED: 'input-required',
+  TASK_STATE_REJECTED: 'rejected',
+  TASK_STATE_AUTH_REQUIRED: 'auth-required',
+};
+
+const Meta = z.record(z.string(), z.unknown()).optional();
+const FileSchema = z.union([
+  z.object({ bytes: z.string(), name: z.string().optional(), mimeType: z.string().optional() }),
+  z.object({ uri: z.string(), name: z.string().optional(), mimeType: z.string().optional() }),
+]);
+export const PartV03Schema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('text'), text: z.string(), metadata: Meta }),
+  z.object({ kind: z.literal('file'), file: FileSchema, metadata: Meta }),
+  z.object({ kind: z.literal('data'), data: z.record(z.string(), z.unknown()), metadata: Meta }),
+]);
+export type PartV03 = z.infer<typeof PartV03Schema>;
+
+export const MessageV03Schema = z
+  .object({
+    kind: z.literal('message').optional(),
+    messageId: z.string(),
+    role: z.enum(['user', 'agent']),
+    parts: z.array(PartV03Schema),
+    contextId: z.string().optional(),
+    taskId: z.string().optional(),
+    metadata: Meta,
+    extensions: z.array(z.string()).optional(),
+    referenceTaskIds: z.array(z.string()).optional(),
+  })
+  .loose();
+export type MessageV03 = z.infer<typeof MessageV03Schema>;
+
+const SendParamsV03Schema = z
+  .object({
+    message: MessageV03Schema,
+    configuration: z
+      .object({
+        acceptedOutputModes: z.array(z.string()).optional(),
+        historyLength: z.number().int().min(0).optional(),
+        blocking: z.boolean().optional(),
+        pushNotificationConfig: z.unknown().optional(),
+      })
+      .loose()
+      .optional(),
+    metadata: Meta,
+  })
+  .loose();
+
+function invalid(err: z.ZodError): ShroomsError {
+  const first = err.issues[0]!;
+  return new ShroomsError('INVALID_PARAMS', `invalid params: ${first.path.join('.') || '(params)'}: ${first.message}`);
+}
+
+export function partFromV03(p: PartV03): Part {
+  const md = p.metadata ? { metadata: p.metadata } : {};
+  if (p.kind === 'text') return { text: p.text, ...md };
+  if (p.kind === 'data') return { data: p.data, ...md };
+  const f = p.file;
+  const named = { ...(f.name ? { filename: f.name } : {}), ...(f.mimeType ? { mediaType: f.mimeType } : {}), ...md };
+  return 'bytes' in f ? { raw: f.bytes, ...named } : { url: f.uri, ...named };
+}
+
+export function partToV03(p: Part): PartV03 {
+  const md = p.metadata ? { metadata: p.metadata } : {};
+  const named = { ...(p.filename ? { name: p.filename } : {}), ...(p.mediaType ? { mimeType: p.mediaType } : {}) };
+  if (p.raw !== undefined) return { kind: 'file', file: { bytes: p.raw, ...named }, ...md };
+  if (p.url !== undefined) return { kind: 'file', file: { uri: p.url, ...named }, ...md };
+  if (p.data !== undefined) {
+    // v0.3 data parts are objects; any other JSON value travels wrapped.
+    const data =
+      p.data !== null && typeof p.data === 'object' && !Array.isArray(p.data) ? (p.data as Record<string, unknown>) : { value: p.data };
+    return { kind: 'data', data, ...md };
+  }
+  return { kind: 'text', text: p.text ?? '', ...md };
+}
+
+export function messageFromV03(m: MessageV03): Message {
+  const { kind: _kind, role, parts, ...rest } = m;
+  return { ...rest, role: role === 'agent' ? 'ROLE_AGENT' : 'ROLE_USER', parts: parts.map(partFromV03) } as Message;
+}
+
+export function messageToV03(m: Message): MessageV03 & { kind: 'message' } {
+  const { role, parts, ...rest } = m;
+  return { kind: 'message', ...rest, role: role === 'ROLE_AGENT' ? 'agent' : 'user', parts: parts.map(partToV03) };
+}
+
+function statusToV03(s: TaskStatus): Record<string, unknown> {
+  return { ...s, state: V03_STATES[s.state] ?? 'unknown', ...(s.message ? { message: messageToV03(s.message) } : {}) };
+}
+
+function artifactToV03(a: Artifact): Record<string, unknown> {
+  return { ...a, parts: a.parts.map(partToV03) };
+}
+
+export function taskToV03(t: Task): Record<string, unknown> {
+  return {
+    kind: 'task',
+    ...t,
+    status: statusToV03(t.status),
+    ...(t.artifacts ? { artifacts: t.artifacts.map(artifactToV03) } : {}),
+    ...(t.history ? { history: t.history.map(messageToV03) } : {}),
+  };
+}
+
+/** One v1.0 stream event as v0.3 sends it; `final` marks the status the stream closes on. */
+export function streamEventToV03(e: StreamResponse): Record<string, unknown> {
+  if ('task' in e) return taskToV03(e.task);
+  if ('message' in e) return messageToV03(e.message);
+  if ('statusUpdate' in e) {
+    const u = e.statusUpdate;
+    const final = isTerminal(u.status.state) || isInterrupted(u.status.state);
+    return { kind: 'status-update', ...u, status: statusToV03(u.status), final };
+  }
+  const a = e.artifactUpdate;
+  return { kind: 'artifact-update', ...a, artifact: artifactToV03(a.artifact) };
+}
+
+/** v0.3 params → the v1.0 params of `V03_METHODS[method]` (send methods convert the message). */
+export function paramsFromV03(method: string, params: unknown): unknown {
+  if (method !== 'message/send' && method !== 'message/stream') return params;
+  const r = SendParamsV03Schema.safeParse(params ?? {});
+  if (!r.success) throw invalid(r.error);
+  const { message, configuration, ...rest } = r.data;
+  const cfg = configuration ? (({ pushNotificationConfig: _p, ...c }) => c)(configuration) : undefined;
+  return { ...rest, message: messageFromV03(message), ...(cfg ? { configuration: cfg } : {}) };
+}
+
+/** A v1.0 method result → its v0.3 form. */
+export function resultToV03(method: string, result: unknown): unknown {
+  const r = result as Record<string, unknown>;
+  if (method === 'message/send') return 'task' in r ? taskToV03(r.task as Task) : messageToV03(r.message as Message);
+  if (method === 'tasks/get' || method === 'tasks/cancel') return taskToV03(r as unknown as Task);
+  return result;
+}
