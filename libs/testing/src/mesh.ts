@@ -13,7 +13,7 @@ export const CLI = 'services/shrooms-agent/src/main.ts';
 
 export interface MeshOptions {
   machine?: string;
-  sessions?: { name: string; harness?: 'echo' | 'claude' | 'pi'; env?: Record<string, string> }[];
+  sessions?: { name: string; harness?: 'echo' | 'claude' | 'pi' | 'acp'; env?: Record<string, string> }[];
   guard?: boolean;
   scheduler?: boolean;
   env?: Record<string, string>;

@@ -6,7 +6,11 @@ const ms = (d: number) => z.coerce.number().int().positive().default(d);
 
 export const BridgeConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.shape).extend({
   BRIDGE_SESSION: z.string().refine(isValidName, `not a valid session name: use ${NAME_RULE}`),
-  BRIDGE_HARNESS: z.enum(['claude', 'pi', 'echo']).default('echo'),
+  BRIDGE_HARNESS: z.enum(['claude', 'pi', 'acp', 'echo']).default('echo'),
+  /** acp harness: a known agent (`gemini`, `opencode`) … */
+  BRIDGE_ACP_AGENT: z.string().optional(),
+  /** … or the command line of any ACP agent (it wins over BRIDGE_ACP_AGENT). */
+  BRIDGE_ACP_COMMAND: z.string().optional(),
   BRIDGE_CWD: z.string().default(() => process.cwd()),
   /** Where the bridge keeps the harness's state (session ids, isolated HOME). */
   BRIDGE_STATE_DIR: z.string().optional(),

@@ -1,6 +1,7 @@
 /**
- * Where the harness CLIs are. Both are pinned dev dependencies of the workspace root; an operator can
- * point elsewhere with SHROOMS_CLAUDE_BIN / SHROOMS_PI_BIN (in the harness env or the bridge's own).
+ * Where the harness CLIs are. All are pinned dev dependencies of the workspace root; an operator can
+ * point elsewhere with SHROOMS_CLAUDE_BIN / SHROOMS_PI_BIN / SHROOMS_GEMINI_BIN / SHROOMS_OPENCODE_BIN
+ * (in the harness env or the bridge's own).
  *
  * Claude Code ships a native executable in a per-platform optional dependency
  * (`@anthropic-ai/claude-code-linux-x64`, …); its postinstall links it over the wrapper's
@@ -72,11 +73,45 @@ export function claudeNativeBinary(wrapperDir: string): string | undefined {
 export function piCommand(env: Record<string, string | undefined> = {}): Command {
   const override = env.SHROOMS_PI_BIN ?? process.env.SHROOMS_PI_BIN;
   if (override) return { command: override, args: [] };
-  const pkg = findPackage('@mariozechner/pi-coding-agent');
+  const bin = packageBin('@mariozechner/pi-coding-agent', 'pi');
+  return bin ? { command: process.execPath, args: [bin] } : { command: 'pi', args: [] };
+}
+
+/** Gemini CLI is plain JavaScript: its `bundle/gemini.js`, run with this Node. */
+export function geminiCommand(env: Record<string, string | undefined> = {}): Command {
+  const override = env.SHROOMS_GEMINI_BIN ?? process.env.SHROOMS_GEMINI_BIN;
+  if (override) return { command: override, args: [] };
+  const bin = packageBin('@google/gemini-cli', 'gemini');
+  return bin ? { command: process.execPath, args: [bin] } : { command: 'gemini', args: [] };
+}
+
+/**
+ * OpenCode ships a native executable per platform (`opencode-linux-x64`, `-baseline` for CPUs
+ * without AVX2, `-musl`); its postinstall links the right one over the wrapper's `bin/opencode.exe`.
+ * Without that, the platform package's own `bin/opencode` is used.
+ */
+export function opencodeCommand(env: Record<string, string | undefined> = {}): Command {
+  const override = env.SHROOMS_OPENCODE_BIN ?? process.env.SHROOMS_OPENCODE_BIN;
+  if (override) return { command: override, args: [] };
+  const pkg = findPackage('opencode-ai');
   if (pkg) {
-    const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
-    const bin = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.pi;
-    if (bin && existsSync(join(pkg, bin))) return { command: process.execPath, args: [join(pkg, bin)] };
+    const linked = join(pkg, 'bin', 'opencode.exe');
+    if (usable(linked)) return { command: linked, args: [] };
+    const os = platform === 'win32' ? 'windows' : platform;
+    for (const variant of ['', '-baseline', ...(isMusl() ? ['-musl', '-baseline-musl'] : [])]) {
+      const dir = findPackage(`opencode-${os}-${arch}${variant}`, pkg) ?? findPackage(`opencode-${os}-${arch}${variant}`);
+      const file = dir && join(dir, 'bin', platform === 'win32' ? 'opencode.exe' : 'opencode');
+      if (file && usable(file)) return { command: file, args: [] };
+    }
   }
-  return { command: 'pi', args: [] };
+  return { command: 'opencode', args: [] };
+}
+
+/** The file of a package's `bin` entry, if the package is installed. */
+function packageBin(name: string, binName: string): string | undefined {
+  const pkg = findPackage(name);
+  if (!pkg) return undefined;
+  const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+  const bin = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.[binName];
+  return bin && existsSync(join(pkg, bin)) ? join(pkg, bin) : undefined;
 }

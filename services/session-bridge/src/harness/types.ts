@@ -5,7 +5,7 @@
  */
 import type { Logger } from '@shrooms/runtime';
 
-export type HarnessKind = 'claude' | 'pi' | 'echo';
+export type HarnessKind = 'claude' | 'pi' | 'acp' | 'echo';
 
 /** starting → idle ⇄ busy; `waiting` = a permission prompt waits on the owner; `dead` = exited. */
 export type HarnessState = 'starting' | 'idle' | 'busy' | 'waiting' | 'dead';
@@ -29,7 +29,7 @@ export interface HarnessEvents {
   state?(state: HarnessState): void;
   /** A line of assistant text as it arrives (the bridge keeps the last one as `last_worker_line`). */
   text?(line: string): void;
-  /** Claude Code wants permission to run a tool (shows as INPUT_REQUIRED). */
+  /** The agent wants permission to run a tool (Claude Code, ACP agents; shows as INPUT_REQUIRED). */
   permission?(req: PermissionRequest): void;
   /** Number of background commands the session started that still run (the watchdog waits). */
   backgroundJobs?(n: number): void;
@@ -61,6 +61,8 @@ export interface HarnessOptions {
   log: Logger;
   events: HarnessEvents;
   tools: HarnessTools;
+  /** The ACP agent (`acp` harness only): a preset by name, or a command line of one's own. */
+  acp?: { agent?: string; agentCommand?: string };
   /** How long `cancel` waits for the turn to end before killing the process, ms. */
   cancelGraceMs?: number;
 }

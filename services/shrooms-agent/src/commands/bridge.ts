@@ -2,15 +2,18 @@ import { parseArgs } from 'node:util';
 import { NAME_RULE, isValidName } from '@shrooms/protocol';
 import type { Command } from './types.js';
 
-const HELP = `usage: shrooms-agent bridge --session NAME [--harness claude|pi|echo] [--cwd DIR] [--auto-approve] [--model ID]
+const HELP = `usage: shrooms-agent bridge --session NAME [--harness claude|pi|acp|echo] [--cwd DIR] [--auto-approve] [--model ID]
+       shrooms-agent bridge --session NAME --harness acp (--agent gemini|opencode | --agent-command "CMD ARGS…")
 
 Runs the session-bridge next to one session: owns its harness process, its queue and watchdog,
-its MCP tools; records every task change in the ledger. Other settings come from the environment
-(NATS_URL, SHROOMS_MACHINE, GATEWAY_URL, BRIDGE_*, WATCHDOG_*).
+its MCP tools; records every task change in the ledger. The acp harness drives any Agent Client
+Protocol agent: a known one by name (--agent), or any other by its command line (--agent-command).
+Other settings come from the environment (NATS_URL, SHROOMS_MACHINE, GATEWAY_URL, BRIDGE_*,
+WATCHDOG_*).
 `;
 
 export const bridgeCommand: Command = {
-  summary: 'run the bridge of one session (claude, pi or echo)',
+  summary: 'run the bridge of one session (claude, pi, any ACP agent, or echo)',
   async run(args) {
     const { values } = parseArgs({
       args,
@@ -20,6 +23,8 @@ export const bridgeCommand: Command = {
         cwd: { type: 'string' },
         'auto-approve': { type: 'boolean' },
         model: { type: 'string' },
+        agent: { type: 'string' },
+        'agent-command': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -33,6 +38,8 @@ export const bridgeCommand: Command = {
     if (values.cwd) env.BRIDGE_CWD = values.cwd;
     if (values['auto-approve']) env.BRIDGE_AUTO_APPROVE = '1';
     if (values.model) env.BRIDGE_MODEL = values.model;
+    if (values.agent) env.BRIDGE_ACP_AGENT = values.agent;
+    if (values['agent-command']) env.BRIDGE_ACP_COMMAND = values['agent-command'];
     if (!env.BRIDGE_SESSION) {
       process.stderr.write(`shrooms-agent bridge: --session is required\n\n${HELP}`);
       return 1;

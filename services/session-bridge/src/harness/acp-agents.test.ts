@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { acpAgent, gemini, opencode, splitCommandLine } from './acp-agents.js';
+import { AcpMessageSchema } from './acp-events.js';
+
+describe('the ACP agent presets', () => {
+  it('splits an agent command line on whitespace, keeping quoted words and escapes whole', () => {
+    expect(splitCommandLine(`node "/opt/my agent/cli.js" --acp 'a b' c\\ d`)).toEqual([
+      'node',
+      '/opt/my agent/cli.js',
+      '--acp',
+      'a b',
+      'c d',
+    ]);
+    expect(() => splitCommandLine('agent "unclosed')).toThrow(/unclosed/);
+  });
+
+  it('picks a preset by name, a command line over a name, and refuses neither', () => {
+    expect(acpAgent({ agent: 'gemini' })).toBe(gemini);
+    expect(acpAgent({ agent: 'opencode' })).toBe(opencode);
+    expect(acpAgent({ agent: 'gemini', agentCommand: 'my-agent --acp' }).name).toBe('command:my-agent --acp');
+    expect(() => acpAgent({ agent: 'codex' })).toThrow(/--agent gemini\|opencode or --agent-command/);
+  });
+
+  it("tells Gemini CLI's calls of our tools by the call id, never by the title a shell command can choose", () => {
+    expect(gemini.shroomsTool!({ toolCallId: 'mcp_shrooms_task_update__call_1', title: 'task_update (shrooms MCP Server)' })).toBe(
+      'task_update',
+    );
+    expect(gemini.shroomsTool!({ toolCallId: 'mcp_shrooms_list_agents-1796111898449-3' })).toBe('list_agents');
+    expect(
+      gemini.shroomsTool!({ toolCallId: 'run_shell_command-1796111898449-4', title: 'task_update (shrooms MCP Server)' }),
+    ).toBeUndefined();
+    expect(gemini.shroomsTool!({ toolCallId: 'mcp_other_task_update__x' })).toBeUndefined();
+  });
+});
+
+describe('the ACP stream', () => {
+  it('reads requests, answers and notifications apart, and keeps an odd field from dropping a message', () => {
+    expect(AcpMessageSchema.parse({ jsonrpc: '2.0', id: 0, method: 'session/request_permission', params: {} }).kind).toBe('request');
+    expect(AcpMessageSchema.parse({ jsonrpc: '2.0', id: 'turn-1', result: { stopReason: 'end_turn' } }).kind).toBe('response');
+    expect(AcpMessageSchema.parse({ jsonrpc: '2.0', method: 'session/update', params: { update: {} } }).kind).toBe('notification');
+    const odd = AcpMessageSchema.parse({ jsonrpc: '2.0', id: 3, error: 'not an object' });
+    expect(odd).toMatchObject({ kind: 'response', id: 3, error: undefined });
+  });
+});
