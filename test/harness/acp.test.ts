@@ -1,0 +1,248 @@
+/**
+ * ACP agents behind the bridge (the `acp` harness): the real Gemini CLI (`--experimental-acp`,
+ * Gemini API) and the real OpenCode (`opencode acp`, Chat Completions), pinned dev dependencies,
+ * against the fake model server on loopback — tasks finished, blocked and answered, cancelled
+ * mid-turn, survived a kill -9 of the agent (the conversation resumed with session/load), a
+ * permission request answered allow (the ask goes through ask_agent to a pi session) and one
+ * answered deny (nothing reaches pi); a conversation that cannot be loaded starts afresh and says
+ * so; any other agent by its command line.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '@shrooms/runtime';
+import { harnessFactory, type Harness } from '@shrooms/session-bridge';
+import { chain, eventually, nest, rpc, startFakeModel, startMesh, useTool, type FakeModel, type Mesh } from '@shrooms/testing';
+
+const GEMINI_BUNDLE = fileURLToPath(new URL('../../node_modules/@google/gemini-cli/bundle/gemini.js', import.meta.url));
+
+let fake: FakeModel;
+let mesh: Mesh;
+
+beforeAll(async () => {
+  fake = await startFakeModel({ slow: { chunks: 8, delayMs: 500 } });
+  const dir = await mkdtemp(join(tmpdir(), 'acp-harness-'));
+  const policy = join(dir, 'policy.yaml');
+  // Agents may give these sessions tasks (pi runs tools without asking, so it must be switched on).
+  await writeFile(policy, 'default: { devices: ["*"], agents: ["*"], agentTasks: true }\n');
+  const key = { SHROOMS_MODEL_API_KEY: 'sk-fake' };
+  mesh = await startMesh({
+    guard: true,
+    env: { GUARD_POLICY_FILE: policy },
+    sessions: [
+      {
+        name: 'gem',
+        harness: 'acp',
+        env: { ...key, BRIDGE_ACP_AGENT: 'gemini', SHROOMS_MODEL_BASE_URL: fake.url, SHROOMS_MODEL: 'gemini-2.5-flash' },
+      },
+      {
+        name: 'oc',
+        harness: 'acp',
+        env: { ...key, BRIDGE_ACP_AGENT: 'opencode', SHROOMS_MODEL_BASE_URL: `${fake.url}/v1`, SHROOMS_MODEL: 'fake-model' },
+      },
+      {
+        // Any ACP agent by its command line (here Gemini CLI again, set up by hand as a user would).
+        name: 'custom',
+        harness: 'acp',
+        env: {
+          BRIDGE_ACP_COMMAND: `${process.execPath} ${GEMINI_BUNDLE} --experimental-acp --model gemini-2.5-flash`,
+          GOOGLE_GEMINI_BASE_URL: fake.url,
+          GEMINI_API_KEY: 'sk-fake',
+          GEMINI_CLI_HOME: join(dir, 'gemini-home'),
+          GEMINI_CLI_TRUST_WORKSPACE: 'true',
+          GEMINI_CLI_NO_RELAUNCH: 'true',
+        },
+      },
+      {
+        name: 'pi',
+        harness: 'pi',
+        env: { ...key, SHROOMS_MODEL_BASE_URL: `${fake.url}/v1`, SHROOMS_MODEL: 'fake-model', HOME: join(dir, 'home') },
+      },
+    ],
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await mesh?.stop();
+  await fake?.close();
+});
+
+const url = (session: string) => `${mesh.gatewayUrl}/a2a/${session}`;
+const ask = (session: string, id: string, text: string, extra: Record<string, unknown> = {}, immediate = true) =>
+  rpc(url(session), 'SendMessage', {
+    message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra },
+    ...(immediate ? { configuration: { returnImmediately: true } } : {}),
+  });
+const get = async (session: string, id: string) => (await rpc(url(session), 'GetTask', { id })).result;
+const until = (session: string, id: string, check: (t: any) => boolean, timeoutMs = 120_000) =>
+  eventually(
+    async () => {
+      const t = await get(session, id);
+      return check(t) ? t : undefined;
+    },
+    timeoutMs,
+    200,
+  );
+const done = (text: string) => useTool('task_update', { task: '$TASK', status: 'done', text });
+/** The first model request of a turn whose prompt has `marker` (OpenCode's title request has no tools: not that one). */
+const requestWith = (marker: string) => fake.waitForRequest((r) => r.conversation.prompt.includes(marker) && r.tools.length > 0, 120_000);
+
+describe.each([['gem'], ['oc']])('the %s session (acp)', (session) => {
+  it('has the note in its system prompt and finishes a task when its model calls task_update done', async () => {
+    const r = await ask(session, `${session}-done`, done('all green'), {}, false);
+    expect(r.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(r.result.task.artifacts[0].parts[0].text).toBe('all green');
+    const req = await requestWith(`${session}-done`);
+    expect(JSON.stringify(req.body)).toContain(`You are ${mesh.machine}/${session}, a session on the shrooms agent mesh`);
+  });
+
+  it('blocks, takes the answer carrying the taskId, then completes', async () => {
+    const r = await ask(
+      session,
+      `${session}-blocked`,
+      useTool('task_update', { task: '$TASK', status: 'blocked', text: 'which branch?' }),
+      {},
+      false,
+    );
+    expect(r.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(r.result.task.status.message.parts[0].text).toBe('which branch?');
+    const a = await ask(session, `${session}-answer`, done('main it is'), { taskId: r.result.task.id }, false);
+    expect(a.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(a.result.task.artifacts[0].parts[0].text).toBe('main it is');
+  });
+
+  it('cancels mid-turn with session/cancel and stays usable', async () => {
+    const t = (await ask(session, `${session}-slow`, 'SLOW tell me a long story')).result.task;
+    await until(session, t.id, (x) => x.status.state === 'TASK_STATE_WORKING');
+    await requestWith(`${session}-slow`);
+    const pid = agentPid(session);
+    const c = await rpc(url(session), 'CancelTask', { id: t.id });
+    expect(c.result.status.state).toBe('TASK_STATE_CANCELED');
+    const next = await ask(session, `${session}-after-cancel`, done('still here'), {}, false);
+    expect(next.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    // The same process: the cancel did not need the kill fallback.
+    expect(agentPid(session)).toBe(pid);
+  });
+
+  it('relays a permission request as INPUT_REQUIRED; on "allow" asks pi through ask_agent and gets its answer', async () => {
+    const script = chain(useTool('ask_agent', { to: 'pi', text: nest(done('pi did it')) }), done(`${session} got: $RESULT`));
+    const t = (await ask(session, `${session}-asks-pi`, script)).result.task;
+    const waiting = await until(session, t.id, (x) => x.status.state === 'TASK_STATE_INPUT_REQUIRED');
+    expect(waiting.metadata['shrooms/permission'].tool).toContain('ask_agent');
+    expect(waiting.status.message.parts[0].text).toMatch(/permission needed/);
+    const a = await ask(session, `${session}-allow`, 'allow', { taskId: t.id });
+    expect(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']).toContain(a.result.task.status.state);
+    const finished = await until(session, t.id, (x) => x.status.state === 'TASK_STATE_COMPLETED', 180_000);
+    expect(finished.artifacts[0].parts[0].text).toContain('pi did it');
+    const child = (await piTasks()).find((x: any) => x.metadata['shrooms/parent'] === `${mesh.machine}/${t.id}`);
+    expect(child.metadata['shrooms/from']).toBe(`${mesh.machine}/${session}`);
+  });
+
+  it('on "deny" refuses the tool call: nothing reaches pi, and the task works on', async () => {
+    const script = chain(useTool('ask_agent', { to: 'pi', text: nest(done('must not run')) }), done('denied: $RESULT'));
+    const t = (await ask(session, `${session}-denied`, script)).result.task;
+    await until(session, t.id, (x) => x.status.state === 'TASK_STATE_INPUT_REQUIRED');
+    const a = await ask(session, `${session}-deny`, 'deny', { taskId: t.id });
+    expect(a.result.task.status.state).toBe('TASK_STATE_WORKING');
+    if (session === 'gem') {
+      // Gemini CLI tells the model the call was refused, and the model goes on.
+      const finished = await until(session, t.id, (x) => x.status.state === 'TASK_STATE_COMPLETED');
+      expect(finished.artifacts[0].parts[0].text).toMatch(/^denied: .*canceled/);
+    } else {
+      // OpenCode ends the turn of a refused call; the task stays open until someone ends it.
+      await rpc(url(session), 'CancelTask', { id: t.id });
+    }
+    // The next task done means the refused turn is over: had ask_agent run, pi would have the task.
+    const next = await ask(session, `${session}-after-deny`, done('next one'), {}, false);
+    expect(next.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect((await piTasks()).some((x: any) => x.metadata['shrooms/parent'] === `${mesh.machine}/${t.id}`)).toBe(false);
+  });
+
+  it('survives kill -9 of the agent mid-task: resumes its conversation and gets the task once more', async () => {
+    const t = (await ask(session, `${session}-killed`, `SLOW ${done('made it')}`)).result.task;
+    await until(session, t.id, (x) => x.status.state === 'TASK_STATE_WORKING');
+    const first = await fake.waitForRequest((r) => r.conversation.prompt.includes(t.id), 120_000);
+    process.kill(agentPid(session), 'SIGKILL');
+    const finished = await until(session, t.id, (x) => x.status.state === 'TASK_STATE_COMPLETED', 180_000);
+    expect(finished.metadata['shrooms/redeliveries']).toBe(1);
+    const again = fake.requests.filter((r) => r.n > first.n && r.tools.length > 0 && r.conversation.prompt.includes(t.id))[0]!;
+    // Resumed with session/load: the earlier conversation is in what the model sees.
+    expect(JSON.stringify(again.body)).toContain(`${session}-after-cancel`);
+    const next = await ask(session, `${session}-after-kill`, done('next works'), {}, false);
+    expect(next.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+});
+
+describe('an ACP agent given by its command line', () => {
+  it('gets the note ahead of its first prompt; asks even for task_update (no preset to tell our tools apart), and on "allow" finishes', async () => {
+    const t = (await ask('custom', 'custom-done', done('by hand'))).result.task;
+    const waiting = await until('custom', t.id, (x) => x.status.state === 'TASK_STATE_INPUT_REQUIRED');
+    expect(waiting.metadata['shrooms/permission'].tool).toContain('task_update');
+    await ask('custom', 'custom-allow', 'allow', { taskId: t.id });
+    const finished = await until('custom', t.id, (x) => x.status.state === 'TASK_STATE_COMPLETED');
+    expect(finished.artifacts[0].parts[0].text).toBe('by hand');
+    const req = await requestWith('custom-done');
+    expect(JSON.stringify(req.body)).toMatch(
+      /\[shrooms note for this session\]\\nYou are \S+\/custom, a session on the shrooms agent mesh/,
+    );
+  });
+});
+
+describe('a conversation that cannot be loaded', () => {
+  it('starts a new one, and its first prompt says that the earlier one is gone', async () => {
+    const tmp = await mkdtemp(join(tmpdir(), 'acp-fresh-'));
+    const stateDir = join(tmp, 'state');
+    await mkdir(stateDir, { recursive: true });
+    // What a session that ran before left (an id Gemini CLI no longer has).
+    const gone = '5f1a0b7e-0000-4000-8000-000000000000';
+    await writeFile(join(stateDir, 'acp-session.json'), JSON.stringify({ sessionId: gone, agent: 'gemini', cwd: tmp }));
+    const create = await harnessFactory('acp');
+    const h = create({
+      machine: mesh.machine,
+      session: 'fresh',
+      cwd: tmp,
+      stateDir,
+      systemNote: 'NOTE',
+      mcpUrl: `${mesh.gatewayUrl}/unused-mcp`,
+      autoApprove: false,
+      env: { SHROOMS_MODEL_BASE_URL: fake.url, SHROOMS_MODEL: 'gemini-2.5-flash', SHROOMS_MODEL_API_KEY: 'sk-fake' },
+      log: createLogger('acp-fresh', 'silent'),
+      events: {},
+      tools: { taskUpdate: async () => {} },
+      acp: { agent: 'gemini' },
+    }) as Harness & { resumed: boolean; sessionId?: string };
+    try {
+      await h.start();
+      expect(h.resumed).toBe(false);
+      expect(h.sessionId).not.toBe(gone);
+      const r = await h.send('t1', 'fresh-start-marker');
+      expect(r.status).toBe('completed');
+      const req = await requestWith('fresh-start-marker');
+      expect(JSON.stringify(req.body)).toContain(`its earlier conversation (${gone}) could not be resumed`);
+    } finally {
+      await h.stop();
+      await rm(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The agent process the session's bridge runs (its child; tsx may run an esbuild service beside it). */
+function agentPid(session: string): number {
+  const bridgePid = mesh.bridges.get(session)!.child.pid!;
+  const children = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(bridgePid)])
+    .toString()
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter(([, comm]) => comm && !comm.startsWith('esbuild'))
+    .map(([pid]) => Number(pid));
+  expect(children).toHaveLength(1);
+  return children[0]!;
+}
+
+async function piTasks(): Promise<any[]> {
+  return (await rpc(url('pi'), 'ListTasks', { pageSize: 100 })).result.tasks;
+}
