@@ -2,10 +2,10 @@
  * ACP agents behind the bridge (the `acp` harness): the real Gemini CLI (`--experimental-acp`,
  * Gemini API) and the real OpenCode (`opencode acp`, Chat Completions), pinned dev dependencies,
  * against the fake model server on loopback — tasks finished, blocked and answered, cancelled
- * mid-turn, survived a kill -9 of the agent (the conversation resumed with session/load), a
- * permission request answered allow (the ask goes through ask_agent to a pi session) and one
- * answered deny (nothing reaches pi); a conversation that cannot be loaded starts afresh and says
- * so; any other agent by its command line.
+ * mid-turn, survived a kill -9 of the agent (the conversation resumed with session/load where the
+ * agent manages it), a permission request answered allow (the ask goes through ask_agent to a pi
+ * session) and one answered deny (nothing reaches pi); a conversation that cannot be loaded starts
+ * afresh and says so; any other agent by its command line.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -97,6 +97,8 @@ describe.each([['gem'], ['oc']])('the %s session (acp)', (session) => {
     expect(r.result.task.artifacts[0].parts[0].text).toBe('all green');
     const req = await requestWith(`${session}-done`);
     expect(JSON.stringify(req.body)).toContain(`You are ${mesh.machine}/${session}, a session on the shrooms agent mesh`);
+    const agents = ((await (await fetch(`${mesh.gatewayUrl}/agents`)).json()) as { agents: { session: string; harness: string }[] }).agents;
+    expect(agents.find((a) => a.session === session)?.harness).toBe(session === 'gem' ? 'acp:gemini' : 'acp:opencode');
   });
 
   it('blocks, takes the answer carrying the taskId, then completes', async () => {
@@ -161,7 +163,7 @@ describe.each([['gem'], ['oc']])('the %s session (acp)', (session) => {
     expect((await piTasks()).some((x: any) => x.metadata['shrooms/parent'] === `${mesh.machine}/${t.id}`)).toBe(false);
   });
 
-  it('survives kill -9 of the agent mid-task: resumes its conversation and gets the task once more', async () => {
+  it('survives kill -9 of the agent mid-task: gets the task once more, in its resumed conversation or a new one that says so', async () => {
     const t = (await ask(session, `${session}-killed`, `SLOW ${done('made it')}`)).result.task;
     await until(session, t.id, (x) => x.status.state === 'TASK_STATE_WORKING');
     const first = await fake.waitForRequest((r) => r.conversation.prompt.includes(t.id), 120_000);
@@ -169,8 +171,17 @@ describe.each([['gem'], ['oc']])('the %s session (acp)', (session) => {
     const finished = await until(session, t.id, (x) => x.status.state === 'TASK_STATE_COMPLETED', 180_000);
     expect(finished.metadata['shrooms/redeliveries']).toBe(1);
     const again = fake.requests.filter((r) => r.n > first.n && r.tools.length > 0 && r.conversation.prompt.includes(t.id))[0]!;
-    // Resumed with session/load: the earlier conversation is in what the model sees.
-    expect(JSON.stringify(again.body)).toContain(`${session}-after-cancel`);
+    // Resumed with session/load: the earlier conversation is in what the model sees. Gemini CLI
+    // 0.61.0 does not always manage to load one (see the README); then the conversation is new and
+    // its first prompt says so — the stated policy, never a silent loss.
+    const seen = JSON.stringify(again.body);
+    if (session === 'oc' || !seen.includes('could not be resumed')) {
+      expect(seen).toContain(`${session}-after-cancel`);
+      expect(finished.metadata['shrooms/conversation_lost']).toBeUndefined();
+    } else {
+      expect(seen).not.toContain(`${session}-after-cancel`);
+      expect(finished.metadata['shrooms/conversation_lost']).toMatch(/could not load it/);
+    }
     const next = await ask(session, `${session}-after-kill`, done('next works'), {}, false);
     expect(next.result.task.status.state).toBe('TASK_STATE_COMPLETED');
   });
@@ -217,6 +228,7 @@ describe('a conversation that cannot be loaded', () => {
     try {
       await h.start();
       expect(h.resumed).toBe(false);
+      expect(h.conversationLost).toMatch(/^gemini could not load it: /);
       expect(h.sessionId).not.toBe(gone);
       const r = await h.send('t1', 'fresh-start-marker');
       expect(r.status).toBe('completed');

@@ -26,7 +26,11 @@ export async function startPresence(
       .renew({
         machine: bridge.machine,
         session: bridge.session,
-        harness: config.BRIDGE_HARNESS,
+        // An ACP session says which agent: acp:gemini, acp:opencode, acp:command.
+        harness:
+          config.BRIDGE_HARNESS === 'acp'
+            ? `acp:${config.BRIDGE_ACP_COMMAND ? 'command' : (config.BRIDGE_ACP_AGENT ?? '?')}`
+            : config.BRIDGE_HARNESS,
         state: state(p),
         cwd: config.BRIDGE_CWD,
         gatewayUrl: config.GATEWAY_URL,

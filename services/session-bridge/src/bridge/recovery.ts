@@ -10,6 +10,8 @@ import type { Core } from './core.js';
 import type { TurnLoop } from './turns.js';
 
 export const REDELIVERIES = 'shrooms/redeliveries';
+/** On a task delivered again into a new conversation: why the earlier one could not be continued. */
+export const CONVERSATION_LOST = 'shrooms/conversation_lost';
 
 export class Recovery {
   constructor(
@@ -17,8 +19,12 @@ export class Recovery {
     private readonly turns: TurnLoop,
   ) {}
 
-  /** Tasks as found at start (or the one a dead harness left working). Run under the lock. */
-  async recover(found: Stored[]): Promise<void> {
+  /**
+   * Tasks as found at start (or the one a dead harness left working); returns the keys of those
+   * queued again. Run under the lock.
+   */
+  async recover(found: Stored[], lost = this.c.harness().conversationLost): Promise<string[]> {
+    const again: string[] = [];
     const c = this.c;
     for (const s of found) {
       const t = s.entry.task;
@@ -34,11 +40,13 @@ export class Recovery {
           .catch(() => {});
         continue;
       }
-      const back = await c.ledger.transition(s.key, (e) => requeue(e, n + 1, now));
+      const back = await c.ledger.transition(s.key, (e) => requeue(e, n + 1, now, lost));
       c.log.info({ taskId: t.id, redelivery: n + 1 }, 'delivering a task again after a restart');
       c.view.track(back);
+      again.push(s.key);
     }
     c.changed();
+    return again;
   }
 
   /** A change someone else made to one of the session's tasks. Run under the lock. */
@@ -63,26 +71,34 @@ export class Recovery {
     const c = this.c;
     if (c.stopping()) return;
     c.log.warn({ code }, 'harness exited; restarting it');
+    let again: string[] = [];
     await c.serial.run(async () => {
       const cur = c.view.clearCurrent();
       if (!cur) return;
       const stored = await c.ledger.get(cur.key);
-      if (stored && stored.entry.task.status.state === 'TASK_STATE_WORKING') await this.recover([stored]);
+      // Whether the conversation goes on is known only once the harness has started again (below).
+      if (stored && stored.entry.task.status.state === 'TASK_STATE_WORKING') again = await this.recover([stored], undefined);
     });
     try {
       await c.harness().start();
     } catch (err) {
       c.log.error({ err }, 'harness restart failed');
     }
+    const lost = c.harness().conversationLost;
+    if (lost && again.length)
+      await c.serial.run(async () => {
+        for (const key of again)
+          await c.ledger.transition(key, (e) => transitions.annotate(e, { [CONVERSATION_LOST]: lost })).catch(() => {});
+      });
     void this.turns.pump();
   }
 }
 
-/** WORKING → SUBMITTED (queued again), counting the redelivery. */
-function requeue(e: LedgerEntry, n: number, now: Date): LedgerEntry {
+/** WORKING → SUBMITTED (queued again), counting the redelivery (and saying when the conversation is new). */
+function requeue(e: LedgerEntry, n: number, now: Date, lost?: string): LedgerEntry {
   const task = structuredClone(e.task);
   task.status = { state: 'TASK_STATE_SUBMITTED', timestamp: now.toISOString() };
-  task.metadata = { ...task.metadata, [META.queued]: true, [REDELIVERIES]: n };
+  task.metadata = { ...task.metadata, [META.queued]: true, [REDELIVERIES]: n, ...(lost ? { [CONVERSATION_LOST]: lost } : {}) };
   return {
     v: e.v + 1,
     task,

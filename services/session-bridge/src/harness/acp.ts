@@ -9,7 +9,8 @@
  *   server goes in both as `{type:"http"}`; an agent without HTTP MCP is refused at start. The
  *   session id is kept in `stateDir/acp-session.json` with the agent and the cwd; a different agent
  *   or folder starts a new conversation. A load that fails (or an agent that cannot load) also
- *   starts a new conversation, and the first prompt in it says so.
+ *   starts a new conversation, the first prompt in it says so, and so does the task delivered
+ *   again (`conversationLost`).
  * - A turn: one `session/prompt`, ended by its answer (`stopReason`); the text is the agent's
  *   `agent_message_chunk` updates, a message ending at a tool call or the end of the turn. Updates
  *   that replay history during `session/load` belong to no turn and are not read.
@@ -69,6 +70,7 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
   agentInfo?: { name?: string; version?: string };
   /** Whether the last start continued the stored conversation. */
   resumed = false;
+  conversationLost?: string;
   private noteInConfig = false;
   /** Said ahead of the next prompt: the note (a new conversation), that the earlier one is gone. */
   private preamble: string[] = [];
@@ -112,6 +114,7 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
       () => undefined,
     );
     this.resumed = false;
+    this.conversationLost = undefined;
     this._sessionId = undefined;
     let lost: string | undefined;
     if (stored && (stored.agent !== this.agent.name || stored.cwd !== o.cwd)) {
@@ -137,6 +140,7 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
       this._sessionId = created.sessionId;
       this.preamble = [];
       if (!this.noteInConfig) this.preamble.push(`[shrooms note for this session]\n${o.systemNote}\n[end of the note]`);
+      this.conversationLost = lost;
       if (lost) {
         this.log.warn({ was: stored?.sessionId, now: this._sessionId, why: lost }, 'the earlier conversation could not be resumed');
         this.preamble.push(

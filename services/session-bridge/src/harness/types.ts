@@ -82,4 +82,9 @@ export interface Harness {
   answerPermission(id: string, allow: boolean): void;
   /** Stops the process (EOF, then signals). */
   stop(): Promise<void>;
+  /**
+   * Why the last start could not continue the session's earlier conversation and began a new one
+   * (the acp harness, when the agent cannot load it); undefined when it continued or there was none.
+   */
+  readonly conversationLost?: string;
 }
