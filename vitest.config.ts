@@ -2,9 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 // Projects: `unit` (beside the code, in-process, may use a real nats-server), `e2e` (root test/,
 // cross-process), `interop` (real third-party A2A/MCP clients against one `up`; serial), `harness`
-// (real claude and pi CLIs; serial, generous timeouts), `chaos` (kills, failovers, fuzzing), `docker`
-// (a private Docker engine: the image built from deploy/Dockerfile, the compose file run; skipped,
-// saying why, where no engine can start). No test asserts a wall-clock time.
+// (real claude, pi and ACP agent CLIs; serial, generous timeouts), `chaos` (kills, failovers,
+// fuzzing), `docker` (a private Docker engine: the image built from deploy/Dockerfile, the compose
+// file run; skipped, saying why, where no engine can start). No test asserts a wall-clock time.
 const resolve = { conditions: ['development'] };
 
 export default defineConfig({

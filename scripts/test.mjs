@@ -38,7 +38,7 @@ const PROJECTS = [
   { name: 'e2e', vitest: true, everyNode: true },
   // Real third-party A2A and MCP clients against one `up` (test/interop/setup.ts).
   { name: 'interop', vitest: true, everyNode: true },
-  // Real claude and pi CLIs against a fake model: serial and the slowest per test; run once.
+  // Real claude, pi, Gemini CLI and OpenCode against a fake model: serial and the slowest per test; run once.
   { name: 'harness', vitest: true },
   { name: 'chaos', vitest: true, everyNode: true },
 ];
