@@ -5,6 +5,8 @@
  * slow worker that can be cancelled; a task text starting `blocked:` or `fail:` ends the task
  * blocked (asking for the rest of the line) or failed, and `quiet:` ends the turn without finishing
  * the task (a worker that stopped half done, for the watchdog) — so those paths show without a model.
+ * `permission: TOOL` asks its owner for permission to run TOOL, as Claude Code does, and finishes
+ * the task `allowed TOOL` or `denied TOOL` by the answer (the permission relay without a model).
  */
 import type { Harness, HarnessOptions, HarnessState, TurnResult } from './types.js';
 
@@ -12,6 +14,8 @@ export class EchoHarness implements Harness {
   readonly kind = 'echo' as const;
   state: HarnessState = 'starting';
   private cancelTurn?: () => void;
+  private pending = new Map<string, (allow: boolean | undefined) => void>();
+  private prompts = 0;
 
   constructor(private readonly opts: HarnessOptions) {}
 
@@ -37,6 +41,13 @@ export class EchoHarness implements Harness {
       }
       this.opts.events.text?.(body);
       if (taskId) {
+        const asked = /^permission:\s*(\S+)/.exec(body);
+        if (asked) {
+          const allow = await this.askPermission(asked[1]!);
+          if (allow === undefined) return { status: 'cancelled', text: '' };
+          await this.opts.tools.taskUpdate(taskId, 'done', `${allow ? 'allowed' : 'denied'} ${asked[1]}`);
+          return { status: 'completed', text: body };
+        }
         const m = body.match(/^(blocked|fail|quiet):\s*([\s\S]*)$/);
         if (m?.[1] === 'quiet') return { status: 'completed', text: m[2] ?? '' };
         if (m) await this.opts.tools.taskUpdate(taskId, m[1] === 'fail' ? 'failed' : 'blocked', m[2] || m[1]!);
@@ -50,12 +61,30 @@ export class EchoHarness implements Harness {
 
   async cancel(): Promise<void> {
     this.cancelTurn?.();
+    for (const resolve of this.pending.values()) resolve(undefined);
+    this.pending.clear();
   }
 
-  answerPermission(): void {}
+  /** Waits (as `waiting`) for the owner's answer through the bridge's permission relay. */
+  private askPermission(tool: string): Promise<boolean | undefined> {
+    const id = `echo-permission-${++this.prompts}`;
+    return new Promise<boolean | undefined>((resolve) => {
+      this.pending.set(id, resolve);
+      this.set('waiting');
+      this.opts.events.permission?.({ id, tool, input: {} });
+    }).finally(() => this.set('busy'));
+  }
+
+  answerPermission(id: string, allow: boolean): void {
+    const resolve = this.pending.get(id);
+    this.pending.delete(id);
+    resolve?.(allow);
+  }
 
   async stop(): Promise<void> {
     this.cancelTurn?.();
+    for (const resolve of this.pending.values()) resolve(undefined);
+    this.pending.clear();
     this.set('dead');
   }
 
