@@ -16,3 +16,5 @@ export {
 } from './docker/engine.js';
 export { run, type RunOptions } from './docker/exec.js';
 export { baseImageTag, BASE_NODE_VERSION, buildNatsImage, dockerCacheDir, ensureBaseTarball, importBaseImage } from './docker/images.js';
+export * from './nats-users.js';
+export * from './netns/netns.js';

@@ -17,6 +17,8 @@ export interface MeshOptions {
   guard?: boolean;
   scheduler?: boolean;
   env?: Record<string, string>;
+  /** More environment for one service only (its NATS login, when the server has users). */
+  serviceEnv?: Partial<Record<'gateway' | 'guard' | 'scheduler', Record<string, string>>>;
   nats?: NatsServerHandle;
 }
 
@@ -63,7 +65,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     bridges,
     services,
     async startGateway() {
-      const p = runTs(CLI, ['gateway'], env);
+      const p = runTs(CLI, ['gateway'], { ...env, ...opts.serviceEnv?.gateway });
       services.push(p);
       await p.waitFor(/gateway listening/, 60_000);
       mesh.gateway = p;
@@ -89,12 +91,12 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   };
   const starts: Promise<unknown>[] = [mesh.startGateway()];
   if (opts.guard) {
-    const g = runTs(CLI, ['guard'], env);
+    const g = runTs(CLI, ['guard'], { ...env, ...opts.serviceEnv?.guard });
     services.push(g);
     starts.push(g.waitFor(/guard ready/, 60_000));
   }
   if (opts.scheduler) {
-    const s = runTs(CLI, ['scheduler'], env);
+    const s = runTs(CLI, ['scheduler'], { ...env, ...opts.serviceEnv?.scheduler });
     services.push(s);
     starts.push(s.waitFor(/scheduler ready/, 60_000));
   }

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from './types.js';
 import { Supervisor, type RunningPart } from './supervise.js';
-import { prepareLocalNats, privateDir, type Role } from './local-nats.js';
+import type { Role } from '@shrooms/testing';
 
 const HELP = `usage: shrooms-agent up [--port 7387] [--nats-port N] [--session demo] [--no-guard] [--no-scheduler]
 
@@ -41,7 +41,7 @@ export const upCommand: Command = {
       return 0;
     }
     // Loaded only here: every other command starts without the local-mesh helpers.
-    const { natsServerBinary, REPO_ROOT, startNatsServer, wrap } = await import('@shrooms/testing');
+    const { natsServerBinary, prepareLocalNats, privateDir, REPO_ROOT, startNatsServer, wrap } = await import('@shrooms/testing');
     const bin = natsServerBinary();
     if (!process.env.NATS_URL && bin === 'nats-server' && !onPath('nats-server')) {
       process.stderr.write('nats-server is not installed. Install it with:  sudo apt-get install -y nats-server\n');
@@ -52,7 +52,7 @@ export const upCommand: Command = {
     const logDir = await privateDir(join(stateDir, 'logs'));
     const machine = process.env.SHROOMS_MACHINE ?? (hostname().split('.')[0] || 'localhost');
     // A server of our own runs with users and permissions; one given as NATS_URL is the operator's.
-    const auth = process.env.NATS_URL ? undefined : await prepareLocalNats(stateDir, machine, values.session!);
+    const auth = process.env.NATS_URL ? undefined : await prepareLocalNats(stateDir, machine, [values.session!]);
 
     const upLog = join(logDir, 'up.log');
     const supervisor = new Supervisor({
@@ -101,14 +101,14 @@ export const upCommand: Command = {
       GATEWAY_DEFAULT_SESSION: process.env.GATEWAY_DEFAULT_SESSION ?? values.session!,
     };
     /** One of our services as a supervised part: spawned again, the same way, on each restart. */
-    const service = (name: string, cmd: string[], ready: RegExp, role: Role) => {
+    const service = (name: string, cmd: string[], ready: RegExp, role: Role | { session: string }) => {
       const logFile = join(logDir, `${name}.log`);
       return supervisor.add({
         name,
         logFile,
         async start() {
           const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...cmd], {
-            env: { ...env, ...auth?.login(role) },
+            env: { ...env, ...(typeof role === 'string' ? auth?.login(role) : auth?.sessionLogin(role.session)) },
             stdio: ['ignore', 'pipe', 'pipe'],
           });
           const log = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
@@ -140,7 +140,7 @@ export const upCommand: Command = {
           `bridge-${values.session}`,
           ['bridge', '--harness', 'echo', '--session', values.session!, '--cwd', stateDir],
           /bridge ready/,
-          'session',
+          { session: values.session! },
         ),
       );
       await Promise.all(services);
