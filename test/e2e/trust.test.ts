@@ -1,0 +1,350 @@
+/**
+ * The threat model (docs/security.md), one test per row, as an attacker would try it: devices on
+ * real network addresses (network namespaces joined by veth pairs, made here and removed after),
+ * the mesh's processes logged in to a real nats-server with the generated users and permissions,
+ * and a browser's requests as a web page in the owner's browser could make them.
+ *
+ *   box (this host)   NATS, gateway (127.0.0.1 and 198.18.{0,1,2}.1), guard, scheduler, bridges
+ *   tr-a  laptop.home 198.18.0.2   a device of the mesh (asks for work)
+ *   tr-b  pi5.home    198.18.1.2   another device of the mesh
+ *   tr-c  —           198.18.2.2   an address the mesh does not name
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import { BUCKETS, keys, kvSubject } from '@shrooms/protocol';
+import {
+  eventually,
+  netnsUnavailable,
+  prepareLocalNats,
+  startMesh,
+  startNatsServer,
+  startNetns,
+  type LocalNats,
+  type Mesh,
+  type Netns,
+  type NetnsDevice,
+} from '@shrooms/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const why = netnsUnavailable();
+const SESSIONS = ['target', 'auto', 'perm', 'deep'];
+
+let tmp: string;
+let net: Netns;
+let auth: LocalNats;
+let mesh: Mesh;
+let admin: NatsConnection;
+let laptop: NetnsDevice;
+let pi5: NetnsDevice;
+let stranger: NetnsDevice;
+let port: number;
+
+const rpcBody = (method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+const JSON_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+const msg = (id: string, text: string, extra: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}) => ({
+  message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra },
+  configuration: { returnImmediately: true },
+  ...(Object.keys(metadata).length ? { metadata } : {}),
+});
+
+/** A JSON-RPC call from a device, to the gateway's address on that device's link. */
+async function rpcFrom(dev: NetnsDevice, session: string, method: string, params: unknown): Promise<any> {
+  const res = await dev.request(`http://${dev.hostAddress}:${port}/a2a/${session}`, {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    body: rpcBody(method, params),
+  });
+  return res.json();
+}
+
+/** A request from this machine itself (the owner, or a page in the owner's browser), any headers. */
+function local(path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+  return new Promise<{ status: number; text: string; json(): any }>((resolve, reject) => {
+    const r = request({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers: init.headers ?? {} }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, text, json: () => JSON.parse(text) }));
+    });
+    r.on('error', reject);
+    r.end(init.body);
+  });
+}
+const ownerRpc = async (session: string, method: string, params: unknown) =>
+  (await local(`/a2a/${session}`, { method: 'POST', headers: JSON_HEADERS, body: rpcBody(method, params) })).json();
+const task = async (session: string, id: string) => (await ownerRpc(session, 'GetTask', { id })).result;
+const until = (session: string, id: string, check: (t: any) => boolean) =>
+  eventually(async () => {
+    const t = await task(session, id);
+    return t && check(t) ? t : undefined;
+  }, 30_000);
+
+describe.skipIf(why !== undefined)(`trust across the mesh${why ? ` (skipped: ${why})` : ''}`, () => {
+  beforeAll(async () => {
+    tmp = await mkdtemp(join(tmpdir(), 'shrooms-trust-'));
+    net = await startNetns('tr', ['a', 'b', 'c']);
+    [laptop, pi5, stranger] = net.devices as [NetnsDevice, NetnsDevice, NetnsDevice];
+    const peers = join(tmp, 'peers.yaml');
+    await writeFile(peers, `mesh: home\npeers:\n  ${laptop.address}: laptop\n  ${pi5.address}: pi5\n`);
+    auth = await prepareLocalNats(tmp, 'box', SESSIONS);
+    const nats = await startNatsServer({ args: ['-c', auth.confFile], env: auth.serverEnv });
+    const hosts = net.devices.map((d) => d.hostAddress);
+    mesh = await startMesh({
+      machine: 'box',
+      nats,
+      guard: true,
+      scheduler: true,
+      env: {
+        SHROOMS_PEERS_FILE: peers,
+        GATEWAY_HOST: ['127.0.0.1', ...hosts].join(','),
+        SHROOMS_MESH_ADDRESSES: hosts.join(','),
+        GUARD_BUDGET_MAX: '3',
+      },
+      serviceEnv: { gateway: auth.login('gateway'), guard: auth.login('guard'), scheduler: auth.login('scheduler') },
+      sessions: SESSIONS.map((name) => ({
+        name,
+        env: { ...auth.sessionLogin(name), ...(name === 'auto' ? { BRIDGE_AUTO_APPROVE: '1' } : {}) },
+      })),
+    });
+    port = mesh.gatewayPort;
+    const a = auth.login('admin');
+    admin = await connect({ servers: nats.url, user: a.NATS_USER, pass: a.NATS_PASS });
+  }, 180_000);
+
+  afterAll(async () => {
+    await admin?.close().catch(() => {});
+    await mesh?.stop();
+    net?.teardown();
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  });
+
+  describe('an address the mesh does not name', () => {
+    it('gets UNKNOWN_DEVICE on every route: /agents, the cards, both bindings, the dashboard', async () => {
+      const base = `http://${stranger.hostAddress}:${port}`;
+      for (const path of [
+        '/agents',
+        '/.well-known/agent-card.json',
+        '/a2a/target/.well-known/agent-card.json',
+        '/a2a/target/tasks',
+        '/dashboard/api/overview',
+      ]) {
+        const res = await stranger.request(`${base}${path}`);
+        expect(res.status, path).toBe(403);
+        expect(res.text, path).toContain('UNKNOWN_DEVICE');
+      }
+      const rpc = await stranger.request(`${base}/a2a/target`, {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: rpcBody('SendMessage', msg('s-1', 'hi')),
+      });
+      expect(rpc.json().error.code).toBe(-32054);
+      expect(await task('target', 'target:s-1')).toBeUndefined();
+    });
+  });
+
+  describe("another device's task", () => {
+    it('is answered and canceled only by the device that asked (or the owner), never by another device', async () => {
+      const asked = (await rpcFrom(laptop, 'target', 'SendMessage', msg('b-1', 'blocked: which branch?'))).result.task;
+      await until('target', asked.id, (t) => t.status.state === 'TASK_STATE_INPUT_REQUIRED');
+      const answer = await rpcFrom(pi5, 'target', 'SendMessage', msg('b-1-pi5', 'blocked: rm -rf', { taskId: asked.id }));
+      expect(answer.error.code).toBe(-32065);
+      const cancel = await rpcFrom(pi5, 'target', 'CancelTask', { id: asked.id });
+      expect(cancel.error.code).toBe(-32065);
+      const rest = await pi5.request(`http://${pi5.hostAddress}:${port}/a2a/target/tasks/${encodeURIComponent(asked.id)}:cancel`, {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: '{}',
+      });
+      expect(rest.status).toBe(403);
+      expect(rest.json().error.details[0].reason).toBe('ACTION_FORBIDDEN');
+      expect((await task('target', asked.id)).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      // The asker answers it, and it works on and finishes.
+      expect((await rpcFrom(laptop, 'target', 'SendMessage', msg('b-1-re', 'main', { taskId: asked.id }))).result).toBeDefined();
+      await until('target', asked.id, (t) => t.status.state === 'TASK_STATE_COMPLETED');
+      // The asker cancels its own.
+      const other = (await rpcFrom(laptop, 'target', 'SendMessage', msg('b-2', 'blocked: later'))).result.task;
+      await until('target', other.id, (t) => t.status.state === 'TASK_STATE_INPUT_REQUIRED');
+      expect((await rpcFrom(laptop, 'target', 'CancelTask', { id: other.id })).result.status.state).toBe('TASK_STATE_CANCELED');
+    });
+
+    it("has its permission prompt answered only from the owner's machine, with exactly allow or deny", async () => {
+      const asked = (await rpcFrom(laptop, 'perm', 'SendMessage', msg('p-1', 'permission: Bash'))).result.task;
+      await until('perm', asked.id, (t) => t.status.state === 'TASK_STATE_INPUT_REQUIRED' && !!t.metadata['shrooms/permission']);
+      for (const dev of [laptop, pi5]) {
+        const r = await rpcFrom(dev, 'perm', 'SendMessage', msg(`p-1-${dev.ns}`, 'allow', { taskId: asked.id }));
+        expect(r.error.code, dev.ns).toBe(-32065);
+      }
+      const loose = (await ownerRpc('perm', 'SendMessage', msg('p-1-loose', 'go away', { taskId: asked.id }))).result.task;
+      expect(loose.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      expect(loose.status.message.parts[0].text).toMatch(/not an answer/);
+      await ownerRpc('perm', 'SendMessage', msg('p-1-allow', 'allow', { taskId: asked.id }));
+      const done = await until('perm', asked.id, (t) => t.status.state === 'TASK_STATE_COMPLETED');
+      expect(done.artifacts[0].parts[0].text).toBe('allowed Bash');
+      expect(done.metadata['shrooms/permission_answer']).toMatchObject({ answer: 'allow', tool: 'Bash', by: 'box' });
+    });
+  });
+
+  describe('a web page in the owner’s browser', () => {
+    it('cannot release, update, schedule or act on the dashboard: cross-site text/plain and foreign Host refused on every binding, nothing changed', async () => {
+      const held = (await rpcFrom(laptop, 'auto', 'SendMessage', msg('h-1', 'deploy it', {}, { 'shrooms/from': 'laptop/agent' }))).result
+        .task;
+      expect(held.metadata['shrooms/held']).toBe(true);
+      const key = keys.task('box', 'auto', 'h-1');
+      const attempts: { path: string; body: string }[] = [
+        { path: '/a2a/auto', body: rpcBody('ControlSession', { action: 'release', id: held.id }) },
+        { path: '/a2a/auto', body: rpcBody('UpdateTask', { id: held.id, status: 'done', text: 'forged' }) },
+        { path: `/a2a/auto/tasks/${encodeURIComponent(held.id)}:release`, body: '{}' },
+        { path: `/a2a/auto/tasks/${encodeURIComponent(held.id)}:update`, body: JSON.stringify({ status: 'done', text: 'forged' }) },
+        {
+          path: '/a2a',
+          body: rpcBody('CreateSchedule', { recipients: ['box/auto'], prompt: 'x', at: new Date(Date.now() + 60_000).toISOString() }),
+        },
+        { path: '/dashboard/api/tasks/release', body: JSON.stringify({ key }) },
+      ];
+      const variants: Record<string, string>[] = [
+        { 'content-type': 'text/plain', origin: 'http://attacker.example' }, // a cross-site form or no-cors fetch
+        { 'content-type': 'text/plain' }, // no Origin at all
+        { ...JSON_HEADERS, host: 'attacker.example', 'x-shrooms-dashboard': '1' }, // DNS rebinding
+        { ...JSON_HEADERS, origin: 'http://attacker.example', 'x-shrooms-dashboard': '1' },
+      ];
+      for (const a of attempts)
+        for (const h of variants) {
+          const res = await local(a.path, { method: 'POST', headers: h, body: a.body });
+          expect(res.text, `${a.path} ${JSON.stringify(h)}`).toContain('CROSS_SITE_REFUSED');
+        }
+      for (const path of [
+        '/agents',
+        '/a2a/auto/.well-known/agent-card.json',
+        `/a2a/auto/tasks/${encodeURIComponent(held.id)}`,
+        '/dashboard/api/overview',
+      ])
+        expect((await local(path, { headers: { host: 'attacker.example:80' } })).status, path).toBe(403);
+      const after = await task('auto', held.id);
+      expect(after.status.state).toBe('TASK_STATE_SUBMITTED');
+      expect(after.metadata['shrooms/held']).toBe(true);
+      expect((await ownerRpc('-', 'ListSchedules', { state: 'all' })).result.total ?? 0).toBe(0);
+    });
+  });
+
+  describe('claims the gateway does not believe', () => {
+    it('a forged shrooms/schedule does not skip the hold', async () => {
+      const at = new Date().toISOString();
+      const t = (
+        await rpcFrom(
+          laptop,
+          'auto',
+          'SendMessage',
+          msg(
+            `sched-fake-${Date.now()}`,
+            'run me',
+            {},
+            { 'shrooms/from': 'laptop/agent', 'shrooms/schedule': 'fake', 'shrooms/occurrence': at },
+          ),
+        )
+      ).result.task;
+      expect(t.metadata['shrooms/held']).toBe(true);
+      expect(t.metadata['shrooms/schedule']).toBeUndefined();
+    });
+
+    it('a blank parent does not reset the depth: the claimed session’s current task is the parent', async () => {
+      // laptop's session `worker` works on a task of depth 2 (its bridge's signal and ledger entry).
+      const kv = await new Kvm(admin).open(BUCKETS.tasks);
+      const parent = {
+        v: 1,
+        events: [],
+        task: {
+          id: 'worker:w-1',
+          contextId: 'c',
+          status: { state: 'TASK_STATE_WORKING', timestamp: new Date().toISOString() },
+          metadata: { 'shrooms/depth': 2, 'shrooms/chain': ['box/x', 'box/y'] },
+        },
+      };
+      await kv.put(keys.task('laptop', 'worker', 'w-1'), JSON.stringify(parent));
+      const signals = await new Kvm(admin).open(BUCKETS.signals);
+      const signal = {
+        machine: 'laptop',
+        session: 'worker',
+        harness: 'claude',
+        state: 'working',
+        task: 'worker:w-1',
+        at: new Date().toISOString(),
+        ttlMs: 60_000,
+      };
+      await signals.put(keys.signal('laptop', 'worker'), JSON.stringify(signal));
+      for (const blank of [undefined, '', '  ']) {
+        const md = { 'shrooms/from': 'laptop/worker', ...(blank === undefined ? {} : { 'shrooms/parent': blank }) };
+        const t = (await rpcFrom(laptop, 'deep', 'SendMessage', msg(`d-${JSON.stringify(blank)}`, 'go on', {}, md))).result.task;
+        expect(t.metadata['shrooms/depth'], JSON.stringify(blank)).toBe(3);
+        expect(t.metadata['shrooms/parent']).toBe('laptop/worker:w-1');
+      }
+      // One deeper is refused, blank parent or not.
+      parent.task.metadata['shrooms/depth'] = 3;
+      await kv.put(keys.task('laptop', 'worker', 'w-1'), JSON.stringify(parent));
+      const deep = await rpcFrom(
+        laptop,
+        'deep',
+        'SendMessage',
+        msg('d-deeper', 'and on', {}, { 'shrooms/from': 'laptop/worker', 'shrooms/parent': '' }),
+      );
+      expect(deep.error.code).toBe(-32051);
+      // Another device may not name laptop's task as its parent.
+      const foreign = await rpcFrom(
+        pi5,
+        'deep',
+        'SendMessage',
+        msg('d-pi5', 'hi', {}, { 'shrooms/from': 'pi5/x', 'shrooms/parent': 'laptop/worker:w-1' }),
+      );
+      expect(foreign.error.code).toBe(-32067);
+    });
+
+    it('rotating the claimed shrooms/from does not reset the agent budget', async () => {
+      const codes: number[] = [];
+      for (let i = 1; i <= 4; i++) {
+        const r = await rpcFrom(pi5, 'target', 'SendMessage', msg(`rot-${i}`, `task ${i}`, {}, { 'shrooms/from': `pi5/claim-${i}` }));
+        codes.push(r.error?.code ?? 0);
+      }
+      expect(codes).toEqual([0, 0, 0, -32059]);
+    });
+  });
+
+  describe('NATS, as the mesh runs it', () => {
+    it('the ledger and signal field refuse a rollup or purge from a session credential, and keep every message', async () => {
+      const jsm = await jetstreamManager(admin);
+      const login = auth.sessionLogin('target');
+      const bridge = await connect({
+        servers: mesh.nats.url,
+        user: login.NATS_USER,
+        pass: login.NATS_PASS,
+        inboxPrefix: '_INBOX_bridge.box.target',
+      });
+      try {
+        for (const bucket of [BUCKETS.tasks, BUCKETS.signals]) {
+          const info = await jsm.streams.info(`KV_${bucket}`);
+          expect(info.config.allow_rollup_hdrs, bucket).toBe(false);
+          expect(info.config.deny_purge, bucket).toBe(true);
+          const before = info.state.messages;
+          const h = natsHeaders();
+          h.set('Nats-Rollup', 'all');
+          const own = bucket === BUCKETS.tasks ? keys.task('box', 'target', 'rollup') : keys.signal('box', 'target');
+          const reply = await bridge.request(kvSubject(bucket, own), '{}', { headers: h, timeout: 5000 });
+          expect(reply.json<{ error?: { description?: string } }>().error?.description).toMatch(/rollup/i);
+          await expect(bridge.request(`$JS.API.STREAM.PURGE.KV_${bucket}`, '{}', { timeout: 5000 })).rejects.toThrow(
+            /Permissions Violation/,
+          );
+          expect((await jsm.streams.info(`KV_${bucket}`)).state.messages, bucket).toBeGreaterThanOrEqual(before);
+        }
+        await expect(
+          bridge.request(`$JS.API.STREAM.INFO.KV_${BUCKETS.tasks}`, JSON.stringify({ subjects_filter: '>' }), { timeout: 5000 }),
+        ).rejects.toThrow(/Permissions Violation/);
+        expect(await task('target', 'target:b-1')).toBeDefined();
+      } finally {
+        await bridge.close();
+      }
+    });
+  });
+});
