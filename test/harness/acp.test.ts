@@ -44,10 +44,12 @@ beforeAll(async () => {
         env: { ...key, BRIDGE_ACP_AGENT: 'opencode', SHROOMS_MODEL_BASE_URL: `${fake.url}/v1`, SHROOMS_MODEL: 'fake-model' },
       },
       {
-        // Any ACP agent by its command line (here Gemini CLI again, set up by hand as a user would).
+        // Any ACP agent by its command line (here Gemini CLI again, set up by hand as a user would),
+        // with our MCP server over stdio (the relay), as for an agent without HTTP MCP.
         name: 'custom',
         harness: 'acp',
         env: {
+          BRIDGE_ACP_MCP: 'stdio',
           BRIDGE_ACP_COMMAND: `${process.execPath} ${GEMINI_BUNDLE} --experimental-acp --model gemini-2.5-flash`,
           GOOGLE_GEMINI_BASE_URL: fake.url,
           GEMINI_API_KEY: 'sk-fake',
@@ -188,7 +190,7 @@ describe.each([['gem'], ['oc']])('the %s session (acp)', (session) => {
 });
 
 describe('an ACP agent given by its command line', () => {
-  it('gets the note ahead of its first prompt; asks even for task_update (no preset to tell our tools apart), and on "allow" finishes', async () => {
+  it('gets the note ahead of its first prompt and our tools over stdio; asks even for task_update (no preset to tell our tools apart), and on "allow" finishes', async () => {
     const t = (await ask('custom', 'custom-done', done('by hand'))).result.task;
     const waiting = await until('custom', t.id, (x) => x.status.state === 'TASK_STATE_INPUT_REQUIRED');
     expect(waiting.metadata['shrooms/permission'].tool).toContain('task_update');

@@ -11,6 +11,8 @@ export const BridgeConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.sha
   BRIDGE_ACP_AGENT: z.string().optional(),
   /** … or the command line of any ACP agent (it wins over BRIDGE_ACP_AGENT). */
   BRIDGE_ACP_COMMAND: z.string().optional(),
+  /** acp harness: our MCP server over HTTP when the agent takes it, else stdio (a relay); or forced. */
+  BRIDGE_ACP_MCP: z.enum(['auto', 'http', 'stdio']).default('auto'),
   BRIDGE_CWD: z.string().default(() => process.cwd()),
   /** Where the bridge keeps the harness's state (session ids, isolated HOME). */
   BRIDGE_STATE_DIR: z.string().optional(),

@@ -63,7 +63,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     autoApprove: config.BRIDGE_AUTO_APPROVE,
     env: { ECHO_DELAY_MS: String(config.ECHO_DELAY_MS) },
     model: config.BRIDGE_MODEL,
-    acp: { agent: config.BRIDGE_ACP_AGENT, agentCommand: config.BRIDGE_ACP_COMMAND },
+    acp: { agent: config.BRIDGE_ACP_AGENT, agentCommand: config.BRIDGE_ACP_COMMAND, mcp: config.BRIDGE_ACP_MCP },
   };
   const bridge = new Bridge({
     nc,

@@ -6,7 +6,9 @@
  *
  * - Ready: `initialize` (we offer no file system and no terminal: the agent uses its own tools),
  *   then `session/load` of the stored session when the agent offers it, else `session/new`. Our MCP
- *   server goes in both as `{type:"http"}`; an agent without HTTP MCP is refused at start. The
+ *   server goes in both as `{type:"http"}` when the agent takes HTTP (`mcpCapabilities.http`), else
+ *   as a stdio server, `mcp-relay/relay.mjs`, which relays to the same HTTP server (every ACP agent
+ *   must take stdio; `acp.mcp` forces one or the other). The
  *   session id is kept in `stateDir/acp-session.json` with the agent and the cwd; a different agent
  *   or folder starts a new conversation. A load that fails (or an agent that cannot load) also
  *   starts a new conversation, the first prompt in it says so, and so does the task delivered
@@ -25,6 +27,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AGENT_METHODS, CLIENT_METHODS, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { acpAgent, ACP_MCP_SERVER, READ_ONLY_TOOLS, type AcpAgent } from './acp-agents.js';
 import {
@@ -41,6 +44,8 @@ import type { JsonlChild } from './child.js';
 import { CliHarness, type CallRequest, type Launch, type Turn } from './cli-harness.js';
 import type { HarnessOptions, HarnessState, TurnResult } from './types.js';
 
+/** The stdio relay to the bridge's MCP server, for agents without HTTP MCP (the same path from src/ and dist/). */
+export const MCP_RELAY_FILE = fileURLToPath(new URL('../../mcp-relay/relay.mjs', import.meta.url));
 const READY_TIMEOUT_MS = 60_000;
 const METHOD_NOT_FOUND = -32601;
 
@@ -105,9 +110,7 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
     );
     this.agentInfo = init.agentInfo;
     const caps = init.agentCapabilities;
-    if (caps?.mcpCapabilities?.http !== true)
-      throw new Error(`${this.agent.name} does not take MCP servers over HTTP (mcpCapabilities.http), and the shrooms tools need it`);
-    const mcpServers = [{ type: 'http', name: ACP_MCP_SERVER, url: o.mcpUrl, headers: [] }];
+    const mcpServers = [this.mcpServer(caps?.mcpCapabilities?.http === true)];
     const file = join(o.stateDir, 'acp-session.json');
     const stored = await readFile(file, 'utf8').then(
       (t) => JSON.parse(t) as StoredSession,
@@ -119,7 +122,7 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
     let lost: string | undefined;
     if (stored && (stored.agent !== this.agent.name || stored.cwd !== o.cwd)) {
       this.log.warn({ was: stored, now: { agent: this.agent.name, cwd: o.cwd } }, 'the agent or folder changed; a new conversation starts');
-    } else if (stored && caps.loadSession !== true) {
+    } else if (stored && caps?.loadSession !== true) {
       lost = `${this.agent.name} cannot resume a conversation (it does not offer session/load)`;
     } else if (stored) {
       try {
@@ -151,6 +154,21 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
     }
     this.log.info({ sessionId: this._sessionId, resumed: this.resumed, agent: this.agentInfo }, 'acp session ready');
     await writeFile(file, JSON.stringify({ sessionId: this._sessionId, agent: this.agent.name, cwd: o.cwd } satisfies StoredSession));
+  }
+
+  /** Our MCP server as the agent takes it: over HTTP when it can (`auto`), else the stdio relay. */
+  private mcpServer(httpOffered: boolean): object {
+    const want = this.opts.acp?.mcp ?? 'auto';
+    if (want === 'http' && !httpOffered)
+      throw new Error(`${this.agent.name} does not take MCP servers over HTTP (mcpCapabilities.http); use BRIDGE_ACP_MCP=stdio`);
+    if (want === 'http' || (want === 'auto' && httpOffered))
+      return { type: 'http', name: ACP_MCP_SERVER, url: this.opts.mcpUrl, headers: [] };
+    return {
+      name: ACP_MCP_SERVER,
+      command: process.execPath,
+      args: [MCP_RELAY_FILE],
+      env: [{ name: 'SHROOMS_MCP_URL', value: this.opts.mcpUrl }],
+    };
   }
 
   protected turnData(): AcpTurn {

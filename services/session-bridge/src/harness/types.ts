@@ -61,8 +61,11 @@ export interface HarnessOptions {
   log: Logger;
   events: HarnessEvents;
   tools: HarnessTools;
-  /** The ACP agent (`acp` harness only): a preset by name, or a command line of one's own. */
-  acp?: { agent?: string; agentCommand?: string };
+  /**
+   * The ACP agent (`acp` harness only): a preset by name, or a command line of one's own; how our
+   * MCP server reaches it (`auto`: HTTP when the agent takes it, else stdio through a relay).
+   */
+  acp?: { agent?: string; agentCommand?: string; mcp?: 'auto' | 'http' | 'stdio' };
   /** How long `cancel` waits for the turn to end before killing the process, ms. */
   cancelGraceMs?: number;
 }
