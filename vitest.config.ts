@@ -4,7 +4,9 @@ import { defineConfig } from 'vitest/config';
 // cross-process), `interop` (real third-party A2A/MCP clients against one `up`; serial), `harness`
 // (real claude, pi and ACP agent CLIs; serial, generous timeouts), `chaos` (kills, failovers,
 // fuzzing), `docker` (a private Docker engine: the image built from deploy/Dockerfile, the compose
-// file run; skipped, saying why, where no engine can start). No test asserts a wall-clock time.
+// file run; skipped, saying why, where no engine can start), `machines` (machines as network
+// namespaces on real WireGuard, set up with `shrooms-agent mesh`; root, else skipped saying why).
+// No test asserts a wall-clock time.
 const resolve = { conditions: ['development'] };
 
 export default defineConfig({
@@ -73,6 +75,17 @@ export default defineConfig({
           globalSetup: ['test/docker/setup.ts'],
           testTimeout: 600_000,
           hookTimeout: 600_000,
+          fileParallelism: false,
+          maxWorkers: 1,
+        },
+      },
+      {
+        resolve,
+        test: {
+          name: 'machines',
+          include: ['test/machines/**/*.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
           fileParallelism: false,
           maxWorkers: 1,
         },

@@ -41,6 +41,8 @@ const PROJECTS = [
   // Real claude, pi, Gemini CLI and OpenCode against a fake model: serial and the slowest per test; run once.
   { name: 'harness', vitest: true },
   { name: 'chaos', vitest: true, everyNode: true },
+  // Four machines as network namespaces on real WireGuard (root; about 3 minutes): run once.
+  { name: 'machines', vitest: true },
 ];
 
 /** What `--node 22` and `--node 24` mean: exact versions, so a run is the same run everywhere. */

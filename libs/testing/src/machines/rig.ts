@@ -23,6 +23,11 @@ export interface RigMachineSpec {
   name: string;
   /** WireGuard interface name: unique on the host (the control sockets share /var/run/wireguard), ≤ 15 chars. */
   iface: string;
+  /**
+   * false: a stranger — it has WireGuard and lists the others as its peers, but no machine lists
+   * it (its key is unknown to them). Default true.
+   */
+  listed?: boolean;
 }
 
 export interface RigOptions {
@@ -309,7 +314,8 @@ export async function startRig(opts: RigOptions): Promise<Rig> {
       machines.push(m);
     }
     // Every machine a peer of every other, as a person's WireGuard config would have it.
-    for (const m of machines) for (const o of machines) if (o !== m) m.addPeer(o);
+    const listed = new Set(specs.filter((x) => x.listed !== false).map((x) => x.name));
+    for (const m of machines) for (const o of machines) if (o !== m && listed.has(o.name)) m.addPeer(o);
     const byName = new Map(machines.map((m) => [m.name, m]));
     return {
       dir,

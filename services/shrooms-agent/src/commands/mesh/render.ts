@@ -61,6 +61,13 @@ export function gatewayUrl(mesh: MeshFile, m: Machine): string {
   return `http://${host(m.address)}:${mesh.ports.gateway}`;
 }
 
+/** `MACHINE=URL,…` of every machine with a gateway (SHROOMS_GATEWAYS, SCHEDULER_GATEWAYS). */
+const gatewayMap = (mesh: MeshFile) =>
+  mesh.machines
+    .filter((m) => m.services.includes('gateway'))
+    .map((m) => `${m.name}=${gatewayUrl(mesh, m)}`)
+    .join(',');
+
 function natsConf({ mesh, self, dir }: RenderInput): string {
   const routes = mesh.machines.map((m) => `    "nats-route://route:${mesh.routePassword}@${host(m.address)}:${mesh.ports.cluster}"`);
   const js = self.role === 'always-on';
@@ -196,7 +203,9 @@ export function renderMachine(input: RenderInput): RenderedFile[] {
         natsAfter,
       ),
     });
-    files.push(service('bridge', 'bridge', { GATEWAY_URL: `http://127.0.0.1:${mesh.ports.gateway}` }));
+    // The bridge announces its gateway in its signal: the mesh URL, so other machines' sessions can
+    // reach it (a loopback URL is no use to them); SHROOMS_GATEWAYS names every machine's for its tools.
+    files.push(service('bridge', 'bridge', { GATEWAY_URL: gatewayUrl(mesh, self), SHROOMS_GATEWAYS: gatewayMap(mesh) }));
     files.push({
       path: 'units/shrooms-bridge@.service',
       secret: false,
@@ -220,10 +229,9 @@ export function renderMachine(input: RenderInput): RenderedFile[] {
     });
   }
   if (self.services.includes('scheduler')) {
-    const gateways = mesh.machines.filter((m) => m.services.includes('gateway')).map((m) => `${m.name}=${gatewayUrl(mesh, m)}`);
     files.push(
       service('scheduler', 'scheduler', {
-        SCHEDULER_GATEWAYS: gateways.join(','),
+        SCHEDULER_GATEWAYS: gatewayMap(mesh),
         SCHEDULER_GATEWAY_URL: `http://127.0.0.1:${mesh.ports.gateway}`,
       }),
     );

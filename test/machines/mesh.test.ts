@@ -1,0 +1,382 @@
+/**
+ * The mesh across machines for real: four machines as network namespaces on real WireGuard
+ * (wireguard-go), set up with `shrooms-agent mesh init|add|join|session` and started from the units
+ * those commands wrote (test/machines/support/machines.ts). One rig for the file; the scenarios run
+ * in order and each leaves the mesh whole for the next. Figures go to
+ * test-output/machines/summary.json (docs/reliability.md shows a run).
+ */
+import { ERRORS } from '@shrooms/protocol';
+import { REPO_ROOT, chain, eventually, rigUnavailable, useTool } from '@shrooms/testing';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMachines, type Machines } from './support/machines.js';
+import { record, writeSummary } from './support/summary.js';
+
+let mx: Machines;
+const unavailable = rigUnavailable();
+if (unavailable) process.stderr.write(`machines: skipped — ${unavailable}\n`);
+/** The laptop's own loopback: nothing else listens there. */
+const FAKE_MODEL_PORT = 18080;
+
+beforeAll(async () => {
+  if (unavailable) return;
+  mx = await startMachines(
+    [
+      { machine: 'homeserver', name: 'build', harness: 'echo' },
+      { machine: 'pi5', name: 'echo', harness: 'echo' },
+      { machine: 'pi5', name: 'counter', harness: 'echo' },
+      // Each task takes a while, so tasks are open and queued when pi5 is cut off.
+      { machine: 'pi5', name: 'slow', harness: 'echo', env: { ECHO_DELAY_MS: '1500' } },
+      { machine: 'laptop', name: 'webapp', harness: 'echo' },
+      // A real pi session on the laptop, its model the fake model server on the laptop's loopback.
+      {
+        machine: 'laptop',
+        name: 'pi',
+        harness: 'pi',
+        env: {
+          SHROOMS_MODEL_BASE_URL: `http://127.0.0.1:${FAKE_MODEL_PORT}/v1`,
+          SHROOMS_MODEL: 'fake-model',
+          SHROOMS_MODEL_API_KEY: 'sk-fake',
+        },
+      },
+    ],
+    // Short signal decay (sleep scenario); a short task deadline so that a task whose result was lost
+    // in the cut (a known gap, docs/reliability.md) ends by expiry within the test.
+    { bridge: { BRIDGE_SIGNAL_TTL_MS: '4000' }, gateway: { LIMIT_TASK_EXPIRY_MS: '60000', GATEWAY_EXPIRY_SWEEP_MS: '1000' } },
+    async (rig) => {
+      const fake = rig
+        .machine('laptop')
+        .spawn('fake-model', [
+          process.execPath,
+          '--conditions=development',
+          '--import',
+          'tsx',
+          join(REPO_ROOT, 'libs/testing/src/fake-model/main.ts'),
+          '--port',
+          String(FAKE_MODEL_PORT),
+          '--quiet',
+        ]);
+      await fake.waitFor(/LISTENING \d+/, 60_000);
+    },
+  );
+});
+
+afterAll(async () => {
+  if (unavailable) return;
+  writeSummary();
+  await mx?.stop();
+});
+
+const msg = (id: string, text: string, extra: Record<string, unknown> = {}) => ({
+  message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra },
+});
+const immediate = (id: string, text: string) => ({ ...msg(id, text), configuration: { returnImmediately: true } });
+const isRetryable = (code: number) => Object.values(ERRORS).some((e) => e.code === code && e.retryable);
+
+async function getTask(from: string, to: string, session: string, id: string) {
+  return (await mx.rpc(from, to, `/a2a/${session}`, 'GetTask', { id })).result;
+}
+
+/**
+ * Asks with a fresh message id each time until one completes; resolves with that task and how many
+ * asks did not (refused, unreachable, or left open by a lost write — see docs/reliability.md).
+ */
+async function askUntilServed(from: string, to: string, session: string, prefix: string, timeoutMs = 120_000) {
+  let attempt = 0;
+  const failures: (number | string)[] = [];
+  const task = await eventually(
+    async () => {
+      const a = await mx
+        .rpc(from, to, `/a2a/${session}`, 'SendMessage', msg(`${prefix}-${attempt++}`, 'are you there?'), {}, 20_000)
+        .catch((e: Error) => ({ error: { code: e.message } }));
+      const state = a.result?.task?.status.state;
+      if (state === 'TASK_STATE_COMPLETED') return a.result.task;
+      failures.push(a.error?.code ?? state);
+      return undefined;
+    },
+    timeoutMs,
+    250,
+  ).catch((err: Error) => {
+    throw new Error(`${from} → ${to}/${session} not served: ${err.message}; answers: ${JSON.stringify(failures.slice(-5))}`);
+  });
+  return { task, failures };
+}
+
+function outputCount(machine: string, unit: string, re: RegExp): number {
+  return (mx.m(machine).processes.get(unit)?.output().match(new RegExp(re, 'g')) ?? []).length;
+}
+
+describe.skipIf(unavailable)('across machines on WireGuard', () => {
+  it('a pi session on the laptop asks a session on pi5 through its MCP ask_agent and gets the answer; pi5 names the laptop from its WireGuard address', async () => {
+    const done = (text: string) => useTool('task_update', { task: '$TASK', status: 'done', text });
+    const script = chain(useTool('ask_agent', { to: 'pi5/echo', text: 'what does pi5 say?' }), done('pi5 said: $RESULT'));
+    // A person on the home server asks the laptop's pi session (blocking until it finishes).
+    const r = await mx.rpc('homeserver', 'laptop', '/a2a/pi', 'SendMessage', msg('id-pi-1', script), {}, 240_000);
+    expect(r.result?.task?.status.state, JSON.stringify(r).slice(0, 2000)).toBe('TASK_STATE_COMPLETED');
+    expect(r.result.task.artifacts[0].parts[0].text).toContain('what does pi5 say?');
+    // The task on pi5: asked by the laptop (verified from its WireGuard address), claimed by laptop/pi.
+    const list = await mx.rpc('laptop', 'pi5', '/a2a/echo', 'ListTasks', { pageSize: 100 });
+    const asked = list.result.tasks.filter((t: any) => t.metadata['shrooms/from'] === 'laptop/pi');
+    expect(asked).toHaveLength(1);
+    expect(asked[0].metadata['shrooms/device']).toMatch(/^laptop(\.home)?$/);
+    expect(asked[0].metadata['shrooms/parent']).toBe('laptop/pi:id-pi-1');
+    expect(asked[0].status.state).toBe('TASK_STATE_COMPLETED');
+    record({
+      name: 'a pi session on laptop asks pi5 via MCP ask_agent',
+      acknowledged: 2,
+      lost: 0,
+      doubled: asked.length - 1,
+      recoveryMs: null,
+    });
+  });
+
+  it('names the asking device from its WireGuard address; forwarded-for headers change nothing', async () => {
+    const r = await mx.rpc('laptop', 'pi5', '/a2a/echo', 'SendMessage', msg('id-laptop-1', 'hello pi5'));
+    expect(r.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(r.result.task.metadata['shrooms/device']).toMatch(/^laptop(\.home)?$/);
+    const spoofed = await mx.rpc('laptop', 'pi5', '/a2a/echo', 'SendMessage', msg('id-laptop-2', 'who am I'), {
+      'x-forwarded-for': mx.m('homeserver').address,
+      forwarded: `for=${mx.m('homeserver').address}`,
+    });
+    expect(spoofed.result.task.metadata['shrooms/device']).toMatch(/^laptop(\.home)?$/);
+    const fromHome = await mx.rpc('homeserver', 'pi5', '/a2a/echo', 'SendMessage', msg('id-home-1', 'hello from home'));
+    expect(fromHome.result.task.metadata['shrooms/device']).toMatch(/^homeserver(\.home)?$/);
+    record({ name: 'identity: device from the WireGuard address', acknowledged: 3, lost: 0, doubled: 0, recoveryMs: null });
+  });
+
+  it('does not serve a machine that is not a WireGuard peer, on the underlay or through the tunnel', async () => {
+    const stranger = mx.m('stranger');
+    const pi5 = mx.m('pi5');
+    // On the underlay the gateway does not listen at all (mesh address and loopback only).
+    await expect(stranger.fetch(`http://${pi5.underlay}:7387/.well-known/agent-card.json`, { timeoutMs: 5_000 })).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
+    // Through the tunnel: pi5 does not know the stranger's key, so no handshake, no packet.
+    await expect(stranger.fetch(`http://${pi5.address}:7387/.well-known/agent-card.json`, { timeoutMs: 3_000 })).rejects.toThrow(
+      /Timeout|abort/i,
+    );
+    // A WireGuard peer of pi5 whose key the mesh does not name: reaches the gateway, is refused.
+    pi5.addPeer(stranger);
+    try {
+      const r = await mx.rpc('stranger', 'pi5', '/a2a/echo', 'SendMessage', msg('id-stranger-1', 'let me in'), {}, 10_000);
+      expect(r.error).toMatchObject({ code: ERRORS.UNKNOWN_DEVICE.code });
+    } finally {
+      pi5.removePeer(stranger);
+    }
+  });
+
+  it('refuses a peer removed with `wg set … peer … remove` within the poll interval, and serves it again once re-added', async () => {
+    const pi5 = mx.m('pi5');
+    const laptop = mx.m('laptop');
+    const reloads = outputCount('pi5', 'shrooms-gateway', /peers map reloaded/);
+    pi5.removePeer(laptop);
+    const removedAt = Date.now();
+    try {
+      await expect(mx.rpc('laptop', 'pi5', '/a2a/echo', 'SendMessage', msg('id-removed-1', 'still there?'), {}, 3_000)).rejects.toThrow(
+        /Timeout|abort/i,
+      );
+      // The gateway read the change from `wg show` by itself (SHROOMS_WG_POLL_MS, 1 s).
+      await eventually(() => outputCount('pi5', 'shrooms-gateway', /peers map reloaded/) > reloads, 10_000, 100);
+    } finally {
+      pi5.addPeer(laptop);
+    }
+    const refusedForMs = Date.now() - removedAt;
+    const back = await askUntilServed('laptop', 'pi5', 'echo', 'id-readded', 30_000);
+    expect(back.task.metadata['shrooms/device']).toMatch(/^laptop/);
+    record({
+      name: 'identity: removed peer refused, re-added peer served',
+      acknowledged: 1,
+      lost: 0,
+      doubled: 0,
+      recoveryMs: Date.now() - removedAt - refusedForMs,
+    });
+  });
+
+  // KNOWN GAP (docs/reliability.md): nats-server 2.9.10 — what Debian ships and these tests run —
+  // lets several concurrent compare-and-set writes with the same expected revision all succeed on an
+  // R3 stream (20 concurrent kv.update(key, v, rev) on a 3-node cluster: 7–14 succeed; on R1, one).
+  // The guard's shared window relies on that compare-and-set, so across machines it admits more than
+  // 30 (32–36 seen). \`it.fails\` keeps the promise written down: the day it holds, this turns red.
+  it.fails('keeps the loop guard exact with guard replicas on two machines: 100 concurrent new tasks → exactly 30', async () => {
+    const refusedBefore = {
+      homeserver: outputCount('homeserver', 'shrooms-guard', /task refused/),
+      pi5: outputCount('pi5', 'shrooms-guard', /task refused/),
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        mx.rpc('laptop', 'pi5', '/a2a/counter', 'SendMessage', immediate(`id-flood-${i}`, `n ${i}`), {}, 60_000),
+      ),
+    );
+    const admitted = answers.filter((a) => a.result?.task);
+    const refused = answers.filter((a) => a.error?.code === ERRORS.LOOP_GUARD.code);
+    record({
+      name: 'loop guard: 100 concurrent, guards on two machines',
+      acknowledged: admitted.length,
+      lost: 0,
+      doubled: admitted.length - 30,
+      recoveryMs: null,
+      notes: { expected: 30 },
+    });
+    expect(admitted.length).toBe(30);
+    expect(refused.length).toBe(70);
+    // Both replicas answered admissions (a queue group over the mesh), sharing one window.
+    const byHome = outputCount('homeserver', 'shrooms-guard', /task refused/) - refusedBefore.homeserver;
+    const byPi5 = outputCount('pi5', 'shrooms-guard', /task refused/) - refusedBefore.pi5;
+    expect(byHome + byPi5).toBe(70);
+    expect(byHome).toBeGreaterThan(0);
+    expect(byPi5).toBeGreaterThan(0);
+  });
+
+  it('partition: pi5 cut off — the others keep serving each other, and after the heal nothing acknowledged is lost or doubled and the queue resumes in order', async () => {
+    const pi5 = mx.m('pi5');
+    const ids = ['id-cut-1', 'id-cut-2', 'id-cut-3'];
+    for (const id of ids) {
+      const r = await mx.rpc('laptop', 'pi5', '/a2a/slow', 'SendMessage', immediate(id, `work ${id}`));
+      expect(r.result.task.id).toBe(`slow:${id}`);
+    }
+    pi5.cut();
+    const cutAt = Date.now();
+    const codesDuringCut: (number | string)[] = [];
+    let notCompletedDuringCut = 0;
+    let failoverMs = 0;
+    let healedAt = 0;
+    try {
+      // laptop and homeserver keep serving each other (the ledger has homeserver and nas: a quorum).
+      // The ledger's leaders that were on pi5 move first (a raft election): until then a write may be
+      // refused, so the client retries what the gateway calls retryable.
+      // A task whose result write timed out while the leaders moved stays open until its deadline
+      // (a known gap, docs/reliability.md): the client asks anew, so count those apart.
+      for (const [from, to, session] of [
+        ['laptop', 'homeserver', 'build'],
+        ['homeserver', 'laptop', 'webapp'],
+      ] as const) {
+        let attempt = 0;
+        const r = await eventually(
+          async () => {
+            const a = await mx
+              .rpc(from, to, `/a2a/${session}`, 'SendMessage', msg(`id-during-cut-${from}-${attempt++}`, 'still here'), {}, 20_000)
+              .catch((e: Error) => ({ error: { code: e.message } }));
+            if (a.error) codesDuringCut.push(a.error.code);
+            else if (a.result?.task?.status.state !== 'TASK_STATE_COMPLETED') notCompletedDuringCut++;
+            return a.result?.task?.status.state === 'TASK_STATE_COMPLETED' ? a.result.task : undefined;
+          },
+          120_000,
+          250,
+        );
+        if (!failoverMs) failoverMs = Date.now() - cutAt;
+        expect(r.status.state).toBe('TASK_STATE_COMPLETED');
+      }
+    } finally {
+      pi5.heal();
+      healedAt = Date.now();
+    }
+    const back = await askUntilServed('laptop', 'pi5', 'echo', 'id-after-heal');
+    const recoveryMs = Date.now() - healedAt;
+    expect(back.task.status.state).toBe('TASK_STATE_COMPLETED');
+    // Every acknowledged task finished, once, in the order asked.
+    let states: unknown;
+    const finished = await eventually(
+      async () => {
+        const ts = await Promise.all(ids.map((id) => getTask('laptop', 'pi5', 'slow', `slow:${id}`)));
+        states = ts.map((t) => [t?.status.state, t?.metadata?.['shrooms/queued'], t?.metadata?.['shrooms/stalled']]);
+        return ts.every((t) => ['TASK_STATE_COMPLETED', 'TASK_STATE_CANCELED'].includes(t?.status.state)) ? ts : undefined;
+      },
+      150_000,
+      500,
+    ).catch((err: Error) => {
+      throw new Error(
+        `${err.message}; tasks: ${JSON.stringify(states)}; bridge: ${mx
+          .m('pi5')
+          .processes.get('shrooms-bridge@slow')
+          ?.output()
+          .split('\n')
+          .filter((l) => /"level":(40|50)/.test(l))
+          .slice(-4)
+          .join('\n')
+          .slice(0, 3000)}`,
+      );
+    });
+    // Finished right: completed with its own text, or — its result lost in the cut — canceled by
+    // the deadline sweep (shrooms/expired). Completed ones once each, in the order asked.
+    const wrong = finished.filter(
+      (t) =>
+        !(t.status.state === 'TASK_STATE_COMPLETED'
+          ? t.artifacts?.[0]?.parts?.[0]?.text?.startsWith('work ')
+          : t.metadata['shrooms/expired']),
+    );
+    const completed = finished.filter((t) => t.status.state === 'TASK_STATE_COMPLETED');
+    const doubled = completed.filter((t) => t.history.filter((h: any) => h.role === 'ROLE_AGENT').length !== 1).length;
+    const times = completed.map((t) => Date.parse(t.status.timestamp));
+    expect(wrong).toEqual([]);
+    expect(doubled).toBe(0);
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+    record({
+      name: 'partition: pi5 cut off, then healed',
+      acknowledged: ids.length,
+      lost: wrong.length,
+      doubled,
+      recoveryMs,
+      notes: {
+        othersServingAfterMs: failoverMs,
+        refusalsBeforeThat: codesDuringCut,
+        asksLeftOpenDuringCut: notCompletedDuringCut,
+        finishedByExpiry: finished.length - completed.length,
+      },
+    });
+  });
+
+  // Fails fast, not after ten minutes. Whether the error is a retryable one is recorded, not
+  // asserted: today it is INTERNAL (-32603) or SESSION_NOT_FOUND (-32056) as often as a retryable
+  // one — a known gap (docs/reliability.md).
+  it('partition: on the machine cut off, a new ask is answered with an error, not left hanging', async () => {
+    const pi5 = mx.m('pi5');
+    pi5.cut();
+    const cutAt = Date.now();
+    try {
+      // On pi5 itself a new ask gets a documented, retryable refusal — not a hang.
+      const local = await pi5.fetch('http://127.0.0.1:7387/a2a/echo', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: msg('id-on-cut-pi5', 'alone?') }),
+        timeoutMs: 60_000,
+      });
+      const err = local.json().error;
+      record({
+        name: 'partition: a new ask on the machine cut off',
+        acknowledged: 0,
+        lost: 0,
+        doubled: 0,
+        recoveryMs: null,
+        notes: { code: err?.code ?? null, retryable: err ? isRetryable(err.code) : null, answeredAfterMs: Date.now() - cutAt },
+      });
+      expect(err, local.text).toBeDefined();
+    } finally {
+      pi5.heal();
+    }
+    await askUntilServed('laptop', 'pi5', 'echo', 'id-after-local');
+  });
+
+  it('a machine killed whole (kill -9 of every process, its NATS node too) comes back from its state: the ledger intact, its sessions serving', async () => {
+    const before = await mx.rpc('laptop', 'homeserver', '/a2a/build', 'SendMessage', msg('id-before-kill', 'remember me'));
+    expect(before.result?.task?.status.state, JSON.stringify(before)).toBe('TASK_STATE_COMPLETED');
+    await mx.m('homeserver').killAll();
+    // While it is down the R3 ledger keeps its quorum (pi5 and nas): the others serve.
+    const meanwhile = await askUntilServed('laptop', 'pi5', 'echo', 'id-while-home-down');
+    expect(meanwhile.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const bootAt = Date.now();
+    await mx.boot('homeserver');
+    const after = await askUntilServed('laptop', 'homeserver', 'build', 'id-after-restart');
+    const recoveryMs = Date.now() - bootAt;
+    expect(after).toBeDefined();
+    const kept = await getTask('laptop', 'homeserver', 'build', 'build:id-before-kill');
+    expect(kept?.status.state).toBe('TASK_STATE_COMPLETED');
+    record({
+      name: 'machine killed whole and restarted',
+      acknowledged: 1,
+      lost: kept ? 0 : 1,
+      doubled: 0,
+      recoveryMs,
+      notes: { othersWhileDownUnserved: meanwhile.failures.length, unservedAfterBoot: after.failures.length },
+    });
+  });
+});
