@@ -10,7 +10,7 @@ describe('errors from the wire', () => {
       data: [{ '@type': 'x', reason: 'LOOP_GUARD', metadata: { retryAfterSeconds: '60' } }],
     });
     expect(e.key).toBe('LOOP_GUARD');
-    expect(e.details).toEqual({ retryAfterSeconds: '60' });
+    expect(e.details).toEqual({ retryAfterSeconds: '60', setting: 'GUARD_RATE_MAX' });
     expect(e.retryable).toBe(true);
   });
 

@@ -30,18 +30,27 @@ describe('the error table', () => {
     const err = new ShroomsError('LOOP_GUARD', 'slow down', { retryAfterSeconds: 12 });
     expect(toJsonRpcError(err)).toEqual({
       code: -32050,
-      message: 'slow down',
+      message: 'slow down (raise it with GUARD_RATE_MAX)',
       data: [
         {
           '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
           reason: 'LOOP_GUARD',
           domain: 'shrooms.mesh',
-          metadata: { retryAfterSeconds: '12' },
+          metadata: { retryAfterSeconds: '12', setting: 'GUARD_RATE_MAX' },
         },
       ],
     });
     expect(toRestError(err).error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED' });
     expect(err.retryable).toBe(true);
-    expect(fromWireError(toWireError(err))).toMatchObject({ key: 'LOOP_GUARD', message: 'slow down' });
+    expect(fromWireError(toWireError(err))).toMatchObject({ key: 'LOOP_GUARD', message: 'slow down (raise it with GUARD_RATE_MAX)' });
+  });
+
+  it('names the setting that raises a limit once, and a wait for every retryable error', () => {
+    const err = new ShroomsError('LIMIT_EXCEEDED', 'message text is 70000 bytes', { limit: 'textBytes', max: 65536 });
+    expect(err.message).toBe('message text is 70000 bytes (raise it with LIMIT_TEXT_BYTES)');
+    expect(fromWireError(toWireError(err)).message).toBe(err.message);
+    expect(err.retryAfterSeconds).toBeUndefined();
+    expect(new ShroomsError('BRIDGE_UNAVAILABLE', 'x').retryAfterSeconds).toBe(5);
+    expect(new ShroomsError('LOOP_GUARD', 'x', { retryAfterSeconds: 0.2 }).retryAfterSeconds).toBe(1);
   });
 });

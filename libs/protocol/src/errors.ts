@@ -145,15 +145,59 @@ export type ErrorKey = keyof typeof ERRORS;
 export const ERROR_DOMAIN = 'a2a-protocol.org';
 export const SHROOMS_ERROR_DOMAIN = 'shrooms.mesh';
 
+/**
+ * The setting that raises each limit a refusal can name (`details.limit`): a person who meets a
+ * limit is told which knob it is. The loop guard and the budget name theirs by error key.
+ */
+export const LIMIT_SETTINGS: Readonly<Record<string, string>> = {
+  bodyBytes: 'LIMIT_BODY_BYTES',
+  textBytes: 'LIMIT_TEXT_BYTES',
+  partsPerMessage: 'LIMIT_PARTS_PER_MESSAGE',
+  metadataEntries: 'LIMIT_METADATA_ENTRIES',
+  sseStreams: 'LIMIT_SSE_STREAMS',
+  dashboardStreams: 'DASHBOARD_MAX_STREAMS',
+  queueLength: 'LIMIT_QUEUE_LENGTH',
+  openTasksPerSession: 'LIMIT_OPEN_TASKS',
+  taskBytes: 'LIMIT_TASK_BYTES',
+  recipients: 'LIMIT_RECIPIENTS',
+  schedules: 'LIMIT_SCHEDULES',
+  minIntervalMs: 'SCHEDULER_MIN_INTERVAL_MS',
+  LOOP_GUARD: 'GUARD_RATE_MAX',
+  BUDGET_EXCEEDED: 'GUARD_BUDGET_MAX',
+};
+
+/**
+ * How long a retryable refusal tells a client to wait (`Retry-After`) when the error itself does
+ * not say (`details.retryAfterSeconds`, as the loop guard does), s.
+ */
+export const RETRY_AFTER_SECONDS: Readonly<Partial<Record<string, number>>> = {
+  GUARD_UNAVAILABLE: 2,
+  NATS_UNAVAILABLE: 2,
+  BRIDGE_UNAVAILABLE: 5,
+  SCHEDULER_UNAVAILABLE: 10,
+  QUEUE_FULL: 30,
+  LOOP_GUARD: 60,
+  BUDGET_EXCEEDED: 60,
+  INTERNAL: 1,
+};
+
 /** A local error with a stable key; the edges turn it into the wire form. */
 export class ShroomsError extends Error {
   readonly key: ErrorKey;
   readonly details: Record<string, string | number>;
   constructor(key: ErrorKey, message: string, details: Record<string, string | number> = {}) {
-    super(message);
+    // Named once here, so every limit's refusal says what raises it (also after crossing NATS).
+    const setting = details.setting === undefined ? (LIMIT_SETTINGS[String(details.limit)] ?? LIMIT_SETTINGS[key]) : undefined;
+    super(setting ? `${message} (raise it with ${setting})` : message);
     this.name = 'ShroomsError';
     this.key = key;
-    this.details = details;
+    this.details = setting ? { ...details, setting } : details;
+  }
+  /** Seconds to wait before retrying, for a retryable error; undefined when it may not be retried. */
+  get retryAfterSeconds(): number | undefined {
+    if (!this.retryable) return undefined;
+    const s = Number(this.details.retryAfterSeconds ?? RETRY_AFTER_SECONDS[this.key] ?? 1);
+    return Number.isFinite(s) ? Math.max(1, Math.ceil(s)) : 1;
   }
   get spec(): ErrorSpec {
     return ERRORS[this.key];

@@ -29,10 +29,13 @@ export function asShroomsError(err: unknown): ShroomsError {
   return new ShroomsError('INTERNAL', 'internal error');
 }
 
-/** `Retry-After` for a retryable error that says when (loop guard, budget, outages). */
+/**
+ * `Retry-After` on every retryable refusal, in both bindings (on JSON-RPC's HTTP 200 too): the
+ * wait the error names (loop guard, budget), else its key's default (errors.ts RETRY_AFTER_SECONDS).
+ */
 export function retryAfter(reply: FastifyReply, se: ShroomsError): FastifyReply {
-  const s = se.details.retryAfterSeconds;
-  if (se.retryable && s !== undefined && Number.isFinite(Number(s))) reply.header('retry-after', String(Math.max(1, Math.ceil(Number(s)))));
+  const s = se.retryAfterSeconds;
+  if (s !== undefined) reply.header('retry-after', String(s));
   return reply;
 }
 

@@ -118,7 +118,7 @@ describe('SessionView', () => {
     })();
     expect(err).toBeInstanceOf(ShroomsError);
     expect((err as ShroomsError).key).toBe('QUEUE_FULL');
-    expect((err as ShroomsError).details).toEqual({ limit: 'queueLength', max: 3 });
+    expect((err as ShroomsError).details).toEqual({ limit: 'queueLength', max: 3, setting: 'LIMIT_QUEUE_LENGTH' });
   });
 
   it('refuses a new task with LIMIT_EXCEEDED when the open tasks reach the limit', () => {

@@ -1,0 +1,141 @@
+/**
+ * Client reach on the wire, raw HTTP as curl sends it: the v0.3 shapes served beside v1.0, and
+ * refusals people can act on — `Retry-After` on every retryable 429/503 in both bindings, and
+ * each limit's error naming the setting that raises it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+const call = (method: string, params: unknown, id: number | string = 1) => ({ jsonrpc: '2.0', id, method, params });
+const msg03 = (id: string, text: string, extra: Record<string, unknown> = {}) => ({
+  message: { kind: 'message', messageId: id, role: 'user', parts: [{ kind: 'text', text }], ...extra },
+});
+const msg = (id: string, text = id) => ({ message: { messageId: id, role: 'ROLE_USER', parts: [{ text }] } });
+
+describe('v0.3 beside v1.0', () => {
+  let mesh: Mesh;
+  let url: string;
+  beforeAll(async () => {
+    mesh = await startMesh({ sessions: [{ name: 'demo' }, { name: 'busy', env: { ECHO_DELAY_MS: '600000', LIMIT_QUEUE_LENGTH: '1' } }] });
+    url = `${mesh.gatewayUrl}/a2a/demo`;
+  });
+  afterAll(async () => {
+    await mesh?.stop();
+  });
+
+  it('puts url, preferredTransport and protocolVersion on the card beside supportedInterfaces', async () => {
+    const card: any = await (await fetch(`${url}/.well-known/agent-card.json`)).json();
+    expect(card).toMatchObject({ url, preferredTransport: 'JSONRPC', protocolVersion: '0.3.0' });
+    expect(card.supportedInterfaces[0]).toEqual({ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' });
+    expect(card.description).not.toMatch(mesh.tmp);
+  });
+
+  it('answers message/send with the Task itself: kind, lower-case state and role, kind on parts', async () => {
+    const r = await post(url, call('message/send', msg03('v03-send', 'hi')), { 'A2A-Version': '0.3' });
+    const { result } = JSON.parse(r.text);
+    expect(result).toMatchObject({ kind: 'task', id: 'demo:v03-send', status: { state: 'completed' } });
+    expect(result.artifacts[0].parts).toEqual([{ kind: 'text', text: 'hi' }]);
+    expect(result.status.message).toBeUndefined();
+    const v1 = await rpc(url, 'GetTask', { id: 'demo:v03-send', historyLength: 5 });
+    expect(v1.result.history[0]).toMatchObject({ role: 'ROLE_USER', parts: [{ text: 'hi' }] });
+    const back = await rpc(url, 'tasks/get', { id: 'demo:v03-send', historyLength: 5 }, {});
+    expect(back.result.history[0]).toMatchObject({ kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'hi' }] });
+  });
+
+  it('streams message/stream as v0.3 events, the closing status update final', async () => {
+    const r = await post(url, call('message/stream', msg03('v03-stream', 'streamed')));
+    expect(r.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const events = r.text
+      .split('\n\n')
+      .map((f) => f.split('\n').find((l) => l.startsWith('data: ')))
+      .filter((d): d is string => !!d)
+      .map((d) => JSON.parse(d.slice(6)).result);
+    expect(events[0]).toMatchObject({ kind: 'task', id: 'demo:v03-stream' });
+    expect(events.at(-1)).toMatchObject({ kind: 'status-update', taskId: 'demo:v03-stream', final: true, status: { state: 'completed' } });
+    expect(events.slice(1, -1).every((e) => e.final !== true)).toBe(true);
+  });
+
+  it('refuses a v0.3 message without kind on its parts with -32602, and v1.0 parts under v0.3 names', async () => {
+    const r = JSON.parse(
+      (await post(url, call('message/send', { message: { messageId: 'v03-bad', role: 'user', parts: [{ text: 'x' }] } }))).text,
+    );
+    expect(r.error.code).toBe(-32602);
+  });
+
+  it('answers an unknown version with -32009 and serves 1.0.1 as 1.0', async () => {
+    expect(JSON.parse((await post(url, call('GetTask', { id: 'demo:none' }), { 'A2A-Version': '0.4' })).text).error.code).toBe(-32009);
+    expect(JSON.parse((await post(url, call('GetTask', { id: 'demo:none' }), { 'A2A-Version': '1.0.1' })).text).error.code).toBe(-32001);
+  });
+
+  it('serves the endpoint as up prints it, with its trailing slash', async () => {
+    const r = JSON.parse((await post(`${url}/`, call('GetTask', { id: 'demo:v03-send' }), { 'A2A-Version': '1.0' })).text);
+    expect(r.result.status.state).toBe('TASK_STATE_COMPLETED');
+    expect((await fetch(`${mesh.gatewayUrl}/a2a/.well-known/agent-card.json`)).status).toBe(200);
+  });
+
+  it('names the setting that raises a limit', async () => {
+    const r = await rpc(url, 'SendMessage', msg('too-long', 'y'.repeat(65 * 1024)));
+    expect(r.error.code).toBe(-32057);
+    expect(r.error.message).toMatch(/raise it with LIMIT_TEXT_BYTES/);
+    expect(r.error.data[0].metadata).toMatchObject({ limit: 'textBytes', setting: 'LIMIT_TEXT_BYTES' });
+  });
+
+  it('sends Retry-After with QUEUE_FULL on JSON-RPC (HTTP 200) and on HTTP+JSON (429)', async () => {
+    const busy = `${mesh.gatewayUrl}/a2a/busy`;
+    const now = { configuration: { returnImmediately: true } };
+    await rpc(busy, 'SendMessage', { ...msg('b1'), ...now });
+    await eventually(async () => (await rpc(busy, 'GetTask', { id: 'busy:b1' })).result.status.state === 'TASK_STATE_WORKING');
+    await rpc(busy, 'SendMessage', { ...msg('b2'), ...now });
+    const j = await post(busy, call('SendMessage', { ...msg('b3'), ...now }), { 'A2A-Version': '1.0' });
+    expect(JSON.parse(j.text).error.code).toBe(-32063);
+    expect(j.headers.get('retry-after')).toBe('30');
+    const r = await post(`${busy}/message:send`, { ...msg('b4'), ...now }, { 'A2A-Version': '1.0' });
+    expect(r.status).toBe(429);
+    expect(r.headers.get('retry-after')).toBe('30');
+    expect(JSON.parse(r.text).error.message).toMatch(/LIMIT_QUEUE_LENGTH/);
+  });
+});
+
+describe('the loop guard and a missing guard', () => {
+  let mesh: Mesh;
+  beforeAll(async () => {
+    mesh = await startMesh({ guard: true, env: { GUARD_RATE_MAX: '1' }, sessions: [{ name: 'demo' }] });
+  });
+  afterAll(async () => {
+    await mesh?.stop();
+  });
+
+  it('refuses past the window with -32050 / 429, Retry-After, and the setting that raises it', async () => {
+    const url = `${mesh.gatewayUrl}/a2a/demo`;
+    expect((await rpc(url, 'SendMessage', msg('g1'))).result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const j = await post(url, call('SendMessage', msg('g2')), { 'A2A-Version': '1.0' });
+    const err = JSON.parse(j.text).error;
+    expect(err.code).toBe(-32050);
+    expect(err.message).toMatch(/GUARD_RATE_MAX/);
+    const wait = Number(j.headers.get('retry-after'));
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBe(Math.max(1, Math.ceil(Number(err.data[0].metadata.retryAfterSeconds))));
+    const r = await post(`${url}/message:send`, msg('g3'), { 'A2A-Version': '1.0' });
+    expect(r.status).toBe(429);
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+    const v03 = await post(url, call('message/send', msg03('g4', 'x')));
+    expect(JSON.parse(v03.text).error.code).toBe(-32050);
+    expect(v03.headers.get('retry-after')).not.toBeNull();
+  });
+
+  it('answers GUARD_UNAVAILABLE with 503 and Retry-After when no guard answers', async () => {
+    const guard = mesh.services.find((s) => /guard ready/.test(s.output()))!;
+    await guard.stop();
+    const url = `${mesh.gatewayUrl}/a2a/demo`;
+    const r = await post(`${url}/message:send`, msg('u1'), { 'A2A-Version': '1.0' });
+    expect(r.status).toBe(503);
+    expect(r.headers.get('retry-after')).toBe('2');
+    const j = await post(url, call('SendMessage', msg('u2')), { 'A2A-Version': '1.0' });
+    expect(JSON.parse(j.text).error.code).toBe(-32055);
+    expect(j.headers.get('retry-after')).toBe('2');
+  });
+});
