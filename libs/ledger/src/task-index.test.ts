@@ -40,3 +40,17 @@ it('answers an empty session and a page larger than the session', () => {
   for (let i = 0; i < 3; i++) index.upsertTask(`k${i}`, 's', task(i));
   expect(index.page('s', { pageSize: 10 })).toEqual({ keys: ['k2', 'k1', 'k0'], total: 3 });
 });
+
+it('keeps the later of two views with the same entry version (two writes from one version both stored)', () => {
+  // The expiry sweep's CANCELED (revision 3) and the bridge's WORKING (revision 4) were both written
+  // from version 2; the watch brings both, then the sweep's own view of its write arrives last.
+  const index = new TaskIndex();
+  const t = (state: TaskState, at: number): Task => ({ ...task(1, state), status: { state, timestamp: new Date(at).toISOString() } });
+  index.upsertTask('k', 's', t('TASK_STATE_CANCELED', 1_000), 3, 3);
+  index.upsertTask('k', 's', t('TASK_STATE_WORKING', 1_010), 3, 4);
+  index.upsertTask('k', 's', t('TASK_STATE_CANCELED', 1_000), 3, 3);
+  expect(index.openAskedBefore(2_000).map((x) => [x.key, x.state, x.revision])).toEqual([['k', 'TASK_STATE_WORKING', 4]]);
+  // Without revisions (a bridge's reply) the entry version still orders views.
+  index.upsertTask('k', 's', t('TASK_STATE_SUBMITTED', 900), 2);
+  expect(index.openAskedBefore(2_000)[0]?.state).toBe('TASK_STATE_WORKING');
+});

@@ -17,6 +17,19 @@ export interface TaskSummary {
   createdAt: number;
   /** The ledger entry's version: an older one never replaces a newer one. */
   v: number;
+  /** The ledger's revision of this view (0 when not known, as in a bridge's reply). */
+  revision: number;
+}
+
+/**
+ * Whether view `a` of a task is older than view `b`. The ledger's revisions are the stream's own
+ * order, so they decide when both are known. Entry versions can tie: two compare-and-set writes from
+ * the same version can both be stored (nats-server 2.9 in a cluster accepts both; see
+ * docs/reliability.md), and the later of the two is the task as it stands.
+ */
+export function isOlderView(a: { v: number; revision: number }, b: { v: number; revision: number }): boolean {
+  if (a.revision > 0 && b.revision > 0) return a.revision < b.revision;
+  return a.v < b.v;
 }
 
 interface Slot extends TaskSummary {
@@ -51,9 +64,10 @@ class SessionTasks {
 
   upsert(s: TaskSummary): void {
     const cur = this.byKey.get(s.key);
-    if (cur && s.v < cur.v) return;
+    if (cur && isOlderView(s, cur)) return;
     if (cur && cur.statusAt === s.statusAt && cur.state === s.state) {
       cur.v = s.v;
+      cur.revision = Math.max(cur.revision, s.revision);
       return;
     }
     if (cur) {
@@ -128,12 +142,12 @@ class SessionTasks {
 export class TaskIndex {
   private sessions = new Map<string, SessionTasks>();
 
-  upsertTask(key: string, session: string, task: Task, v = 0): void {
+  upsertTask(key: string, session: string, task: Task, v = 0, revision = 0): void {
     let st = this.sessions.get(session);
     if (!st) this.sessions.set(session, (st = new SessionTasks()));
     const statusAt = Date.parse(task.status.timestamp ?? '') || 0;
     const createdAt = Date.parse(String(task.metadata?.[META.createdAt] ?? '')) || statusAt;
-    st.upsert({ key, session, contextId: task.contextId, state: task.status.state, statusAt, createdAt, v });
+    st.upsert({ key, session, contextId: task.contextId, state: task.status.state, statusAt, createdAt, v, revision });
   }
 
   remove(key: string, session: string): void {

@@ -4,7 +4,7 @@
  * registers, then reads the task, so no change can fall between the read and the wait.
  */
 import { decodeToken, keys } from '@shrooms/protocol';
-import { TaskIndex, type Ledger, type LedgerEntry, type Stored } from '@shrooms/ledger';
+import { TaskIndex, isOlderView, type Ledger, type LedgerEntry, type Stored } from '@shrooms/ledger';
 import type { Logger } from '@shrooms/runtime';
 
 type Listener = (s: Stored) => void;
@@ -69,7 +69,7 @@ export class LiveTasks {
   /** Folds a stored entry into the index (also used for read-your-writes after a send). */
   apply(s: Stored): void {
     const session = sessionOfKey(s.key);
-    this.index.upsertTask(s.key, session, s.entry.task, s.entry.v);
+    this.index.upsertTask(s.key, session, s.entry.task, s.entry.v, s.revision);
     for (const l of this.listeners.get(s.key) ?? []) l(s);
   }
 
@@ -120,7 +120,7 @@ export class LiveTasks {
     let resolve!: (s: Stored | null) => void;
     const result = new Promise<Stored | null>((r) => (resolve = r));
     const unlisten = this.listen(key, (s) => {
-      if (latest && s.entry.v <= latest.entry.v) return;
+      if (latest && !isOlderView(view(latest), view(s))) return;
       latest = s;
       if (done(s.entry)) resolve(s);
     });
@@ -130,7 +130,7 @@ export class LiveTasks {
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const cur = await first();
-      if (cur && (!latest || cur.entry.v > latest.entry.v)) latest = cur;
+      if (cur && (!latest || isOlderView(view(latest), view(cur)))) latest = cur;
       if (latest && done(latest.entry)) return latest;
       return await result;
     } finally {
@@ -141,6 +141,8 @@ export class LiveTasks {
     }
   }
 }
+
+const view = (s: Stored) => ({ v: s.entry.v, revision: s.revision });
 
 export function sessionOfKey(key: string): string {
   return decodeToken(key.split('.')[1] ?? '');
