@@ -5,10 +5,63 @@
  * store ever needs them (history 1; deletes are markers, not rollups), so the streams are set
  * `allow_rollup_hdrs: false` and `deny_purge: true`, and nats-server refuses both to every user.
  * Applied by the services that create the buckets (only they may update a stream), once.
+ *
+ * A new bucket's stream is created hardened (createHardenedBucket), never hardened by a later
+ * update: on nats-server 2.9 (Debian's, which the tests and `up` run) a cluster node that restarts
+ * replays the stream's original creation against its hardened copy, fails with "stream
+ * configuration update can not cancel deny purge" and crashes on every start — a node lost for
+ * good after its first restart. hardenBucket remains for streams made before.
  */
-import { jetstreamManager } from '@nats-io/jetstream';
+import { DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { retryJetStream } from '@shrooms/runtime';
+
+export interface HardenedBucketOptions {
+  history: number;
+  replicas: number;
+  ttlMs?: number;
+  maxValueSize?: number;
+  description?: string;
+}
+
+/**
+ * Creates the stream of KV bucket `bucket` when it does not exist, with the configuration the KV
+ * client would give it (limits retention, discard new, direct get) plus no rollups and no purges.
+ * The KV client then binds to it as to any existing bucket.
+ */
+export async function createHardenedBucket(nc: NatsConnection, bucket: string, opts: HardenedBucketOptions): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const name = `KV_${bucket}`;
+  try {
+    await retryJetStream(() => jsm.streams.info(name));
+    return;
+  } catch (err) {
+    // Not ours to create (a user that may only read it), or there: the KV client decides as before.
+    if (!(err instanceof Error && /stream not found/i.test(err.message))) return;
+  }
+  try {
+    await retryJetStream(() =>
+      jsm.streams.add({
+        name,
+        subjects: [`$KV.${bucket}.>`],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        discard: DiscardPolicy.New,
+        max_msgs_per_subject: opts.history,
+        max_msg_size: opts.maxValueSize ?? -1,
+        max_age: (opts.ttlMs ?? 0) * 1_000_000,
+        num_replicas: opts.replicas,
+        allow_direct: true,
+        allow_rollup_hdrs: false,
+        deny_purge: true,
+        ...(opts.description ? { description: opts.description } : {}),
+      }),
+    );
+  } catch (err) {
+    // Another replica created it meanwhile.
+    if (!(err instanceof Error && /already in use/i.test(err.message))) throw err;
+  }
+}
 
 export async function hardenBucket(nc: NatsConnection, bucket: string): Promise<'hardened' | 'already' | 'not permitted'> {
   const jsm = await jetstreamManager(nc);

@@ -13,7 +13,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
 import { isTransientJetStreamError, retryJetStream } from '@shrooms/runtime';
 import type { LedgerEntry, Stored } from './entry.js';
-import { hardenBucket } from './harden.js';
+import { createHardenedBucket, hardenBucket } from './harden.js';
 
 export interface LedgerOptions {
   replicas?: number;
@@ -44,15 +44,15 @@ export class Ledger {
    */
   static async open(nc: NatsConnection, opts: LedgerOptions = {}): Promise<Ledger> {
     const limits = { ...DEFAULT_LIMITS, ...opts.limits } as Limits;
-    const kv = await retryJetStream(() =>
-      new Kvm(nc).create(BUCKETS.tasks, {
-        history: 1,
-        replicas: opts.replicas ?? 1,
-        ttl: limits.finishedRetentionMs,
-        maxValueSize: limits.taskBytes + 64 * 1024,
-        description: 'shrooms task ledger: one value per task, the task as it stands',
-      }),
-    );
+    const bucket = {
+      history: 1,
+      replicas: opts.replicas ?? 1,
+      ttl: limits.finishedRetentionMs,
+      maxValueSize: limits.taskBytes + 64 * 1024,
+      description: 'shrooms task ledger: one value per task, the task as it stands',
+    };
+    await createHardenedBucket(nc, BUCKETS.tasks, { ...bucket, ttlMs: bucket.ttl });
+    const kv = await retryJetStream(() => new Kvm(nc).create(BUCKETS.tasks, bucket));
     await hardenBucket(nc, BUCKETS.tasks);
     return new Ledger(kv, limits);
   }

@@ -8,7 +8,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, SignalSchema, keys, subjects, type Signal } from '@shrooms/protocol';
 import { retryJetStream } from '@shrooms/runtime';
-import { hardenBucket } from './harden.js';
+import { createHardenedBucket, hardenBucket } from './harden.js';
 
 export const DEFAULT_SIGNAL_TTL_MS = 30_000;
 
@@ -27,14 +27,14 @@ export class SignalField {
 
   static async open(nc: NatsConnection, opts: { replicas?: number; ttlMs?: number } = {}): Promise<SignalField> {
     const ttlMs = opts.ttlMs ?? DEFAULT_SIGNAL_TTL_MS;
-    const kv = await retryJetStream(() =>
-      new Kvm(nc).create(BUCKETS.signals, {
-        history: 1,
-        replicas: opts.replicas ?? 1,
-        ttl: Math.max(ttlMs, 1000),
-        description: 'shrooms signal field: presence and activity of sessions; entries fade',
-      }),
-    );
+    const bucket = {
+      history: 1,
+      replicas: opts.replicas ?? 1,
+      ttl: Math.max(ttlMs, 1000),
+      description: 'shrooms signal field: presence and activity of sessions; entries fade',
+    };
+    await createHardenedBucket(nc, BUCKETS.signals, { ...bucket, ttlMs: bucket.ttl });
+    const kv = await retryJetStream(() => new Kvm(nc).create(BUCKETS.signals, bucket));
     await hardenBucket(nc, BUCKETS.signals);
     return new SignalField(nc, kv, ttlMs);
   }

@@ -1,0 +1,43 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { BUCKETS } from '@shrooms/protocol';
+import { startNatsCluster, type NatsCluster } from '@shrooms/testing';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Ledger } from './ledger.js';
+import { SignalField } from './signals.js';
+
+let cluster: NatsCluster;
+beforeAll(async () => {
+  cluster = await startNatsCluster({ name: 'harden', timeoutMs: 20_000 });
+});
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+it('creates the ledger and the signal field with no rollups and no purges, and a restarted cluster node comes back', async () => {
+  const nc = await connect({ servers: cluster.url });
+  try {
+    await Ledger.open(nc, { replicas: 3 });
+    await SignalField.open(nc, { replicas: 3 });
+    const jsm = await jetstreamManager(nc);
+    for (const bucket of [BUCKETS.tasks, BUCKETS.signals]) {
+      const { config } = await jsm.streams.info(`KV_${bucket}`);
+      expect({ bucket, rollups: config.allow_rollup_hdrs, denyPurge: config.deny_purge }).toEqual({
+        bucket,
+        rollups: false,
+        denyPurge: true,
+      });
+    }
+    // Hardened by an update instead, nats-server 2.9 fails to replay the stream on this restart
+    // ("can not cancel deny purge") and the node crashes on every start.
+    const node = cluster.node('n2');
+    await node.kill();
+    await node.restart();
+    expect(node.running).toBe(true);
+    // Opening again (every gateway start) changes nothing.
+    await Ledger.open(nc, { replicas: 3 });
+    expect((await jsm.streams.info(`KV_${BUCKETS.tasks}`)).config.deny_purge).toBe(true);
+  } finally {
+    await nc.close();
+  }
+});
