@@ -2,9 +2,9 @@
  * deploy/compose/docker-compose.yml run for real (Debian's docker-compose 1.29 against the private
  * engine, the image built from deploy/Dockerfile by the setup): the 3-node NATS cluster on the
  * compose network, our services on the host network as the file says. An ask through the gateway
- * reaches the echo session and its task reads back; then a NATS node and a guard replica are
- * killed (SIGKILL from the host, as a crash) and the mesh keeps answering with every acknowledged
- * task read back completed — and the restart policy brings both back healthy.
+ * reaches the echo session and its task reads back; then the NATS node leading the ledger and a
+ * guard replica are killed (SIGKILL from the host, as a crash) and the mesh keeps answering with
+ * every acknowledged task read back completed — and the restart policy brings both back healthy.
  *
  * The file's ports are fixed (4222-4224, 8222-8224 and the services' on loopback): the test checks
  * they are free first and says which one is not.
@@ -13,7 +13,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ERRORS, type ErrorKey } from '@shrooms/protocol';
+import { BUCKETS, ERRORS, type ErrorKey } from '@shrooms/protocol';
 import { DOCKER_BIN, DOCKER_COMPOSE_BIN, REPO_ROOT, run } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -93,6 +93,17 @@ describe.skipIf(!docker)('the compose file under a real Docker engine', () => {
     return { state: t.status.state, reply: replyOf(t) };
   }
 
+  /** The NATS service whose node leads the ledger's stream (server names n1..n3 are nats-1..3). */
+  async function ledgerLeader(): Promise<string> {
+    const jsz = (await (await fetch('http://127.0.0.1:8222/jsz?streams=true')).json()) as {
+      account_details?: { stream_detail?: { name: string; cluster?: { leader?: string } }[] }[];
+    };
+    const stream = jsz.account_details?.flatMap((a) => a.stream_detail ?? []).find((st) => st.name === `KV_${BUCKETS.tasks}`);
+    const leader = /^n([123])$/.exec(stream?.cluster?.leader ?? '')?.[1];
+    if (!leader) throw new Error(`no leader of KV_${BUCKETS.tasks} in /jsz: ${JSON.stringify(stream)}`);
+    return `nats-${leader}`;
+  }
+
   /** SIGKILL to the container's first process from the host: a crash, which the restart policy answers. */
   async function crash(service: string): Promise<number> {
     const restarts = Number(await inspect(service, '{{.RestartCount}}'));
@@ -146,14 +157,16 @@ describe.skipIf(!docker)('the compose file under a real Docker engine', () => {
     };
     await askSome('before', 3);
 
-    const natsRestarts = await crash('nats-1');
+    // The node that leads the ledger: its loss forces a new leader mid-traffic.
+    const leader = await ledgerLeader();
+    const natsRestarts = await crash(leader);
     await askSome('nats-down', 3);
     const guardRestarts = await crash('guard-1');
     await askSome('guard-down', 3);
 
     // Both come back by the restart policy, healthy, and the mesh still answers.
     await waitHealthy(SERVICES);
-    expect(Number(await inspect('nats-1', '{{.RestartCount}}'))).toBeGreaterThan(natsRestarts);
+    expect(Number(await inspect(leader, '{{.RestartCount}}'))).toBeGreaterThan(natsRestarts);
     expect(Number(await inspect('guard-1', '{{.RestartCount}}'))).toBeGreaterThan(guardRestarts);
     await askSome('after', 3);
 
@@ -162,7 +175,9 @@ describe.skipIf(!docker)('the compose file under a real Docker engine', () => {
       const t = await getTask(id).catch(() => undefined);
       if (t?.state !== 'TASK_STATE_COMPLETED' || t.reply !== text) lost.push(id);
     }
-    process.stdout.write(`compose: ${acknowledged.length} asks acknowledged, ${retried} retryable refusals resent, ${lost.length} lost\n`);
+    process.stdout.write(
+      `compose: ${leader} (ledger leader) and guard-1 crashed; ${acknowledged.length} asks acknowledged, ${retried} retryable refusals resent, ${lost.length} lost\n`,
+    );
     expect(acknowledged.length).toBe(12);
     expect(lost).toEqual([]);
   });
