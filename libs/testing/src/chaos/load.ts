@@ -53,12 +53,12 @@ export interface AskLoadOptions {
   retryDelayMs?: number;
   /** Stop retrying one ask after this long, ms. Default 120 000. */
   giveUpMs?: number;
-  /** Which JSON-RPC error codes are worth a retry. Default: internal, guard/bridge unavailable, queue full. */
+  /** Which JSON-RPC error codes are worth a retry. Default: internal, guard/bridge/NATS unavailable, queue full. */
   retryable?: (code: number) => boolean;
   text?: (index: number) => string;
 }
 
-const DEFAULT_RETRYABLE = new Set([-32603, -32055, -32061, -32063]);
+const DEFAULT_RETRYABLE = new Set([-32603, -32055, -32061, -32063, -32066]);
 
 export interface AskAnswer {
   task?: { id: string; contextId: string; status: { state: string } };
