@@ -82,14 +82,14 @@ describe('JSON-RPC errors', () => {
     expect(ok.error.code).toBe(-32001);
   });
 
-  it('refuses text over the per-message limit and non-text parts with clear codes', async () => {
+  it('refuses text over the per-message limit and parts of no media type with clear codes', async () => {
     const r = await rpc(url, 'SendMessage', {
       message: { messageId: 'big2', role: 'ROLE_USER', parts: [{ text: 'y'.repeat(65 * 1024) }] },
     });
     expect(r.error).toMatchObject({ code: -32057 });
     expect(r.error.message).toMatch(/65536/);
     const f = await rpc(url, 'SendMessage', {
-      message: { messageId: 'file', role: 'ROLE_USER', parts: [{ url: 'https://example.invalid/a.png' }] },
+      message: { messageId: 'file', role: 'ROLE_USER', parts: [{ url: 'https://example.invalid/a.png', mediaType: 'not a type' }] },
     });
     expect(f.error).toMatchObject({ code: -32005, data: errorInfo('CONTENT_TYPE_NOT_SUPPORTED') });
   });

@@ -3,6 +3,8 @@
  * refusals people can act on — `Retry-After` on every retryable 429/503 in both bindings, and
  * each limit's error naming the setting that raises it.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
 
@@ -75,6 +77,46 @@ describe('v0.3 beside v1.0', () => {
     const r = JSON.parse((await post(`${url}/`, call('GetTask', { id: 'demo:v03-send' }), { 'A2A-Version': '1.0' })).text);
     expect(r.result.status.state).toBe('TASK_STATE_COMPLETED');
     expect((await fetch(`${mesh.gatewayUrl}/a2a/.well-known/agent-card.json`)).status).toBe(200);
+  });
+
+  it('delivers file, link and data parts into the session: the file under its cwd, the data as JSON, the link unfetched', async () => {
+    const bytes = Buffer.from('hello file\n').toString('base64');
+    const r = await rpc(url, 'SendMessage', {
+      message: {
+        messageId: 'parts-1',
+        role: 'ROLE_USER',
+        parts: [
+          { text: 'look at these' },
+          { raw: bytes, filename: '../../escape.txt', mediaType: 'text/plain' },
+          { data: { branch: 'main', n: 2 } },
+          { url: 'https://example.invalid/spec.pdf', filename: 'spec.pdf', mediaType: 'application/pdf' },
+        ],
+      },
+    });
+    expect(r.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const file = join(mesh.tmp, 'demo', '.shrooms', 'inbox', 'demo_parts-1', 'escape.txt');
+    expect(await readFile(file, 'utf8')).toBe('hello file\n');
+    // The echo answers with what it was given: the note names the file, shows the data, lists the link.
+    const answer = r.result.task.artifacts[0].parts[0].text as string;
+    expect(answer).toContain('.shrooms/inbox/demo_parts-1/escape.txt (11 bytes, text/plain)');
+    expect(answer).toContain('"branch": "main"');
+    expect(answer).toContain('https://example.invalid/spec.pdf (spec.pdf, application/pdf) — not downloaded');
+    // The parts are kept as sent, and read in v0.3 as file and data parts.
+    const v03 = await rpc(url, 'tasks/get', { id: 'demo:parts-1' });
+    expect(v03.result.history[0].parts.slice(1)).toEqual([
+      { kind: 'file', file: { bytes, name: '../../escape.txt', mimeType: 'text/plain' } },
+      { kind: 'data', data: { branch: 'main', n: 2 } },
+      { kind: 'file', file: { uri: 'https://example.invalid/spec.pdf', name: 'spec.pdf', mimeType: 'application/pdf' } },
+    ]);
+  });
+
+  it('refuses a file part over LIMIT_PART_BYTES and a URL that is not http(s)', async () => {
+    const big = Buffer.alloc(65 * 1024).toString('base64');
+    const r = await post(`${url}/message:send`, { message: { messageId: 'big-part', role: 'ROLE_USER', parts: [{ raw: big }] } });
+    expect(r.status).toBe(413);
+    expect(JSON.parse(r.text).error.message).toMatch(/LIMIT_PART_BYTES/);
+    const f = await rpc(url, 'SendMessage', { message: { messageId: 'ftp', role: 'ROLE_USER', parts: [{ url: 'file:///etc/passwd' }] } });
+    expect(f.error.code).toBe(-32602);
   });
 
   it('names the setting that raises a limit', async () => {

@@ -43,7 +43,14 @@ export const ERRORS = {
     'Push notifications are not offered.',
   ),
   UNSUPPORTED_OPERATION: e(-32004, 'UNSUPPORTED_OPERATION', 400, 'FAILED_PRECONDITION', false, "Not possible in the task's state."),
-  CONTENT_TYPE_NOT_SUPPORTED: e(-32005, 'CONTENT_TYPE_NOT_SUPPORTED', 400, 'INVALID_ARGUMENT', false, 'Only text parts are accepted.'),
+  CONTENT_TYPE_NOT_SUPPORTED: e(
+    -32005,
+    'CONTENT_TYPE_NOT_SUPPORTED',
+    400,
+    'INVALID_ARGUMENT',
+    false,
+    'A part or body of a media type not accepted.',
+  ),
   INVALID_AGENT_RESPONSE: e(-32006, 'INVALID_AGENT_RESPONSE', 500, 'INTERNAL', false, 'The agent answered something invalid.'),
   EXTENDED_CARD_NOT_CONFIGURED: e(
     -32007,
@@ -152,6 +159,7 @@ export const SHROOMS_ERROR_DOMAIN = 'shrooms.mesh';
 export const LIMIT_SETTINGS: Readonly<Record<string, string>> = {
   bodyBytes: 'LIMIT_BODY_BYTES',
   textBytes: 'LIMIT_TEXT_BYTES',
+  partBytes: 'LIMIT_PART_BYTES',
   partsPerMessage: 'LIMIT_PARTS_PER_MESSAGE',
   metadataEntries: 'LIMIT_METADATA_ENTRIES',
   sseStreams: 'LIMIT_SSE_STREAMS',

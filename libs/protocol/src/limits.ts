@@ -8,6 +8,11 @@ export const DEFAULT_LIMITS = {
   bodyBytes: 128 * 1024,
   /** Text of one message, bytes (UTF-8). */
   textBytes: 64 * 1024,
+  /**
+   * Bytes of one file part (decoded) or data part (as JSON). A message as a whole is bounded by
+   * the HTTP body limit (base64 makes a file a third larger on the wire).
+   */
+  partBytes: 64 * 1024,
   /** Parts in one message. */
   partsPerMessage: 16,
   /** Tasks of one session that are open (submitted, working, input-required). */

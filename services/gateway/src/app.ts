@@ -58,6 +58,7 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
     log,
     limits: {
       textBytes: config.LIMIT_TEXT_BYTES,
+      partBytes: config.LIMIT_PART_BYTES,
       partsPerMessage: config.LIMIT_PARTS_PER_MESSAGE,
       metadataEntries: config.LIMIT_METADATA_ENTRIES,
       blockingWaitMs: config.LIMIT_BLOCKING_WAIT_MS,

@@ -31,6 +31,7 @@ export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.
   GATEWAY_EXPIRY_SWEEP_MS: ms(60_000),
   LIMIT_BODY_BYTES: ms(DEFAULT_LIMITS.bodyBytes),
   LIMIT_TEXT_BYTES: ms(DEFAULT_LIMITS.textBytes),
+  LIMIT_PART_BYTES: ms(DEFAULT_LIMITS.partBytes),
   LIMIT_PARTS_PER_MESSAGE: ms(DEFAULT_LIMITS.partsPerMessage),
   LIMIT_SSE_STREAMS: ms(DEFAULT_LIMITS.sseStreams),
   LIMIT_BLOCKING_WAIT_MS: ms(DEFAULT_LIMITS.blockingWaitMs),

@@ -19,22 +19,25 @@ export function taskHeader(task: Task): string {
   return `[shrooms task ${task.id} from ${origin(task)}${scheduled(task)}]`;
 }
 
-export function deliveryText(task: Task): string {
+/** `attached`: the lines about the message's file, link and data parts (attachments.ts). */
+export function deliveryText(task: Task, attached: string[] = []): string {
   const first = task.history?.[0];
   return [
     taskHeader(task),
     textOf(first),
+    ...attached,
     '',
     `— When you have finished, call the tool task_update with task "${task.id}" and status "done" with a short summary of the result; ` +
       `if you need something from the asker, status "blocked" saying what you need; if you cannot do it, status "failed" saying why.`,
   ].join('\n');
 }
 
-export function answerText(task: Task): string {
+export function answerText(task: Task, attached: string[] = []): string {
   const last = task.history?.[task.history.length - 1];
   return [
     `[shrooms task ${task.id} — more from ${origin(task)}]`,
     textOf(last),
+    ...attached,
     '',
     `— Continue the task; finish it with task_update as before.`,
   ].join('\n');

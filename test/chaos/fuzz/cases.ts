@@ -387,14 +387,17 @@ export class CaseGenerator {
           'INVALID_PARAMS',
         ]);
       case 3: {
+        // File and data parts are accepted; these are wrong ones (tasks created: must stay 0).
         const part = this.r.pick<Record<string, unknown>>([
-          { raw: 'AAAA' },
-          { url: 'https://example.invalid/x' },
-          { data: { a: 1 } },
+          { raw: 'not base64!' },
+          { url: 'ftp://example.invalid/x' },
+          { url: 'example.invalid/x' },
+          { data: { a: 1 }, mediaType: 'not a type' },
+          { raw: 'AAAA', url: 'https://example.invalid/x' },
           {},
           { mediaType: 'text/plain' },
         ]);
-        return one('non-text part', send({ ...msg(this.mid()), parts: [part] }), ['CONTENT_TYPE_NOT_SUPPORTED']);
+        return one('bad non-text part', send({ ...msg(this.mid()), parts: [part] }), ['CONTENT_TYPE_NOT_SUPPORTED', 'INVALID_PARAMS']);
       }
       case 4: {
         const n = this.r.range(this.t.partsLimit + 1, this.t.partsLimit + 200);

@@ -5,6 +5,7 @@
  */
 import { META, ShroomsError } from '@shrooms/protocol';
 import { transitions, type Stored } from '@shrooms/ledger';
+import { deliverAttachments } from '../attachments.js';
 import { answerText, deliveryText, isAnswer } from '../prompt.js';
 import { LAST_LINE_CHARS, type Core } from './core.js';
 
@@ -45,9 +46,18 @@ export class TurnLoop {
   private async run(s: Stored): Promise<void> {
     const c = this.c;
     const task = s.entry.task;
-    const text = isAnswer(task) ? answerText(task) : deliveryText(task);
     const turnId = `${task.id}#${s.entry.v}`;
     try {
+      const answer = isAnswer(task);
+      const message = answer ? task.history?.[task.history.length - 1] : task.history?.[0];
+      let attached: string[];
+      try {
+        attached = await deliverAttachments(c.config.BRIDGE_CWD, task.id, message);
+      } catch (err) {
+        await this.hooks.fail(task.id, `its files could not be written into the session: ${(err as Error).message}`).catch(() => {});
+        return;
+      }
+      const text = answer ? answerText(task, attached) : deliveryText(task, attached);
       const r = await c.harness().send(turnId, text, task.id);
       if (r.text) c.activity.lastLine = r.text.slice(-LAST_LINE_CHARS);
       if (r.status === 'failed' && c.view.isCurrent(s.key)) {
