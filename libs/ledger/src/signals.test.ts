@@ -50,3 +50,23 @@ it('weakens a signal as it ages', async () => {
   const later = await field.get('box', 'aging', now + 600);
   expect(later!.strength).toBeLessThan(fresh!.strength);
 });
+
+it('lists every signal once and ends while one is renewed without pause', async () => {
+  // kv.keys() follows writes: a key renewed faster than the listing reads kept it going (a busy
+  // machine's unit run timed out here). The listing is a snapshot of the keys now.
+  const field = await SignalField.open(nc, { ttlMs: 60_000 });
+  for (let i = 0; i < 20; i++) await field.renew(signal(`quiet-${i}`));
+  let stop = false;
+  const hot = (async () => {
+    while (!stop) await field.renew(signal('hot'));
+  })();
+  try {
+    await eventually(async () => (await field.get('box', 'hot')) !== null);
+    const listed = (await field.list('box')).map((s) => s.session);
+    expect(listed.filter((s) => s === 'hot')).toHaveLength(1);
+    expect(listed.filter((s) => s.startsWith('quiet-'))).toHaveLength(20);
+  } finally {
+    stop = true;
+    await hot;
+  }
+});

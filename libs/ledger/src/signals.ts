@@ -9,6 +9,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, SignalSchema, keys, subjects, type Signal } from '@shrooms/protocol';
 import { retryJetStream } from '@shrooms/runtime';
 import { createHardenedBucket, hardenBucket } from './harden.js';
+import { keysNow } from './keys-now.js';
 
 export const DEFAULT_SIGNAL_TTL_MS = 30_000;
 
@@ -61,11 +62,8 @@ export class SignalField {
   async list(machine?: string, now = Date.now()): Promise<SignalView[]> {
     const out: SignalView[] = [];
     const filter = machine ? keys.tasksOfMachine(machine) : '>';
-    // A key renewed while the listing runs can be listed twice: take each once.
-    const seen = new Set<string>();
-    for await (const k of await this.kv.keys(filter)) {
-      if (seen.has(k)) continue;
-      seen.add(k);
+    // The keys as they stand now: kv.keys() follows renewals and may not end under them.
+    for (const k of await keysNow(this.nc, BUCKETS.signals, filter)) {
       const e = await this.kv.get(k);
       if (!e || e.operation !== 'PUT' || e.value.length === 0) continue;
       const v = view(e.json<unknown>(), now);
