@@ -34,7 +34,10 @@ function attrs(list: any[] | undefined): Record<string, unknown> {
   return out;
 }
 
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+/** Listens on `host:port` (default 127.0.0.1, any free port); `onSpan` sees each span as it comes. */
+export async function startOtlpReceiver(
+  opts: { host?: string; port?: number; onSpan?: (s: ReceivedSpan) => void } = {},
+): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -45,8 +48,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         for (const rs of j.resourceSpans ?? []) {
           const service = String(attrs(rs.resource?.attributes)['service.name'] ?? '');
           for (const ss of rs.scopeSpans ?? [])
-            for (const s of ss.spans ?? [])
-              spans.push({
+            for (const s of ss.spans ?? []) {
+              const span: ReceivedSpan = {
                 service,
                 traceId: s.traceId,
                 spanId: s.spanId,
@@ -57,7 +60,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
                 attributes: attrs(s.attributes),
                 events: (s.events ?? []).map((e: { name: string }) => e.name),
                 status: s.status?.code,
-              });
+              };
+              spans.push(span);
+              opts.onSpan?.(span);
+            }
         }
       } catch {
         res.writeHead(400).end();
@@ -66,7 +72,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((r) => server.listen(opts.port ?? 0, host, () => r()));
   const port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}`, spans, close: () => new Promise((r) => server.close(() => r())) };
+  return { url: `http://${host}:${port}`, spans, close: () => new Promise((r) => server.close(() => r())) };
 }
