@@ -17,6 +17,16 @@ const unavailable = rigUnavailable();
 if (unavailable) process.stderr.write(`machines: skipped — ${unavailable}\n`);
 /** The laptop's own loopback: nothing else listens there. */
 const FAKE_MODEL_PORT = 18080;
+const OTLP_PORT = 4318;
+
+/** Spans the receiver on nas has printed so far. */
+function spans(): { service: string; traceId: string; name: string; attributes: Record<string, unknown> }[] {
+  const out = mx.m('nas').processes.get('otlp')?.output() ?? '';
+  return out
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
+}
 
 beforeAll(async () => {
   if (unavailable) return;
@@ -42,7 +52,12 @@ beforeAll(async () => {
     ],
     // Short signal decay (sleep scenario); a short task deadline so that a task whose result was lost
     // in the cut (a known gap, docs/reliability.md) ends by expiry within the test.
-    { bridge: { BRIDGE_SIGNAL_TTL_MS: '4000' }, gateway: { LIMIT_TASK_EXPIRY_MS: '60000', GATEWAY_EXPIRY_SWEEP_MS: '1000' } },
+    {
+      // Traces of every service go over the mesh to a receiver on nas.
+      all: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://100.64.0.4:${OTLP_PORT}`, OTEL_BSP_SCHEDULE_DELAY: '200' },
+      bridge: { BRIDGE_SIGNAL_TTL_MS: '4000' },
+      gateway: { LIMIT_TASK_EXPIRY_MS: '60000', GATEWAY_EXPIRY_SWEEP_MS: '1000' },
+    },
     async (rig) => {
       const fake = rig
         .machine('laptop')
@@ -56,7 +71,20 @@ beforeAll(async () => {
           String(FAKE_MODEL_PORT),
           '--quiet',
         ]);
-      await fake.waitFor(/LISTENING \d+/, 60_000);
+      const otlp = rig
+        .machine('nas')
+        .spawn('otlp', [
+          process.execPath,
+          '--conditions=development',
+          '--import',
+          'tsx',
+          join(REPO_ROOT, 'libs/testing/src/otlp/main.ts'),
+          '--host',
+          rig.machine('nas').address,
+          '--port',
+          String(OTLP_PORT),
+        ]);
+      await Promise.all([fake.waitFor(/LISTENING \d+/, 60_000), otlp.waitFor(/LISTENING \d+/, 60_000)]);
     },
   );
 });
@@ -121,6 +149,22 @@ describe.skipIf(unavailable)('across machines on WireGuard', () => {
     expect(asked[0].metadata['shrooms/device']).toMatch(/^laptop(\.home)?$/);
     expect(asked[0].metadata['shrooms/parent']).toBe('laptop/pi:id-pi-1');
     expect(asked[0].status.state).toBe('TASK_STATE_COMPLETED');
+    // One trace spans both machines: the laptop's task (its bridge) and the one it asked on pi5.
+    const trace = await eventually(
+      () => {
+        const all = spans();
+        const onLaptop = all.find((x) => x.attributes['shrooms.task_id'] === 'pi:id-pi-1' && x.service === 'shrooms-bridge');
+        const onPi5 =
+          onLaptop &&
+          all.find(
+            (x) => x.traceId === onLaptop.traceId && x.attributes['shrooms.task_id'] === asked[0].id && x.service === 'shrooms-bridge',
+          );
+        return onPi5 ? onLaptop.traceId : undefined;
+      },
+      30_000,
+      200,
+    );
+    expect(trace).toMatch(/^[0-9a-f]{32}$/);
     record({
       name: 'a pi session on laptop asks pi5 via MCP ask_agent',
       acknowledged: 2,
@@ -225,6 +269,38 @@ describe.skipIf(unavailable)('across machines on WireGuard', () => {
     expect(byHome + byPi5).toBe(70);
     expect(byHome).toBeGreaterThan(0);
     expect(byPi5).toBeGreaterThan(0);
+  });
+
+  it('sleep: the laptop stopped (SIGSTOP of every process) past the signal decay — presence fades and comes back, an ask sent meanwhile is answered once after it wakes', async () => {
+    const laptop = mx.m('laptop');
+    const agents = async () =>
+      (await mx.m('homeserver').fetch('http://127.0.0.1:7387/agents')).json().agents.map((a: any) => `${a.machine}/${a.session}`);
+    const before = await mx.rpc('homeserver', 'laptop', '/a2a/webapp', 'SendMessage', msg('id-before-sleep', 'awake?'));
+    expect(before.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    await eventually(async () => (await agents()).includes('laptop/webapp'), 30_000, 250);
+    laptop.sleep();
+    let wokeAt = 0;
+    let during: Promise<any> | undefined;
+    try {
+      // Its signals decay (BRIDGE_SIGNAL_TTL_MS, 4 s here) with nobody cleaning up.
+      await eventually(async () => !(await agents()).includes('laptop/webapp'), 60_000, 250);
+      // An ask to the sleeping laptop: its packets wait in the tunnel's retries.
+      during = mx.rpc('homeserver', 'laptop', '/a2a/webapp', 'SendMessage', msg('id-during-sleep', 'wake up'), {}, 120_000);
+    } finally {
+      laptop.wake();
+      wokeAt = Date.now();
+    }
+    const answered = await during!;
+    expect(answered.result?.task?.status.state, JSON.stringify(answered)).toBe('TASK_STATE_COMPLETED');
+    await eventually(async () => (await agents()).includes('laptop/webapp'), 60_000, 250);
+    const recoveryMs = Date.now() - wokeAt;
+    const tasks = await Promise.all(
+      ['id-before-sleep', 'id-during-sleep'].map((id) => getTask('homeserver', 'laptop', 'webapp', `webapp:${id}`)),
+    );
+    const doubled = tasks.filter((t) => t.history.filter((h: any) => h.role === 'ROLE_AGENT').length !== 1).length;
+    expect(tasks.map((t) => t.status.state)).toEqual(['TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED']);
+    expect(doubled).toBe(0);
+    record({ name: 'sleep: laptop stopped past the signal decay, then woken', acknowledged: 2, lost: 0, doubled, recoveryMs });
   });
 
   it('partition: pi5 cut off — the others keep serving each other, and after the heal nothing acknowledged is lost or doubled and the queue resumes in order', async () => {
