@@ -5,6 +5,7 @@ import { startNatsCluster, type NatsCluster } from '@shrooms/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Ledger } from './ledger.js';
 import { SignalField } from './signals.js';
+import { hardenBucket } from './harden.js';
 
 let cluster: NatsCluster;
 beforeAll(async () => {
@@ -37,6 +38,27 @@ it('creates the ledger and the signal field with no rollups and no purges, and a
     // Opening again (every gateway start) changes nothing.
     await Ledger.open(nc, { replicas: 3 });
     expect((await jsm.streams.info(`KV_${BUCKETS.tasks}`)).config.deny_purge).toBe(true);
+  } finally {
+    await nc.close();
+  }
+});
+
+it('leaves a replicated bucket an older version made soft as it is on nats-server 2.9, so its nodes still restart', async () => {
+  const nc = await connect({ servers: cluster.url });
+  try {
+    const { Kvm } = await import('@nats-io/kv');
+    await new Kvm(nc).create('shrooms_soft', { history: 1, replicas: 3 });
+    const state = await hardenBucket(nc, 'shrooms_soft');
+    const jsm = await jetstreamManager(nc);
+    const { config } = await jsm.streams.info('KV_shrooms_soft');
+    if (/^2\.9\./.test(nc.info?.version ?? '')) {
+      expect(state).toBe('left soft: replicated on nats-server 2.9');
+      expect(config.allow_rollup_hdrs).toBe(true);
+    } else expect(state).toBe('hardened');
+    const node = cluster.node('n3');
+    await node.kill();
+    await node.restart();
+    expect(node.running).toBe(true);
   } finally {
     await nc.close();
   }

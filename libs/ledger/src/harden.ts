@@ -63,12 +63,18 @@ export async function createHardenedBucket(nc: NatsConnection, bucket: string, o
   }
 }
 
-export async function hardenBucket(nc: NatsConnection, bucket: string): Promise<'hardened' | 'already' | 'not permitted'> {
+export async function hardenBucket(
+  nc: NatsConnection,
+  bucket: string,
+): Promise<'hardened' | 'already' | 'not permitted' | 'left soft: replicated on nats-server 2.9'> {
   const jsm = await jetstreamManager(nc);
   const name = `KV_${bucket}`;
   try {
     const info = await retryJetStream(() => jsm.streams.info(name));
     if (!info.config.allow_rollup_hdrs && info.config.deny_purge) return 'already';
+    // The update would cost a replicated stream's nodes their next restart on 2.9 (see above):
+    // such a stream stays as it is, and the gateway says so at start (recreate it, or upgrade).
+    if ((info.config.num_replicas ?? 1) > 1 && /^2\.9\./.test(nc.info?.version ?? '')) return 'left soft: replicated on nats-server 2.9';
     await retryJetStream(() => jsm.streams.update(name, { ...info.config, allow_rollup_hdrs: false, deny_purge: true }));
     return 'hardened';
   } catch (err) {

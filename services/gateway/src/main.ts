@@ -1,7 +1,7 @@
 /** The gateway process: config, logger, NATS, ledger, app; listen; drain on shutdown. */
-import { Ledger, SignalField } from '@shrooms/ledger';
+import { Ledger, SignalField, hardenBucket } from '@shrooms/ledger';
 import { addService, connectNats, createLogger, loadConfig, onShutdown, redactConfig } from '@shrooms/runtime';
-import { SERVICE_NAMES } from '@shrooms/protocol';
+import { BUCKETS, SERVICE_NAMES } from '@shrooms/protocol';
 import { buildApp } from './app.js';
 import { GatewayConfigSchema, listenHosts, publicUrl } from './config.js';
 import { bindPolicy, identityOptions, loadIdentity } from './identity/index.js';
@@ -20,6 +20,15 @@ export async function runGateway(env: Record<string, string | undefined> = proce
   const limits = { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS };
   const ledger = await Ledger.open(nc, { replicas: config.SHROOMS_REPLICAS, limits });
   const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS });
+  for (const bucket of [BUCKETS.tasks, BUCKETS.signals]) {
+    // Opening hardened them; one an older version made soft, replicated, on 2.9 could not be.
+    const state = await hardenBucket(nc, bucket);
+    if (state.startsWith('left soft'))
+      log.warn(
+        { bucket, state },
+        'this bucket still accepts rollups and purges (made by an older version); recreate it or run nats-server 2.10+ (docs/security.md)',
+      );
+  }
   const hosts = listenHosts(config);
   for (const host of hosts) {
     const bind = bindPolicy(host, { meshAddresses: config.SHROOMS_MESH_ADDRESSES, allowUnsafe: config.GATEWAY_ALLOW_UNSAFE_BIND });
