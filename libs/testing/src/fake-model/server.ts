@@ -1,8 +1,9 @@
 /**
  * A fake model server on loopback for driving the real coding-agent CLIs in tests, with no real
  * model and no network. One port speaks Anthropic Messages (`POST …/v1/messages`, streamed or not,
- * plus `count_tokens`), OpenAI Chat Completions (`POST …/chat/completions`, `GET …/models`) and the
- * Gemini API (`POST …/models/<model>:streamGenerateContent` / `:generateContent`).
+ * plus `count_tokens`), OpenAI Chat Completions (`POST …/chat/completions`, `GET …/models`), the
+ * OpenAI Responses API (`POST …/responses`) and the Gemini API
+ * (`POST …/models/<model>:streamGenerateContent` / `:generateContent`).
  * What it answers is steered by the prompt (see `script.ts`) or by a test's own `respond` hook.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -10,10 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { anthropicEntries, anthropicTools, writeAnthropic, writeAnthropicError } from './anthropic.js';
 import { geminiEntries, geminiTools, writeGemini, writeGeminiError } from './gemini.js';
 import { openaiEntries, openaiTools, writeOpenai, writeOpenaiError } from './openai.js';
+import { responsesEntries, responsesTools, writeResponses, writeResponsesError } from './responses.js';
 import type { StreamPace } from './pace.js';
 import { plan, type Conversation, type Entry, type Reply, type Script } from './script.js';
 
-export type FakeApi = 'anthropic' | 'openai' | 'gemini';
+export type FakeApi = 'anthropic' | 'openai' | 'responses' | 'gemini';
 
 export interface RecordedRequest {
   /** 1-based sequence number over all model requests (the `n` of `FAKE_REPLY(n)`). */
@@ -76,6 +78,7 @@ export interface FakeModel {
 const WIRES = {
   anthropic: { entries: anthropicEntries, tools: anthropicTools, write: writeAnthropic, error: writeAnthropicError },
   openai: { entries: openaiEntries, tools: openaiTools, write: writeOpenai, error: writeOpenaiError },
+  responses: { entries: responsesEntries, tools: responsesTools, write: writeResponses, error: writeResponsesError },
   gemini: { entries: geminiEntries, tools: geminiTools, write: writeGemini, error: writeGeminiError },
 } satisfies Record<FakeApi, unknown>;
 
@@ -135,7 +138,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     res.once('close', () => {
       if (!res.writableFinished) rec.aborted = true;
     });
-    const w = { id: `fake_${seq}`, model: rec.model ?? 'fake-model', stream, pace };
+    const w = { id: `fake_${seq}`, model: rec.model ?? 'fake-model', stream, pace, body };
     await wire.write(res, reply, w);
   }
 
@@ -159,6 +162,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     if (req.method === 'POST' && path.endsWith('/messages/count_tokens')) return json(200, { input_tokens: Math.ceil(raw.length / 4) });
     if (req.method === 'POST' && path.endsWith('/messages')) return model('anthropic', req, res, body, url.pathname);
     if (req.method === 'POST' && path.endsWith('/chat/completions')) return model('openai', req, res, body, url.pathname);
+    if (req.method === 'POST' && path.endsWith('/responses')) return model('responses', req, res, body, url.pathname);
     if (req.method === 'POST' && /:countTokens$/.test(path)) return json(200, { totalTokens: Math.ceil(raw.length / 4) });
     if (req.method === 'POST' && /:(stream)?[gG]enerateContent$/.test(path)) return model('gemini', req, res, body, url.pathname);
     if (req.method === 'GET' && path.endsWith('/models')) {
