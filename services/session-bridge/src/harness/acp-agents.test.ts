@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acpAgent, gemini, opencode, splitCommandLine } from './acp-agents.js';
+import { acpAgent, codex, gemini, opencode, splitCommandLine } from './acp-agents.js';
 import { AcpMessageSchema } from './acp-events.js';
 
 describe('the ACP agent presets', () => {
@@ -18,7 +18,8 @@ describe('the ACP agent presets', () => {
     expect(acpAgent({ agent: 'gemini' })).toBe(gemini);
     expect(acpAgent({ agent: 'opencode' })).toBe(opencode);
     expect(acpAgent({ agent: 'gemini', agentCommand: 'my-agent --acp' }).name).toBe('command:my-agent --acp');
-    expect(() => acpAgent({ agent: 'codex' })).toThrow(/--agent gemini\|opencode or --agent-command/);
+    expect(acpAgent({ agent: 'codex' })).toBe(codex);
+    expect(() => acpAgent({ agent: 'qwen' })).toThrow(/--agent gemini\|opencode\|codex or --agent-command/);
   });
 
   it("tells Gemini CLI's calls of our tools by the call id, never by the title a shell command can choose", () => {
@@ -30,6 +31,21 @@ describe('the ACP agent presets', () => {
       gemini.shroomsTool!({ toolCallId: 'run_shell_command-1796111898449-4', title: 'task_update (shrooms MCP Server)' }),
     ).toBeUndefined();
     expect(gemini.shroomsTool!({ toolCallId: 'mcp_other_task_update__x' })).toBeUndefined();
+  });
+});
+
+describe('Codex through codex-acp', () => {
+  const approval = (server: string, kind = 'mcp_tool_call') => ({
+    toolCallId: 'call_1',
+    title: 'Approve MCP tool call',
+    rawInput: { server_name: server, request: { _meta: { codex_approval_kind: kind } } },
+  });
+  it('tells its calls of our tools by the approval kind, the server and the announced tool', () => {
+    const announced = { toolCallId: 'call_1', rawInput: { server: 'shrooms', tool: 'task_update' } };
+    expect(codex.shroomsTool!(approval('shrooms'), announced)).toBe('task_update');
+    expect(codex.shroomsTool!(approval('other'), announced)).toBeUndefined();
+    expect(codex.shroomsTool!(approval('shrooms', 'exec'), announced)).toBeUndefined();
+    expect(codex.shroomsTool!(approval('shrooms'), undefined)).toBeUndefined();
   });
 });
 

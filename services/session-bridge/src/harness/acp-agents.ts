@@ -3,12 +3,12 @@
  * line (`--agent-command "…"`). A preset knows what the protocol leaves to each agent: where its
  * executable is, how the model endpoint and key reach it, how the system-prompt note gets in, and
  * which of its permission requests are for our own bookkeeping tools (answered without asking).
- * Checked against Gemini CLI 0.61.0 and OpenCode 1.18.33.
+ * Checked against Gemini CLI 0.61.0, OpenCode 1.18.33 and codex-acp 0.16.0.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AcpToolCall } from './acp-events.js';
-import { geminiCommand, opencodeCommand, type Command } from './binaries.js';
+import { codexAcpCommand, geminiCommand, opencodeCommand, type Command } from './binaries.js';
 import { CLAUDE_READ_ONLY_TOOLS } from './claude.js';
 import { inheritedEnv, MODEL_ENV, modelSetting } from './env.js';
 import type { HarnessOptions } from './types.js';
@@ -30,11 +30,14 @@ export interface AcpAgent {
   /** Stored with the session: a different agent starts a new conversation. */
   readonly name: string;
   launch(o: HarnessOptions): Promise<AcpLaunch>;
-  /** The tool of ours a permission request is for, when the agent says so reliably. */
-  shroomsTool?(call: AcpToolCall): string | undefined;
+  /**
+   * The tool of ours a permission request is for, when the agent says so reliably; `announced` is
+   * the agent's own `tool_call` update of the same id, if there was one.
+   */
+  shroomsTool?(call: AcpToolCall, announced?: AcpToolCall): string | undefined;
 }
 
-export const ACP_PRESETS = ['gemini', 'opencode'] as const;
+export const ACP_PRESETS = ['gemini', 'opencode', 'codex'] as const;
 export type AcpPreset = (typeof ACP_PRESETS)[number];
 
 function baseEnv(o: HarnessOptions): Record<string, string> {
@@ -138,6 +141,57 @@ export const opencode: AcpAgent = {
   },
 };
 
+/**
+ * Codex through Zed's adapter, `codex-acp` (a native executable). Its home is ours (`CODEX_HOME` =
+ * `stateDir/codex-home`, unless the harness env sets it): the note is its global `AGENTS.md`, and
+ * with `SHROOMS_MODEL_BASE_URL` its `config.toml` names a provider `shrooms` (the OpenAI Responses
+ * API at that base URL, with `/v1`; the key read from `SHROOMS_MODEL_API_KEY`) and `SHROOMS_MODEL`.
+ * Codex asks before every MCP call; it announces a call as a `tool_call` whose `rawInput` names
+ * server and tool, and its approval request says `codex_approval_kind: "mcp_tool_call"` for that
+ * server — both of Codex's own making, which is what tells our tools apart.
+ */
+export const codex: AcpAgent = {
+  name: 'codex',
+  async launch(o) {
+    const home = o.env.CODEX_HOME ?? join(o.stateDir, 'codex-home');
+    const own = o.env.CODEX_HOME === undefined;
+    const baseUrl = modelSetting(o.env, MODEL_ENV.baseUrl);
+    const model = o.model ?? modelSetting(o.env, MODEL_ENV.model);
+    if (own) {
+      await mkdir(home, { recursive: true });
+      await writeFile(join(home, 'AGENTS.md'), o.systemNote);
+      const toml = (v: string) => JSON.stringify(v);
+      const lines = [
+        ...(model ? [`model = ${toml(model)}`] : []),
+        ...(baseUrl
+          ? [
+              'model_provider = "shrooms"',
+              '[model_providers.shrooms]',
+              'name = "shrooms"',
+              `base_url = ${toml(baseUrl)}`,
+              'wire_api = "responses"',
+              `env_key = ${toml(MODEL_ENV.apiKey)}`,
+            ]
+          : []),
+      ];
+      await writeFile(join(home, 'config.toml'), `${lines.join('\n')}\n`);
+    }
+    const env = {
+      ...baseEnv(o),
+      ...(baseUrl ? { [MODEL_ENV.apiKey]: modelSetting(o.env, MODEL_ENV.apiKey) ?? 'none' } : {}),
+      ...o.env,
+      CODEX_HOME: home,
+    };
+    return { command: codexAcpCommand(env), args: [], env, noteInConfig: own };
+  },
+  shroomsTool(call, announced) {
+    const req = call.rawInput as { server_name?: unknown; request?: { _meta?: { codex_approval_kind?: unknown } } } | undefined;
+    const said = announced?.rawInput as { server?: unknown; tool?: unknown } | undefined;
+    if (req?.server_name !== ACP_MCP_SERVER || req.request?._meta?.codex_approval_kind !== 'mcp_tool_call') return undefined;
+    return said?.server === ACP_MCP_SERVER && typeof said.tool === 'string' ? said.tool : undefined;
+  },
+};
+
 /** Any other agent: the command line as given, our environment, the note ahead of the first prompt. */
 export function customAgent(commandLine: string): AcpAgent {
   const [command, ...args] = splitCommandLine(commandLine);
@@ -154,6 +208,7 @@ export function acpAgent(choice: { agent?: string; agentCommand?: string }): Acp
   if (choice.agentCommand) return customAgent(choice.agentCommand);
   if (choice.agent === 'gemini') return gemini;
   if (choice.agent === 'opencode') return opencode;
+  if (choice.agent === 'codex') return codex;
   throw new Error(`the acp harness needs --agent ${ACP_PRESETS.join('|')} or --agent-command "…" (got ${choice.agent ?? 'neither'})`);
 }
 

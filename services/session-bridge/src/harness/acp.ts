@@ -37,8 +37,10 @@ import {
   PermissionParamsSchema,
   PromptResultSchema,
   SessionUpdateParamsSchema,
+  AcpToolCallSchema,
   type AcpMessage,
   type AcpPermissionOption,
+  type AcpToolCall,
 } from './acp-events.js';
 import type { JsonlChild } from './child.js';
 import { CliHarness, type CallRequest, type Launch, type Turn } from './cli-harness.js';
@@ -80,6 +82,8 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
   /** Said ahead of the next prompt: the note (a new conversation), that the earlier one is gone. */
   private preamble: string[] = [];
   private readonly permissions = new Map<string, OpenPermission>();
+  /** The agent's `tool_call` announcements of this turn, by id (some presets read them). */
+  private readonly announced = new Map<string, AcpToolCall>();
   private turnSeq = 0;
 
   constructor(opts: HarnessOptions) {
@@ -172,6 +176,7 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
   }
 
   protected turnData(): AcpTurn {
+    this.announced.clear();
     return { rpcId: `turn-${++this.turnSeq}`, message: '' };
   }
 
@@ -250,7 +255,11 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
     const u = p.data.update;
     if (u?.sessionUpdate === 'agent_message_chunk') {
       if (u.content?.type === 'text' && u.content.text) turn.data.message += u.content.text;
-    } else if (u?.sessionUpdate === 'tool_call' || u?.sessionUpdate === 'tool_call_update') this.flush(turn);
+    } else if (u?.sessionUpdate === 'tool_call' || u?.sessionUpdate === 'tool_call_update') {
+      this.flush(turn);
+      const call = AcpToolCallSchema.safeParse(u);
+      if (u.sessionUpdate === 'tool_call' && call.success && call.data.toolCallId) this.announced.set(call.data.toolCallId, call.data);
+    }
   }
 
   /** The message streamed so far is complete (a tool call follows, or the turn ended). */
@@ -264,7 +273,7 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
     const p = PermissionParamsSchema.safeParse(params);
     const options = p.success ? (p.data.options ?? []) : [];
     const call = p.success ? p.data.toolCall : undefined;
-    const ours = call ? this.agent.shroomsTool?.(call) : undefined;
+    const ours = call ? this.agent.shroomsTool?.(call, call.toolCallId ? this.announced.get(call.toolCallId) : undefined) : undefined;
     const id = `perm-${String(rpcId)}`;
     if (this.opts.autoApprove || (ours !== undefined && READ_ONLY_TOOLS.includes(ours))) {
       this.log.debug({ tool: ours ?? call?.title }, 'allowed without asking');

@@ -1,7 +1,7 @@
 /**
  * Where the harness CLIs are. All are pinned dev dependencies of the workspace root; an operator can
- * point elsewhere with SHROOMS_CLAUDE_BIN / SHROOMS_PI_BIN / SHROOMS_GEMINI_BIN / SHROOMS_OPENCODE_BIN
- * (in the harness env or the bridge's own).
+ * point elsewhere with SHROOMS_CLAUDE_BIN / SHROOMS_PI_BIN / SHROOMS_GEMINI_BIN / SHROOMS_OPENCODE_BIN /
+ * SHROOMS_CODEX_ACP_BIN (in the harness env or the bridge's own).
  *
  * Claude Code ships a native executable in a per-platform optional dependency
  * (`@anthropic-ai/claude-code-linux-x64`, …); its postinstall links it over the wrapper's
@@ -105,6 +105,17 @@ export function opencodeCommand(env: Record<string, string | undefined> = {}): C
     }
   }
   return { command: 'opencode', args: [] };
+}
+
+/** Codex's ACP adapter: a native executable in a per-platform optional dependency. */
+export function codexAcpCommand(env: Record<string, string | undefined> = {}): Command {
+  const override = env.SHROOMS_CODEX_ACP_BIN ?? process.env.SHROOMS_CODEX_ACP_BIN;
+  if (override) return { command: override, args: [] };
+  const pkg = findPackage('@zed-industries/codex-acp');
+  const name = `@zed-industries/codex-acp-${platform}-${arch}`;
+  const dir = pkg ? (findPackage(name, pkg) ?? findPackage(name)) : undefined;
+  const file = dir && join(dir, 'bin', platform === 'win32' ? 'codex-acp.exe' : 'codex-acp');
+  return file && usable(file) ? { command: file, args: [] } : { command: 'codex-acp', args: [] };
 }
 
 /** The file of a package's `bin` entry, if the package is installed. */
