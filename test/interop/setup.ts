@@ -16,6 +16,8 @@ declare module 'vitest' {
     gatewayUrl: string;
     natsUrl: string;
     machine: string;
+    /** `up`'s state folder, which is also the demo session's working directory. */
+    stateDir: string;
   }
 }
 
@@ -47,6 +49,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('gatewayUrl', pick(/gateway\s+(http:\/\/\S+)/));
   project.provide('natsUrl', pick(/NATS\s+(nats:\/\/\S+)/));
   project.provide('machine', machine);
+  project.provide('stateDir', state);
   return async () => {
     await up.stop('SIGINT');
     await rm(state, { recursive: true, force: true });

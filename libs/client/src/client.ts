@@ -19,6 +19,7 @@ import {
   isTerminal,
   type ListTasksResult,
   type Metadata,
+  type Part,
   type StreamResponse,
   type Task,
   type TaskState,
@@ -316,7 +317,8 @@ export class ShroomsClient {
    * UpdateTask, the worker's `task_update`: only for a task of the asking session on this machine.
    * Checked here first for a clear message; the gateway checks it again (`check: false` skips ours).
    */
-  async update(name: string, status: UpdateStatus, text: string, opts: { check?: boolean } = {}): Promise<Task> {
+  /** `opts.parts`: files and data returned with `done`, beside the summary in its artifact. */
+  async update(name: string, status: UpdateStatus, text: string, opts: { check?: boolean; parts?: Part[] } = {}): Promise<Task> {
     const ref = await this.taskRef(name);
     const from = await this.from();
     if (opts.check !== false) {
@@ -335,7 +337,13 @@ export class ShroomsClient {
       }
     }
     const md: Metadata = from ? { [META.from]: from } : {};
-    return (await this.wire.rpc(this.gatewayUrl, ref.session, 'UpdateTask', { id: ref.id, status, text, metadata: md })) as Task;
+    return (await this.wire.rpc(this.gatewayUrl, ref.session, 'UpdateTask', {
+      id: ref.id,
+      status,
+      text,
+      metadata: md,
+      ...(opts.parts ? { parts: opts.parts } : {}),
+    })) as Task;
   }
 
   /** ControlSession: the owner releases/rejects a held task or stops/resumes reminders. */

@@ -10,6 +10,7 @@ import {
   type Artifact,
   type Message,
   type Metadata,
+  type Part,
   type StreamResponse,
   type Task,
   type TaskState,
@@ -97,11 +98,12 @@ export function markQueued(entry: LedgerEntry, queued: boolean): LedgerEntry | n
   return next(entry, task, [statusEvent(task, { [META.queued]: queued })]);
 }
 
-export function complete(entry: LedgerEntry, summary: string, now: Date): LedgerEntry {
+/** `parts`: files and data the worker returns beside its summary, in the same artifact. */
+export function complete(entry: LedgerEntry, summary: string, now: Date, parts: Part[] = []): LedgerEntry {
   assertOpen(entry.task, 'complete');
   const message = agentMessage(entry.task, summary, now, `done-${entry.v}`);
   const task = withState(entry, 'TASK_STATE_COMPLETED', now, { message, drop: [META.queued] });
-  const artifact: Artifact = { artifactId: `${task.id}#summary`, name: 'summary', parts: [{ text: summary }] };
+  const artifact: Artifact = { artifactId: `${task.id}#summary`, name: 'summary', parts: [{ text: summary }, ...parts] };
   task.artifacts = [...(task.artifacts ?? []), artifact];
   task.history = [...(task.history ?? []), message];
   return next(entry, task, [

@@ -1,6 +1,6 @@
 /** Payloads between the gateway (and the tools) and a session's bridge: `subjects.bridge(M, S, op)`. */
 import { z } from 'zod';
-import { MessageSchema, MetadataSchema, TaskSchema } from './a2a.js';
+import { MessageSchema, MetadataSchema, PartSchema, TaskSchema } from './a2a.js';
 import { OriginSchema } from './wire.js';
 
 /** gateway → bridge `deliver`: a new task, or an answer to a blocked one. */
@@ -37,6 +37,8 @@ export const UpdateRequestSchema = z.object({
   taskId: z.string(),
   status: UpdateStatusSchema,
   text: z.string(),
+  /** Files and data the worker returns with `done`, added to its answer's artifact. */
+  parts: z.array(PartSchema).max(16).optional(),
   /** The session that claims to be the worker (from its environment). */
   session: z.string(),
   machine: z.string(),

@@ -88,7 +88,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
       },
       traceparent: () => bridge.current()?.traceparent,
       // The worker's own task_update goes straight to the bridge, not out to the gateway and back.
-      worker: { update: (taskId, status, text) => bridge.workerUpdate(taskId, status, text) },
+      worker: { update: (taskId, status, text, parts) => bridge.workerUpdate(taskId, status, text, parts) },
     },
   });
   harnessOptions.mcpUrl = mcp.url;

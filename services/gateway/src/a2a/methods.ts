@@ -15,7 +15,7 @@ import {
 } from '@shrooms/protocol';
 import { z as zod } from 'zod';
 import type { Stored } from '@shrooms/ledger';
-import { META, parseAgent } from '@shrooms/protocol';
+import { META, PartSchema, parseAgent } from '@shrooms/protocol';
 import { SpanKind, contextFromTraceparent, inSpan, trace, type Context } from '@shrooms/runtime';
 import type { z } from 'zod';
 import type { Caller } from '../tasks/caller.js';
@@ -23,12 +23,17 @@ import type { TaskService } from '../tasks/service.js';
 import type { ScheduleHook } from '../tasks/schedule.js';
 import type { ScheduleClient } from '@shrooms/client';
 import { CancelScheduleRequestSchema, CreateScheduleRequestSchema, ListSchedulesRequestSchema } from '@shrooms/protocol';
-import { LONE_SURROGATE } from '../tasks/validate.js';
+import { LONE_SURROGATE, validateMessage } from '../tasks/validate.js';
 import { openTaskStream, type TaskStream } from './stream.js';
 
 /** Our extension (not A2A): the worker finishes a task; only from its own machine and session. */
 const UpdateTaskParamsSchema = zod
-  .object({ id: zod.string().min(1), status: UpdateStatusSchema, text: zod.string().max(64 * 1024) })
+  .object({
+    id: zod.string().min(1),
+    status: UpdateStatusSchema,
+    text: zod.string().max(64 * 1024),
+    parts: zod.array(PartSchema).max(16).optional(),
+  })
   .loose();
 /** Our extension: the owner releases/rejects a held task or stops/resumes reminders. */
 const ControlSessionParamsSchema = zod
@@ -138,7 +143,8 @@ async function dispatch(method: string, params: unknown, ctx: MethodContext): Pr
     }
     case 'UpdateTask': {
       const p = parse(UpdateTaskParamsSchema, params);
-      return { result: await tasks.workerUpdate(session, p.id, p.status, p.text, caller) };
+      if (p.parts) validateMessage({ messageId: 'update', role: 'ROLE_AGENT', parts: p.parts }, tasks.d.limits);
+      return { result: await tasks.workerUpdate(session, p.id, p.status, p.text, caller, p.parts) };
     }
     case 'ControlSession': {
       const p = parse(ControlSessionParamsSchema, params);

@@ -15,6 +15,7 @@ import {
   type ListTasksResult,
   type Message,
   type Metadata,
+  type Part,
   type SendMessageParams,
   type Task,
 } from '@shrooms/protocol';
@@ -266,12 +267,19 @@ export class TaskService {
   }
 
   /** task_update from a worker: only from this machine, only by the session the task belongs to. */
-  async workerUpdate(session: string, taskId: string, status: 'done' | 'blocked' | 'failed', text: string, caller: Caller): Promise<Task> {
+  async workerUpdate(
+    session: string,
+    taskId: string,
+    status: 'done' | 'blocked' | 'failed',
+    text: string,
+    caller: Caller,
+    parts?: Part[],
+  ): Promise<Task> {
     authorize('update', caller, { machine: this.machine, session });
     const key = this.keyOf(session, taskId);
     const cur = await this.d.ledger.get(key);
     if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${this.machine}/${session}`);
-    return this.bridges.update({ taskId: cur.entry.task.id, status, text, session, machine: this.machine });
+    return this.bridges.update({ taskId: cur.entry.task.id, status, text, session, machine: this.machine, ...(parts ? { parts } : {}) });
   }
 
   /** The owner's controls, from this machine only: release/reject a held task, stop/resume reminders. */

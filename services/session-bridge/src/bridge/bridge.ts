@@ -14,6 +14,7 @@ import {
   type CancelRequest,
   type ControlRequest,
   type DeliverRequest,
+  type Part,
   type Task,
   type UpdateRequest,
   type UpdateStatus,
@@ -168,15 +169,15 @@ export class Bridge {
         `only ${this.machine}/${this.session} may update its tasks; ${req.machine}/${req.session} may not`,
       );
     }
-    return this.workerUpdate(req.taskId, req.status, req.text);
+    return this.workerUpdate(req.taskId, req.status, req.text, req.parts);
   }
 
   /**
    * The worker's own `task_update`, in-process: the MCP tools the bridge hosts and the echo harness
    * call this; the `update` endpoint calls it after checking who asks.
    */
-  async workerUpdate(taskId: string, status: UpdateStatus, text: string): Promise<Task> {
-    const stored = await this.serial.run(() => finishTask(this.core, taskId, status, text));
+  async workerUpdate(taskId: string, status: UpdateStatus, text: string, parts?: Part[]): Promise<Task> {
+    const stored = await this.serial.run(() => finishTask(this.core, taskId, status, text, parts));
     this.changed();
     void this.turns.pump();
     return stored.entry.task;

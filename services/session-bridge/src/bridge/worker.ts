@@ -3,12 +3,12 @@
  * FAILED), with the worker's last line kept on the task. One path for every caller — the MCP tools
  * the bridge hosts, the echo harness, the `update` endpoint, a failed turn.
  */
-import { META, ShroomsError, type UpdateStatus } from '@shrooms/protocol';
+import { META, ShroomsError, type Part, type UpdateStatus } from '@shrooms/protocol';
 import { localTaskKey, transitions, type LedgerEntry, type Stored } from '@shrooms/ledger';
 import type { Core } from './core.js';
 
 /** Run under the lock. `taskId` is `SESSION:ID` (or `MACHINE/SESSION:ID`) of a task of this session. */
-export async function finishTask(c: Core, taskId: string, status: UpdateStatus, text: string): Promise<Stored> {
+export async function finishTask(c: Core, taskId: string, status: UpdateStatus, text: string, parts: Part[] = []): Promise<Stored> {
   let key: string;
   try {
     key = localTaskKey(c.ledger, c.machine, c.session, taskId);
@@ -21,7 +21,7 @@ export async function finishTask(c: Core, taskId: string, status: UpdateStatus, 
   let s: Stored;
   try {
     s = await c.ledger.transition(key, (e) => {
-      if (status === 'done') return transitions.complete(withMeta(e, md), text, now);
+      if (status === 'done') return transitions.complete(withMeta(e, md), text, now, parts);
       if (status === 'blocked') return transitions.block(e, text, now, md);
       return transitions.fail(e, text, now, md);
     });

@@ -12,7 +12,7 @@
  */
 import type { NatsConnection } from '@nats-io/nats-core';
 import { ShroomsClient, clientOptionsFromEnv, natsScheduler, type ClientOptions } from '@shrooms/client';
-import type { Task, UpdateStatus } from '@shrooms/protocol';
+import type { Part, Task, UpdateStatus } from '@shrooms/protocol';
 
 export const DEFAULT_PROGRESS_MS = 15_000;
 export const MAX_WAIT_SECONDS = 600;
@@ -47,7 +47,7 @@ export interface McpToolContext {
 /** The session's own acts, done by its bridge. */
 export interface WorkerActs {
   /** `taskId` is `SESSION:ID` of a task of this session. */
-  update(taskId: string, status: UpdateStatus, text: string): Promise<Task>;
+  update(taskId: string, status: UpdateStatus, text: string, parts?: Part[]): Promise<Task>;
 }
 
 export interface ResolvedContext {

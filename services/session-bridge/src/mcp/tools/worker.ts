@@ -1,6 +1,6 @@
 /** `task_update` (the worker finishes a task) and `task_ack` (the asker has read the answer). */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { TaskSummarySchema, summarize } from '@shrooms/client';
+import { TaskSummarySchema, returnedParts, summarize } from '@shrooms/client';
 import { ShroomsError, UpdateStatusSchema } from '@shrooms/protocol';
 import { z } from 'zod';
 import type { ResolvedContext } from '../context.js';
@@ -21,12 +21,15 @@ export function registerWorkerTools(server: McpServer, ctx: ResolvedContext): vo
         task: z.string().optional().describe('The task (SESSION:ID as in its header line); default: the one you work on now'),
         status: UpdateStatusSchema.describe('done | blocked | failed'),
         text: z.string().min(1).describe('The summary, what you need, or why it failed'),
+        files: z.array(z.string()).max(8).optional().describe('With "done": files to return with the answer (paths; each at most 64 KiB)'),
+        data: z.unknown().optional().describe('With "done": structured data (JSON) to return with the answer'),
       },
       outputSchema: TaskSummarySchema.shape,
       annotations: { destructiveHint: false, idempotentHint: false },
     },
-    ({ task, status, text }) =>
+    ({ task, status, text, files, data }) =>
       tool(async () => {
+        const parts = await returnedParts(files, data);
         const name = task ?? ctx.currentTask();
         if (!name)
           throw new ShroomsError(
@@ -37,7 +40,7 @@ export function registerWorkerTools(server: McpServer, ctx: ResolvedContext): vo
         const own = ctx.worker && ref.machine === ctx.worker.machine && ref.session === ctx.worker.session;
         // The session's own task: its bridge (this process) writes it; anything else is refused
         // by the client with the reason, before it leaves.
-        const t = own ? await ctx.worker!.update(ref.id, status, text) : await ctx.client.update(name, status, text);
+        const t = own ? await ctx.worker!.update(ref.id, status, text, parts) : await ctx.client.update(name, status, text, { parts });
         const s = summarize(t, ref.machine);
         return ok(`Task ${s.task} is now ${s.status}: marked ${WORDS[status]}.`, s);
       }),

@@ -1,6 +1,6 @@
 /** `get`, `cancel`, `ack`, `update`: one task by name. */
 import { UpdateStatusSchema } from '@shrooms/protocol';
-import { isTaskName } from '@shrooms/client';
+import { isTaskName, returnedParts } from '@shrooms/client';
 import { makeClient, output, parse, run, seconds, UsageError } from './io.js';
 import { progressLine } from './progress.js';
 import { printTask, taskJson } from './show.js';
@@ -93,26 +93,38 @@ export function ackCommand(args: string[]): Promise<number> {
   });
 }
 
-export const UPDATE_HELP = `usage: shrooms-agent a2a update TASK done|blocked|failed TEXT... [--json]
+export const UPDATE_HELP = `usage: shrooms-agent a2a update TASK done|blocked|failed TEXT... [--file PATH]... [--data JSON] [--json]
 
 The worker's task_update: says how a task you were given ended — done with a summary, blocked with
-what you need from the asker, failed with why. Only for tasks of your own session on this machine
+what you need from the asker, failed with why. With done, --file returns a file (at most 64 KiB;
+repeat for more) and --data a JSON value, in the answer's artifact beside the summary. Only for tasks of your own session on this machine
 (SHROOMS_AGENT_SESSION); anything else is refused (exit 2). ${NAMES}
 `;
 
 export function updateCommand(args: string[]): Promise<number> {
   return run('update', UPDATE_HELP, args, async () => {
-    const { values, positionals } = parse(args, {});
+    const { values, positionals } = parse(args, { file: { type: 'string', multiple: true }, data: { type: 'string' } });
     const name = taskArg(positionals, 'update');
     const status = UpdateStatusSchema.safeParse(positionals[1]);
     if (!status.success) throw new UsageError('the status is done, blocked or failed');
     const text = positionals.slice(2).join(' ');
     if (!text) throw new UsageError('say what happened: update TASK STATUS TEXT...');
+    let data: unknown;
+    if (values.data !== undefined) {
+      try {
+        data = JSON.parse(values.data);
+      } catch {
+        throw new UsageError('--data takes a JSON value');
+      }
+    }
+    if ((values.file?.length || values.data !== undefined) && status.data !== 'done')
+      throw new UsageError('--file and --data go with done');
+    const parts = await returnedParts(values.file, data);
     const out = output(values.json === true);
     const client = makeClient(values.gateway);
     try {
       const ref = await client.taskRef(name);
-      const task = await client.update(ref.task, status.data, text);
+      const task = await client.update(ref.task, status.data, text, { parts });
       printTask(out, task, ref.machine);
       return 0;
     } finally {
