@@ -40,8 +40,18 @@ export const upCommand: Command = {
       process.stdout.write(HELP);
       return 0;
     }
-    // Loaded only here: every other command starts without the local-mesh helpers.
-    const { natsServerBinary, prepareLocalNats, privateDir, REPO_ROOT, startNatsServer, wrap } = await import('@shrooms/testing');
+    // Loaded only here: every other command starts without the local-mesh helpers. They are a
+    // development dependency, so the production image (pnpm deploy --prod) has no `up`.
+    const helpers = await import('@shrooms/testing').catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ERR_MODULE_NOT_FOUND') throw err;
+      process.stderr.write(
+        'up runs from a checkout of the repository (pnpm install): its local NATS and processes come from the workspace.\n' +
+          'This installation has only the services; run them one by one (deploy/compose does).\n',
+      );
+      return undefined;
+    });
+    if (!helpers) return 1;
+    const { natsServerBinary, prepareLocalNats, privateDir, REPO_ROOT, startNatsServer, wrap } = helpers;
     const bin = natsServerBinary();
     if (!process.env.NATS_URL && bin === 'nats-server' && !onPath('nats-server')) {
       process.stderr.write('nats-server is not installed. Install it with:  sudo apt-get install -y nats-server\n');
