@@ -6,3 +6,4 @@ export * as transitions from './transitions.js';
 export { view as viewTask } from './transitions.js';
 export * from './intake.js';
 export * from './harden.js';
+export * from './keys-now.js';

@@ -5,6 +5,7 @@
  */
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { keysNow } from '@shrooms/ledger';
 import { BUCKETS, META, isTerminal, keys, textOf, type Task } from '@shrooms/protocol';
 import type { AskRecord } from '@shrooms/testing';
 
@@ -26,9 +27,8 @@ export async function openLedger(nc: NatsConnection): Promise<LedgerView> {
     },
     async all(machine) {
       const out = new Map<string, Task>();
-      const names: string[] = [];
-      for await (const k of await kv.keys(keys.tasksOfMachine(machine))) names.push(k);
-      for (const k of names) {
+      // A snapshot of the keys: kv.keys() follows the load's writes and can take long to end.
+      for (const k of await keysNow(nc, BUCKETS.tasks, keys.tasksOfMachine(machine))) {
         const t = decode(await kv.get(k));
         if (t) out.set(k, t);
       }
