@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
+import { CLI, eventually, rpc, runTs, startMesh, type Mesh } from '@shrooms/testing';
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -167,6 +167,20 @@ describe('the loop guard and a missing guard', () => {
     const v03 = await post(url, call('message/send', msg03('g4', 'x')));
     expect(JSON.parse(v03.text).error.code).toBe(-32050);
     expect(v03.headers.get('retry-after')).not.toBeNull();
+  });
+
+  it('lets the owner see and reset the window from the CLI, and the next task is admitted', async () => {
+    const cli = async (args: string[]) => {
+      const p = runTs(CLI, ['a2a', ...args], { ...mesh.env, SHROOMS_GATEWAY_URL: mesh.gatewayUrl });
+      const code = p.child.exitCode ?? (await new Promise<number | null>((r) => p.child.once('exit', r)));
+      return { code, out: p.output() };
+    };
+    const seen = await cli(['guard', 'demo', '--json']);
+    expect(seen.code, seen.out).toBe(0);
+    expect(JSON.parse(seen.out)).toMatchObject({ device: mesh.machine, session: 'demo', count: 1, limit: 1 });
+    const reset = await cli(['guard', 'demo', '--reset']);
+    expect(reset.out).toMatch(/reset; .* 0 of 1 new tasks .* admitted now/);
+    expect((await rpc(`${mesh.gatewayUrl}/a2a/demo`, 'SendMessage', msg('g5'))).result.task.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
   it('answers GUARD_UNAVAILABLE with 503 and Retry-After when no guard answers', async () => {

@@ -346,6 +346,13 @@ export class ShroomsClient {
     })) as Task;
   }
 
+  /** GuardWindow: a device's loop-guard window for a session (default: this device), `reset` empties it. */
+  async guardWindow(agent: string, opts: { device?: string; reset?: boolean } = {}): Promise<Record<string, unknown>> {
+    const target = await this.resolve(agent);
+    const { metadata } = await this.askMetadata();
+    return (await this.wire.rpc(target.gatewayUrl, target.session, 'GuardWindow', { ...opts, metadata })) as Record<string, unknown>;
+  }
+
   /** ControlSession: the owner releases/rejects a held task or stops/resumes reminders. */
   async control(agent: string, action: 'release' | 'reject' | 'stop_reminders' | 'resume_reminders', task?: string): Promise<unknown> {
     const target = await this.resolve(agent);

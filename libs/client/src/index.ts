@@ -23,7 +23,7 @@ export {
   type SchedulerOp,
   type SchedulerPort,
 } from './schedules.js';
-export { askGuard, guardRefusal, type AskGuardOptions, type GuardAdmitInput } from './nats/guard.js';
+export { askGuard, guardControl, guardRefusal, type AskGuardOptions, type GuardAdmitInput } from './nats/guard.js';
 export { bridgeClient, type BridgeClient } from './nats/bridge.js';
 export { scheduleClient, type ScheduleClient } from './nats/scheduler.js';
 export { scheduleAsTask, scheduleIdForMessage, scheduleRequestFromSendMessage, type SendMessageTarget } from './schedule-message.js';

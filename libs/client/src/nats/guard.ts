@@ -13,6 +13,7 @@ import {
   subjects,
   toWireError,
   type GuardAdmitRequestSchema,
+  type GuardControlRequest,
   type GuardDecision,
 } from '@shrooms/protocol';
 import { requestJson } from '@shrooms/runtime';
@@ -54,6 +55,18 @@ export async function askGuard(nc: NatsConnection, req: GuardAdmitInput, opts: A
 
 function refused(err: ShroomsError): GuardDecision {
   return { admit: false, hold: false, error: toWireError(err) };
+}
+
+/** The guard's control endpoint (owners and operators): a loop-guard window, allow-list rules. */
+export async function guardControl(
+  nc: NatsConnection,
+  req: GuardControlRequest,
+  timeoutMs: number = DEFAULT_LIMITS.guardTimeoutMs,
+): Promise<Record<string, unknown>> {
+  return requestJson<Record<string, unknown>>(nc, subjects.guardControl(), req, {
+    timeoutMs,
+    unavailable: new ShroomsError('GUARD_UNAVAILABLE', `no guard answered within ${timeoutMs} ms`),
+  });
 }
 
 /** The refusal as an error to answer the A2A client with, or undefined when admitted. */

@@ -35,6 +35,8 @@ const UpdateTaskParamsSchema = zod
     parts: zod.array(PartSchema).max(16).optional(),
   })
   .loose();
+/** Our extension: a device's loop-guard window for the session, seen or reset by its owner. */
+const GuardWindowParamsSchema = zod.object({ device: zod.string().min(1).max(200).optional(), reset: zod.boolean().optional() }).loose();
 /** Our extension: the owner releases/rejects a held task or stops/resumes reminders. */
 const ControlSessionParamsSchema = zod
   .object({ action: zod.enum(['release', 'reject', 'stop_reminders', 'resume_reminders']), id: zod.string().optional() })
@@ -145,6 +147,12 @@ async function dispatch(method: string, params: unknown, ctx: MethodContext): Pr
       const p = parse(UpdateTaskParamsSchema, params);
       if (p.parts) validateMessage({ messageId: 'update', role: 'ROLE_AGENT', parts: p.parts }, tasks.d.limits);
       return { result: await tasks.workerUpdate(session, p.id, p.status, p.text, caller, p.parts) };
+    }
+    case 'GuardWindow': {
+      // Our extension: the owner sees (and with reset: true empties) a device's loop-guard window.
+      const p = parse(GuardWindowParamsSchema, params);
+      await tasks.requireSession(session);
+      return { result: await tasks.guardWindow(session, caller, p.device, p.reset) };
     }
     case 'ControlSession': {
       const p = parse(ControlSessionParamsSchema, params);

@@ -1,5 +1,5 @@
 /** The gateway's port to the guard service: asked before a new task is admitted; fails closed. */
-import { askGuard, guardRefusal } from '@shrooms/client';
+import { askGuard, guardControl, guardRefusal } from '@shrooms/client';
 import { traceHeaders, type NatsConnection } from '@shrooms/runtime';
 import type { GuardPort } from './service.js';
 
@@ -26,5 +26,6 @@ export function natsGuard(nc: NatsConnection, timeoutMs: number): GuardPort {
       if (refusal) throw refusal;
       return { hold: decision.hold };
     },
+    control: (req) => guardControl(nc, req, timeoutMs),
   };
 }

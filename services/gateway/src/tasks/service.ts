@@ -14,6 +14,7 @@ import {
   type ListTasksParams,
   type ListTasksResult,
   type Message,
+  type GuardControlRequest,
   type Metadata,
   type Part,
   type SendMessageParams,
@@ -46,6 +47,8 @@ export interface GuardPort {
     /** Who the agent budget counts (derive.ts `budgetAgent`). */
     agent?: string;
   }): Promise<{ hold: boolean }>;
+  /** The guard's control endpoint (the loop-guard window of a device and session). */
+  control?(req: GuardControlRequest): Promise<Record<string, unknown>>;
 }
 
 export interface TaskServiceDeps {
@@ -291,6 +294,20 @@ export class TaskService {
   ): Promise<unknown> {
     authorize(action === 'release' || action === 'reject' ? action : 'control', caller, { machine: this.machine, session });
     return this.bridges.control(this.machine, session, { action, ...(taskId ? { taskId } : {}), origin: { device: caller.device } });
+  }
+
+  /**
+   * The loop-guard window `device` → this session (default: the caller's own device), emptied first
+   * with `reset`. Only the session owner's machine may look or reset: a person locked out while
+   * testing from the CLI, across `up` restarts (the window lives in the guard's bucket).
+   */
+  async guardWindow(session: string, caller: Caller, device = caller.device, reset = false): Promise<Record<string, unknown>> {
+    authorize('control', caller, { machine: this.machine, session });
+    const control = this.d.guard?.control;
+    if (!control) throw new ShroomsError('GUARD_UNAVAILABLE', 'this gateway runs without a guard (GATEWAY_GUARD=off): there is no window');
+    const target = { device, machine: this.machine, session };
+    if (reset) await control({ action: 'counters.reset', ...target });
+    return { ...target, ...(await control({ action: 'counters.get', ...target })) };
   }
 
   async ack(session: string, taskId: string, caller: Caller): Promise<Task> {

@@ -58,3 +58,36 @@ export function remindersCommand(args: string[]): Promise<number> {
     }
   });
 }
+
+export const GUARD_HELP = `usage: shrooms-agent a2a guard SESSION [--device DEVICE] [--reset] [--json]
+
+The loop guard's window for a device asking SESSION (default: this machine's own device): how many
+new tasks it gave the session within the window, the limit (GUARD_RATE_MAX), and when the next one
+is admitted. --reset empties the window — for a person locked out while testing; it survives
+restarts, as the window lives in the guard's bucket. Owner only, on the session's machine.
+`;
+
+export function guardCommand(args: string[]): Promise<number> {
+  return run('guard', GUARD_HELP, args, async () => {
+    const { values, positionals } = parse(args, { device: { type: 'string' }, reset: { type: 'boolean' } });
+    const agent = positionals[0];
+    if (!agent) throw new UsageError('say which session');
+    const out = output(values.json === true);
+    const client = makeClient(values.gateway);
+    try {
+      const w = await client.guardWindow(agent, {
+        ...(values.device ? { device: values.device } : {}),
+        ...(values.reset ? { reset: true } : {}),
+      });
+      out.data(w);
+      const wait = Number(w.retryAfterMs ?? 0);
+      out.say(
+        `${values.reset ? 'reset; ' : ''}${w.device} → ${w.machine}/${w.session}: ${w.count} of ${w.limit} new tasks within ${Math.round(Number(w.windowMs) / 1000)} s` +
+          (wait > 0 ? `; the next is admitted in ${Math.ceil(wait / 1000)} s` : '; the next is admitted now'),
+      );
+      return 0;
+    } finally {
+      await client.close();
+    }
+  });
+}

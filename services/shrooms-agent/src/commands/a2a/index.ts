@@ -2,7 +2,7 @@
 import type { Command } from '../types.js';
 import { listCommand, tasksCommand } from './list.js';
 import { scheduleCommand } from './schedule.js';
-import { rejectCommand, releaseCommand, remindersCommand } from './control.js';
+import { guardCommand, rejectCommand, releaseCommand, remindersCommand } from './control.js';
 import { sendCommand } from './send.js';
 import { ackCommand, cancelCommand, getCommand, updateCommand } from './tasks.js';
 
@@ -16,6 +16,7 @@ const SUBCOMMANDS: Record<string, { summary: string; run: (args: string[]) => Pr
   tasks: { summary: 'the tasks of a session, newest first', run: tasksCommand },
   schedule: { summary: 'tasks at a time: create | list | cancel', run: scheduleCommand },
   release: { summary: 'let a held task run (owner only)', run: releaseCommand },
+  guard: { summary: "see or reset a device's loop-guard window for a session (owner only)", run: guardCommand },
   reject: { summary: 'refuse a held task (owner only)', run: rejectCommand },
   reminders: { summary: "stop or resume a session's reminders (owner only)", run: remindersCommand },
 };
@@ -38,7 +39,8 @@ Exit codes: 0 ok, 1 usage or connection error, 2 failed/rejected/canceled task o
 `;
 
 export const a2aCommand: Command = {
-  summary: 'talk to sessions on the mesh: list | send | get | cancel | ack | update | tasks | schedule | release | reject | reminders',
+  summary:
+    'talk to sessions on the mesh: list | send | get | cancel | ack | update | tasks | schedule | release | reject | reminders | guard',
   async run(args) {
     const [sub, ...rest] = args;
     if (!sub || sub === '--help' || sub === '-h' || sub === 'help') {
