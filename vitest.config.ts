@@ -85,7 +85,8 @@ export default defineConfig({
           name: 'machines',
           include: ['test/machines/**/*.test.ts'],
           testTimeout: 300_000,
-          hookTimeout: 300_000,
+          // The rig may wait for another run of it on the same host to finish (a lock, libs/testing).
+          hookTimeout: 900_000,
           fileParallelism: false,
           maxWorkers: 1,
         },

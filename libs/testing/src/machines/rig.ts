@@ -12,7 +12,7 @@
  * Needs root, `ip`, `nft`, `wireguard-go` and `wg` (the test command installs the last two).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -34,6 +34,8 @@ export interface RigOptions {
   /** Prefix of every namespace and interface (namespaces `PREFIX-NAME`). */
   prefix: string;
   machines: RigMachineSpec[];
+  /** How long to wait for another rig of the same prefix to finish, ms. Default 600 000. */
+  lockTimeoutMs?: number;
 }
 
 export interface FetchResult {
@@ -119,6 +121,42 @@ export function sweepRig(prefix: string): void {
     for (const f of readdirSync(sockets)) if (f.startsWith(`${prefix}wg-`)) rmSync(join(sockets, f), { force: true });
 }
 
+/**
+ * One rig per prefix on a host at a time: a second run (another worktree, another developer) waits
+ * for the first to finish instead of sweeping its namespaces away. The lock file holds the owner's
+ * pid; a lock whose owner is dead is taken over (and that run's leftovers swept).
+ */
+async function takeLock(prefix: string, timeoutMs: number): Promise<() => void> {
+  const file = join(tmpdir(), `shrooms-rig-${prefix}.lock`);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return function releaseLock() {
+        rmSync(file, { force: true });
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const owner = Number(readFileSync(file, 'utf8').trim() || '0');
+    if (!owner || !alive(owner)) {
+      rmSync(file, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`another rig of prefix ${prefix} (pid ${owner}) is still running after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function startRig(opts: RigOptions): Promise<Rig> {
   const why = rigUnavailable();
   if (why) throw new Error(why);
@@ -126,6 +164,7 @@ export async function startRig(opts: RigOptions): Promise<Rig> {
   for (const m of opts.machines)
     if (m.iface.length > 15 || !m.iface.startsWith(`${prefix}wg-`))
       throw new Error(`interface ${m.iface}: must start with ${prefix}wg- and be ≤ 15 chars`);
+  const releaseLock = await takeLock(prefix, opts.lockTimeoutMs ?? 600_000);
   sweepRig(prefix);
   const dir = mkdtempSync(join(tmpdir(), `shrooms-rig-${prefix}-`));
   const all: ServiceProcess[] = [];
@@ -145,6 +184,7 @@ export async function startRig(opts: RigOptions): Promise<Rig> {
     }
     sweepRig(prefix);
     rmSync(dir, { recursive: true, force: true });
+    releaseLock();
   }
   const onExit = () => teardownSync();
   process.once('exit', onExit);
