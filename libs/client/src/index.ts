@@ -29,4 +29,4 @@ export { scheduleClient, type ScheduleClient } from './nats/scheduler.js';
 export { scheduleAsTask, scheduleIdForMessage, scheduleRequestFromSendMessage, type SendMessageTarget } from './schedule-message.js';
 export { TaskSummarySchema, describeTask, replyOf, shortState, summarize, type TaskSummary } from './summary.js';
 export { DEFAULT_WAIT_MS, applyEvent, isSettled, waitForTask, type WaitOptions, type WaitPort, type WaitResult } from './wait.js';
-export * from './parts.js';
+export { returnedParts } from './parts.js';

@@ -1,9 +1,9 @@
-export * from './entry.js';
-export * from './ledger.js';
-export * from './signals.js';
-export * from './task-index.js';
+export type { LedgerEntry, Stored } from './entry.js';
+export { Ledger, type LedgerOptions } from './ledger.js';
+export { DEFAULT_SIGNAL_TTL_MS, SignalField, type SignalView } from './signals.js';
+export { isOlderView, type Page, type PageQuery, TaskIndex, type TaskSummary } from './task-index.js';
 export * as transitions from './transitions.js';
 export { view as viewTask } from './transitions.js';
-export * from './intake.js';
-export * from './harden.js';
-export * from './keys-now.js';
+export { intake, type IntakeResult, localTaskKey } from './intake.js';
+export { createHardenedBucket, hardenBucket, type HardenedBucketOptions } from './harden.js';
+export { keysNow } from './keys-now.js';

@@ -1,8 +1,40 @@
-export * from './config.js';
-export * from './log.js';
-export * from './nats.js';
-export * from './service.js';
-export * from './health.js';
-export * from './telemetry.js';
-export * from './retry.js';
-export * from './watch-file.js';
+export { type BaseConfig, BaseConfigSchema, ConfigError, envBool, loadConfig, redactConfig, redactUrls } from './config.js';
+export { createLogger, type Logger } from './log.js';
+export { connectNats, type NatsConnection, onShutdown } from './nats.js';
+export { addService, jsonEndpoint, requestJson, type Service, type ServiceMsg, type ServiceSpec } from './service.js';
+export {
+  checkHealth,
+  type HealthCheck,
+  type HealthChecks,
+  type HealthConfig,
+  HealthConfigSchema,
+  healthKey,
+  type HealthReport,
+  type HealthServer,
+  type HealthServerOptions,
+  natsHealthChecks,
+  type NatsHealthOptions,
+  natsLiveness,
+  startHealthServer,
+} from './health.js';
+export {
+  type Attributes,
+  context,
+  type Context,
+  contextFromHeaders,
+  contextFromTraceparent,
+  flushTelemetry,
+  initTelemetry,
+  inSpan,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  traceHeaders,
+  traceLogFields,
+  traceparentOf,
+  tracer,
+  tracingConfigured,
+} from './telemetry.js';
+export { isNatsOutage, isTransientJetStreamError, isUndoneJetStreamError, retryJetStream } from './retry.js';
+export { watchFile } from './watch-file.js';

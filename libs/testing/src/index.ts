@@ -1,10 +1,75 @@
-export * from './nats-server.js';
-export * from './processes.js';
-export * from './fake-model/index.js';
-export * from './mesh.js';
-export * from './chaos/index.js';
-export * from './otlp/receiver.js';
-export * from './machines/index.js';
+export { natsServerBinary, type NatsServerHandle, type StartNatsOptions, startNatsServer } from './nats-server.js';
+export { eventually, freePort, REPO_ROOT, runTs, type ServiceProcess, wrap } from './processes.js';
+export {
+  chain,
+  type Conversation,
+  type Entry,
+  type FakeApi,
+  type FakeModel,
+  type FakeModelOptions,
+  nest,
+  parseScript,
+  plan,
+  type RecordedRequest,
+  type Reply,
+  resolveToolName,
+  type RespondContext,
+  say,
+  type Script,
+  startFakeModel,
+  type Step,
+  type StreamPace,
+  substitute,
+  summarize,
+  taskIdOf,
+  useTool,
+} from './fake-model/index.js';
+export { CLI, type Mesh, type MeshOptions, rpc, startMesh } from './mesh.js';
+export {
+  type AskAnswer,
+  type AskError,
+  AskLoad,
+  type AskLoadOptions,
+  type AskRecord,
+  buildRawRequest,
+  CHAOS_OUTPUT_DIR,
+  type ChaosRow,
+  chaosRunId,
+  type ChaosSummary,
+  childProcesses,
+  type ClusterNode,
+  formatChaosTable,
+  isAlive,
+  liveMemory,
+  type LiveMemory,
+  MEMORY_PROBE,
+  mib,
+  type NatsCluster,
+  rawExchange,
+  type RawExchangeOptions,
+  type RawRequest,
+  type RawResponse,
+  recordChaosRows,
+  reportChaos,
+  rssBytes,
+  sendAsk,
+  socketCount,
+  startNatsCluster,
+} from './chaos/index.js';
+export { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp/receiver.js';
+export {
+  type FetchResult,
+  readEnvFile,
+  readUnit,
+  type Rig,
+  type RigMachine,
+  type RigMachineSpec,
+  type RigOptions,
+  rigUnavailable,
+  startRig,
+  sweepRig,
+  type UnitCommand,
+} from './machines/index.js';
 export {
   DOCKER_BIN,
   DOCKER_COMPOSE_BIN,
@@ -16,5 +81,5 @@ export {
 } from './docker/engine.js';
 export { run, type RunOptions } from './docker/exec.js';
 export { baseImageTag, BASE_NODE_VERSION, buildNatsImage, dockerCacheDir, ensureBaseTarball, importBaseImage } from './docker/images.js';
-export * from './nats-users.js';
-export * from './netns/netns.js';
+export { type LocalNats, prepareLocalNats, privateDir, privateFile, type Role } from './nats-users.js';
+export { type Netns, type NetnsDevice, type NetnsResponse, netnsUnavailable, startNetns } from './netns/netns.js';

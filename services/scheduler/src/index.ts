@@ -1,5 +1,36 @@
 /** @shrooms/scheduler — tasks at a time, once or repeating. The package's one front door. */
-export * from './wire.js';
+export {
+  AgentRefSchema,
+  type Awaiting,
+  AwaitingSchema,
+  type CancelScheduleReply,
+  CancelScheduleReplySchema,
+  type CancelScheduleRequest,
+  CancelScheduleRequestSchema,
+  type CreateScheduleReply,
+  CreateScheduleReplySchema,
+  type CreateScheduleRequest,
+  CreateScheduleRequestSchema,
+  type Delivery,
+  DeliverySchema,
+  type ListSchedulesReply,
+  ListSchedulesReplySchema,
+  type ListSchedulesRequest,
+  ListSchedulesRequestSchema,
+  type Occurrence,
+  OccurrenceSchema,
+  type Repeat,
+  RepeatSchema,
+  type Rule,
+  RuleSchema,
+  type Schedule,
+  SCHEDULE_ID_RE,
+  SCHEDULE_STATES,
+  ScheduleIdSchema,
+  ScheduleSchema,
+  type ScheduleState,
+  ScheduleStateSchema,
+} from './wire.js';
 export { parseRepeat, formatRepeat, RepeatSyntaxError } from './rules/shorthand.js';
 export { compileRule, firstOccurrence, nextOccurrence, occurrences, RuleError, type CompiledRule } from './rules/occurrences.js';
 export { occurrenceMessageId, occurrenceStamp, formatWallTime, scheduledByLine } from './rules/format.js';
