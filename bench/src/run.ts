@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { startNatsServer } from '@shrooms/testing';
-import { SESSION, cliHasGuard, startOurs, RAISED_LIMITS, type Ours } from './arms/ours.js';
+import { cliHasGuard, startOurs, RAISED_LIMITS, type Ours } from './arms/ours.js';
 import { SHELF } from './arms/shelf.js';
 import { startChild, type Child } from './child.js';
 import { ARMS, Figures, type Arm, type Figure } from './figures.js';

@@ -6,7 +6,7 @@
  */
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { SERVICE_NAMES, isTerminal, type Task } from '@shrooms/protocol';
+import { SERVICE_NAMES, isTerminal } from '@shrooms/protocol';
 import { scheduleClient } from '@shrooms/client';
 import {
   CLI,

@@ -204,7 +204,10 @@ it(`holds no stream and no memory after ${WAVES} waves of slow and vanished SSE 
     // Heartbeats pile up for the clients that do not read.
     await new Promise((r) => setTimeout(r, 1_000));
     rssPeak = Math.max(rssPeak, (await rssBytes(pid)) ?? 0);
-    for (const [i, o] of held.entries()) i % 3 === 0 ? o.sock.resetAndDestroy() : o.sock.destroy();
+    for (const [i, o] of held.entries()) {
+      if (i % 3 === 0) o.sock.resetAndDestroy();
+      else o.sock.destroy();
+    }
     await eventually(async () => ((await socketCount(pid)) ?? 99) <= sockets0 + 2, 30_000, 100);
     rssAfterWave.push((await rssBytes(pid))!);
     liveAfterWave.push(live(await liveMemory(mesh.gateway)));

@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { subjects } from '@shrooms/protocol';
 import { eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
 
 let mesh: Mesh;

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, inject, it } from 'vitest';
-import { Role, Task, TaskState } from '@a2a-js/sdk';
+import { Role, type Task, TaskState } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { CLI, eventually, runTs } from '@shrooms/testing';
 

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { ListTasksRequest, Role, Task, TaskState, type StreamResponse } from '@a2a-js/sdk';
+import { ListTasksRequest, Role, type Task, TaskState, type StreamResponse } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 

@@ -315,7 +315,7 @@ describe.skipIf(unavailable)('across machines on WireGuard', () => {
     const codesDuringCut: (number | string)[] = [];
     let notCompletedDuringCut = 0;
     let failoverMs = 0;
-    let healedAt = 0;
+    let healedAt: number;
     try {
       // laptop and homeserver keep serving each other (the ledger has homeserver and nas: a quorum).
       // The ledger's leaders that were on pi5 move first (a raft election): until then a write may be

@@ -13,12 +13,13 @@ import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, ServerCallContext
 import { UserBuilder, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import { serve } from '../child.js';
 import { shelfTask } from './shelf.js';
+import type { Server as HttpServer } from 'node:http';
 
 // express ships no types of its own and we do not add @types/express for one `express()` call.
 const expressModule: string = 'express';
 const express = (await import(expressModule)).default as () => {
   use(path: string, handler: unknown): void;
-  listen(port: number, host: string, cb: () => void): import('node:http').Server;
+  listen(port: number, host: string, cb: () => void): HttpServer;
 };
 
 const PATH = '/a2a/jsonrpc';
@@ -91,7 +92,7 @@ const executor: AgentExecutor = {
 };
 
 const app = express();
-const server = await new Promise<import('node:http').Server>((resolve) => {
+const server = await new Promise<HttpServer>((resolve) => {
   const s = app.listen(0, '127.0.0.1', () => resolve(s));
 });
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -42,7 +42,10 @@ async function latency(job: LatencyJob): Promise<LatencyResult> {
         if (errors > 20 && samples.length === 0) break;
         continue;
       }
-      if (!requestBytes) ((requestBytes = o.requestBytes), (responseBytes = o.responseBytes));
+      if (!requestBytes) {
+        requestBytes = o.requestBytes;
+        responseBytes = o.responseBytes;
+      }
       samples.push(job.op === 'stream' ? o.firstMs! : dt);
       if (job.op === 'stream') totals.push(dt);
     }

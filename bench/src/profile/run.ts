@@ -32,8 +32,8 @@ export async function runProfile(plan: Plan, dir: string, log: (s: string) => vo
   let sends = 0;
   let ours: Awaited<ReturnType<typeof startOurs>> | undefined;
   let loadgen: Awaited<ReturnType<typeof startChild>> | undefined;
-  let pids: Record<string, number> = {};
-  let guard = false;
+  let pids: Record<string, number>;
+  let guard: boolean;
   try {
     guard = await cliHasGuard();
     // Node 20 refuses --cpu-prof in NODE_OPTIONS; a preloaded module starts the profiler instead.

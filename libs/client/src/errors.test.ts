@@ -1,4 +1,4 @@
-import { ShroomsError } from '@shrooms/protocol';
+import type { ShroomsError } from '@shrooms/protocol';
 import { describe, expect, it } from 'vitest';
 import { GatewayUnreachableError, fromJsonRpcError, normalizeError } from './errors.js';
 

@@ -316,7 +316,7 @@ export class CaseGenerator {
       if (mutation === 6) m.messageId = this.r.pick<unknown>(['', 1, null, [], {}, true]);
       if (mutation === 7) delete m.messageId;
       if (mutation === 8) p.configuration = { returnImmediately: this.r.pick<unknown>(['true', 1, null, []]) };
-      if (mutation === 9) p.configuration = { historyLength: this.r.pick<unknown>([-1, 1.5, '3', true, 1e400]) };
+      if (mutation === 9) p.configuration = { historyLength: this.r.pick<unknown>([-1, 1.5, '3', true, Infinity]) };
       if (mutation === 10) p.metadata = this.r.pick<unknown>(['x', 1, [], [1, 2], true]);
       if (mutation === 11) m.metadata = this.r.pick<unknown>(['x', 1, [], true]);
       if (mutation === 12) m.taskId = wrongType();

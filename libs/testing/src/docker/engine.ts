@@ -201,7 +201,7 @@ async function freeSubnet(): Promise<{ bridge: string; pool: string }> {
 /** containerd and its shims outlive a dockerd that was killed: every process naming our folder. */
 function killProcessesUsing(dir: string): void {
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    let cmdline = '';
+    let cmdline: string;
     try {
       cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     } catch {

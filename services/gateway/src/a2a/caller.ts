@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { META, ShroomsError, parseAgent } from '@shrooms/protocol';
+import { looseParams } from './params.js';
 import type { Caller } from '../tasks/caller.js';
 
 /** Names a request's device from its source address only (never forwarded-for headers). */
@@ -13,7 +14,7 @@ export function callerOf(req: FastifyRequest, identify: Identify, params: unknow
   const addr = req.socket.remoteAddress ?? '';
   const id = identify(addr);
   if (!id) throw new ShroomsError('UNKNOWN_DEVICE', `source address ${addr} is not a device of the mesh`);
-  const p = (params ?? {}) as Record<string, any>;
+  const p = looseParams(params);
   const claimed = p.metadata?.[META.from] ?? p.message?.metadata?.[META.from];
   const from = typeof claimed === 'string' && claimed.length <= 200 && parseAgent(claimed)?.session ? claimed : undefined;
   return { device: id.device, machine: id.name ?? id.device, self: id.self, ...(from ? { from } : {}) };

@@ -9,6 +9,7 @@ import { MACHINE_METHODS, callMethod } from './methods.js';
 import { checkVersion } from './version.js';
 import { frontSession } from '../cards/cards.js';
 import { headerContext } from './trace.js';
+import { looseParams } from './params.js';
 
 type RpcId = string | number | null;
 
@@ -110,7 +111,7 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
 async function routeSession(ctx: A2AContext, params: unknown): Promise<string> {
   const routed = TaskService.sessionFromParams(params);
   if (routed) return routed;
-  const p = (params ?? {}) as Record<string, any>;
+  const p = looseParams(params);
   const claimed = p.metadata?.[META.session] ?? p.message?.metadata?.[META.session];
   if (claimed !== undefined)
     throw new ShroomsError(

@@ -16,7 +16,7 @@ import {
 import { z as zod } from 'zod';
 import type { Stored } from '@shrooms/ledger';
 import { META, PartSchema, parseAgent } from '@shrooms/protocol';
-import { SpanKind, contextFromTraceparent, inSpan, trace, type Context } from '@shrooms/runtime';
+import { SpanKind, contextFromTraceparent, inSpan, type Context } from '@shrooms/runtime';
 import type { z } from 'zod';
 import type { Caller } from '../tasks/caller.js';
 import type { TaskService } from '../tasks/service.js';
@@ -24,6 +24,7 @@ import type { ScheduleHook } from '../tasks/schedule.js';
 import type { ScheduleClient } from '@shrooms/client';
 import { CancelScheduleRequestSchema, CreateScheduleRequestSchema, ListSchedulesRequestSchema } from '@shrooms/protocol';
 import { LONE_SURROGATE, validateMessage } from '../tasks/validate.js';
+import { looseParams } from './params.js';
 import { openTaskStream, type TaskStream } from './stream.js';
 
 /** Our extension (not A2A): the worker finishes a task; only from its own machine and session. */
@@ -87,7 +88,7 @@ export function callMethod(method: string, params: unknown, ctx: MethodContext):
 
 /** A trace context the sender put in the task metadata (the MCP tools do), when no header carried one. */
 function traceContextOf(params: unknown): Context | undefined {
-  const p = (params ?? {}) as Record<string, any>;
+  const p = looseParams(params);
   const tp = p.metadata?.[META.traceparent] ?? p.message?.metadata?.[META.traceparent];
   return tp ? contextFromTraceparent(tp) : undefined;
 }

@@ -11,7 +11,7 @@ import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import { RefusalEventSchema, SignalSchema, decodeToken, subjects, type Signal } from '@shrooms/protocol';
 import type { Ledger, SignalField, Stored } from '@shrooms/ledger';
 import type { Logger } from '@shrooms/runtime';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { Board } from './board.js';
 import { clip, toRow, type TaskRow } from './rows.js';
 import type { DashboardStreams } from './streams.js';

@@ -26,6 +26,7 @@ async function wgShowAllowedIps(iface: string): Promise<string> {
     const e = err as NodeJS.ErrnoException & { stderr?: string };
     throw new Error(
       `cannot read the peers of WireGuard interface ${iface} (wg show ${iface} allowed-ips): ${e.code === 'ENOENT' ? 'wg not found; install wireguard-tools' : (e.stderr?.trim() ?? e.message)}`,
+      { cause: err },
     );
   }
 }

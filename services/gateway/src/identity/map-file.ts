@@ -38,7 +38,7 @@ export function parseYamlOrJson(text: string, origin: string): unknown {
   try {
     return parseYaml(text) ?? {};
   } catch (err) {
-    throw new Error(`${origin}: not YAML or JSON: ${(err as Error).message}`);
+    throw new Error(`${origin}: not YAML or JSON: ${(err as Error).message}`, { cause: err });
   }
 }
 

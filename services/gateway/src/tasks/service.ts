@@ -5,7 +5,6 @@
 import {
   META,
   ShroomsError,
-  formatAgent,
   isInterrupted,
   isTerminal,
   parseAgent,
@@ -27,6 +26,7 @@ import type { Logger } from '@shrooms/runtime';
 import { authorize, waitsOnPermission } from '../authz/rules.js';
 import type { Caller } from './caller.js';
 import type { LiveTasks } from './live.js';
+import { looseParams } from '../a2a/params.js';
 import { validateMessage, type MessageLimits } from './validate.js';
 import { budgetAgent, chainOf, claimedSignal, clientMetadata } from './derive.js';
 import type { ScheduleProof } from './scheduled.js';
@@ -347,7 +347,7 @@ export class TaskService {
 
   /** Route for `POST /a2a` without a session: by task id, or by `metadata["shrooms/session"]`. */
   static sessionFromParams(params: unknown): string | undefined {
-    const p = (params ?? {}) as Record<string, any>;
+    const p = looseParams(params);
     const id = p.id ?? p.message?.taskId;
     if (typeof id === 'string') return parseTaskName(id)?.session;
     const s = p.metadata?.[META.session] ?? p.message?.metadata?.[META.session];

@@ -14,7 +14,7 @@ export function parsePolicy(text: string, origin = 'policy'): PolicyFile {
   try {
     raw = parseYaml(text) ?? {};
   } catch (err) {
-    throw new Error(`${origin}: not YAML or JSON: ${(err as Error).message}`);
+    throw new Error(`${origin}: not YAML or JSON: ${(err as Error).message}`, { cause: err });
   }
   const result = PolicyFileSchema.safeParse(raw);
   if (!result.success)

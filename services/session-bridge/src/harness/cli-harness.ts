@@ -252,7 +252,7 @@ export abstract class CliHarness<Ev, R = unknown, X = unknown> implements Harnes
     } catch (err) {
       await proc.kill();
       const stderr = proc.stderrTail();
-      throw new Error(`${this.kind} did not get ready: ${(err as Error).message}${stderr ? `; stderr: ${stderr}` : ''}`);
+      throw new Error(`${this.kind} did not get ready: ${(err as Error).message}${stderr ? `; stderr: ${stderr}` : ''}`, { cause: err });
     }
     this.readyProc = proc;
     this.setState(this.turn ? 'busy' : 'idle');

@@ -132,7 +132,7 @@ export const upCommand: Command = {
             await proc.waitFor(ready, 60_000);
           } catch (err) {
             await proc.kill();
-            throw new Error(`${name} did not start (log: ${logFile}): ${(err as Error).message.split('\n')[0]}`);
+            throw new Error(`${name} did not start (log: ${logFile}): ${(err as Error).message.split('\n')[0]}`, { cause: err });
           }
           return { pid: child.pid, exited, stop: async () => void (await proc.stop()) };
         },

@@ -74,7 +74,7 @@ export function readMeshFile(path: string): MeshFile {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new Error(`${path}: ${(err as Error).message}`);
+    throw new Error(`${path}: ${(err as Error).message}`, { cause: err });
   }
   const parsed = MeshFileSchema.safeParse(raw);
   if (!parsed.success)
