@@ -279,7 +279,7 @@ describe.skipIf(unavailable)('across machines on WireGuard', () => {
     expect(before.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     await eventually(async () => (await agents()).includes('laptop/webapp'), 30_000, 250);
     laptop.sleep();
-    let wokeAt = 0;
+    let wokeAt: number;
     let during: Promise<any> | undefined;
     try {
       // Its signals decay (BRIDGE_SIGNAL_TTL_MS, 4 s here) with nobody cleaning up.

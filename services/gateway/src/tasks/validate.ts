@@ -90,6 +90,7 @@ function checkPart(i: number, p: Part, max: number): void {
       'CONTENT_TYPE_NOT_SUPPORTED',
       `part ${i}: mediaType ${JSON.stringify(p.mediaType.slice(0, 60))} is not a media type`,
     );
+  // eslint-disable-next-line no-control-regex -- control characters are what it looks for
   if (p.filename !== undefined && (p.filename.length > 255 || /[\u0000-\u001f]/.test(p.filename)))
     throw new ShroomsError('INVALID_PARAMS', `part ${i}: filename must be at most 255 characters without control characters`);
   let size: number;
