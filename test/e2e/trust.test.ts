@@ -27,6 +27,7 @@ import {
   startNetns,
   type LocalNats,
   type Mesh,
+  type NatsServerHandle,
   type Netns,
   type NetnsDevice,
 } from '@shrooms/testing';
@@ -40,6 +41,7 @@ let net: Netns;
 let auth: LocalNats;
 let mesh: Mesh;
 let admin: NatsConnection;
+let nats: NatsServerHandle | undefined;
 let laptop: NetnsDevice;
 let pi5: NetnsDevice;
 let stranger: NetnsDevice;
@@ -92,7 +94,7 @@ describe.skipIf(why !== undefined)(`trust across the mesh${why ? ` (skipped: ${w
     const peers = join(tmp, 'peers.yaml');
     await writeFile(peers, `mesh: home\npeers:\n  ${laptop.address}: laptop\n  ${pi5.address}: pi5\n`);
     auth = await prepareLocalNats(tmp, 'box', SESSIONS);
-    const nats = await startNatsServer({ args: ['-c', auth.confFile], env: auth.serverEnv });
+    nats = await startNatsServer({ args: ['-c', auth.confFile], env: auth.serverEnv });
     const hosts = net.devices.map((d) => d.hostAddress);
     mesh = await startMesh({
       machine: 'box',
@@ -119,6 +121,7 @@ describe.skipIf(why !== undefined)(`trust across the mesh${why ? ` (skipped: ${w
   afterAll(async () => {
     await admin?.close().catch(() => {});
     await mesh?.stop();
+    await nats?.stop(); // given to the mesh, so not stopped by it
     net?.teardown();
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
