@@ -195,3 +195,32 @@ describe('the loop guard and a missing guard', () => {
     expect(j.headers.get('retry-after')).toBe('2');
   });
 });
+
+describe('the tck harness behind the host root, as the A2A TCK finds it', () => {
+  let mesh: Mesh;
+  beforeAll(async () => {
+    mesh = await startMesh({
+      env: { GATEWAY_DEFAULT_SESSION: 'tck' },
+      sessions: [{ name: 'tck', harness: 'tck' as 'echo' }, { name: 'other' }],
+    });
+  });
+  afterAll(async () => {
+    await mesh?.stop();
+  });
+
+  it('leads the host-root card to the tck session and serves POST /a2a there', async () => {
+    const card: any = await (await fetch(`${mesh.gatewayUrl}/.well-known/agent-card.json`)).json();
+    expect(card.supportedInterfaces.map((i: any) => i.url)).toEqual([`${mesh.gatewayUrl}/a2a/tck`, `${mesh.gatewayUrl}/a2a/tck`]);
+    const done = await rpc(`${mesh.gatewayUrl}/a2a`, 'SendMessage', msg('tck-complete-task-1', 'hi'));
+    expect(done.result.task).toMatchObject({ id: 'tck:tck-complete-task-1', status: { state: 'TASK_STATE_COMPLETED' } });
+  });
+
+  it('behaves by message-id prefix: input-required until answered, failed for tck-fail', async () => {
+    const url = `${mesh.gatewayUrl}/a2a/tck`;
+    const asked = await rpc(url, 'SendMessage', msg('tck-input-required-1', 'start'));
+    expect(asked.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const answer = { message: { ...msg('tck-input-required-1b', 'more').message, taskId: asked.result.task.id } };
+    expect((await rpc(url, 'SendMessage', answer)).result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect((await rpc(url, 'SendMessage', msg('tck-fail-1'))).result.task.status.state).toBe('TASK_STATE_FAILED');
+  });
+});

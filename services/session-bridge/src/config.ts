@@ -6,7 +6,7 @@ const ms = (d: number) => z.coerce.number().int().positive().default(d);
 
 export const BridgeConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.shape).extend({
   BRIDGE_SESSION: z.string().refine(isValidName, `not a valid session name: use ${NAME_RULE}`),
-  BRIDGE_HARNESS: z.enum(['claude', 'pi', 'acp', 'echo']).default('echo'),
+  BRIDGE_HARNESS: z.enum(['claude', 'pi', 'acp', 'echo', 'tck']).default('echo'),
   /** acp harness: a known agent (`gemini`, `opencode`) … */
   BRIDGE_ACP_AGENT: z.string().optional(),
   /** … or the command line of any ACP agent (it wins over BRIDGE_ACP_AGENT). */

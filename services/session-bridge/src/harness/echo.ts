@@ -8,16 +8,16 @@
  * `permission: TOOL` asks its owner for permission to run TOOL, as Claude Code does, and finishes
  * the task `allowed TOOL` or `denied TOOL` by the answer (the permission relay without a model).
  */
-import type { Harness, HarnessOptions, HarnessState, TurnResult } from './types.js';
+import type { Harness, HarnessKind, HarnessOptions, HarnessState, TurnResult } from './types.js';
 
 export class EchoHarness implements Harness {
-  readonly kind = 'echo' as const;
+  readonly kind: HarnessKind = 'echo';
   state: HarnessState = 'starting';
   private cancelTurn?: () => void;
   private pending = new Map<string, (allow: boolean | undefined) => void>();
   private prompts = 0;
 
-  constructor(private readonly opts: HarnessOptions) {}
+  constructor(protected readonly opts: HarnessOptions) {}
 
   async start(): Promise<void> {
     this.set('idle');
@@ -27,7 +27,7 @@ export class EchoHarness implements Harness {
     this.set('busy');
     try {
       const body = stripHeader(text);
-      const delay = Number(this.opts.env.ECHO_DELAY_MS ?? 0);
+      const delay = this.delayMs(text, taskId);
       if (delay > 0) {
         const cancelled = await new Promise<boolean>((resolve) => {
           const t = setTimeout(() => resolve(false), delay);
@@ -48,15 +48,27 @@ export class EchoHarness implements Harness {
           await this.opts.tools.taskUpdate(taskId, 'done', `${allow ? 'allowed' : 'denied'} ${asked[1]}`);
           return { status: 'completed', text: body };
         }
-        const m = body.match(/^(blocked|fail|quiet):\s*([\s\S]*)$/);
-        if (m?.[1] === 'quiet') return { status: 'completed', text: m[2] ?? '' };
-        if (m) await this.opts.tools.taskUpdate(taskId, m[1] === 'fail' ? 'failed' : 'blocked', m[2] || m[1]!);
-        else await this.opts.tools.taskUpdate(taskId, 'done', body);
+        const d = this.directive(body, text, taskId);
+        if (d.kind === 'quiet') return { status: 'completed', text: d.text };
+        await this.opts.tools.taskUpdate(taskId, d.kind, d.text);
       }
       return { status: 'completed', text: body };
     } finally {
       this.set('idle');
     }
+  }
+
+  /** How long a turn takes, ms: `ECHO_DELAY_MS` (a slow worker that can be cancelled). */
+  protected delayMs(_text: string, _taskId?: string): number {
+    return Number(this.opts.env.ECHO_DELAY_MS ?? 0);
+  }
+
+  /** How the task ends: a text starting `blocked:`, `fail:` or `quiet:` says so; else done with it. */
+  protected directive(body: string, _text: string, _taskId?: string): { kind: 'done' | 'blocked' | 'failed' | 'quiet'; text: string } {
+    const m = body.match(/^(blocked|fail|quiet):\s*([\s\S]*)$/);
+    if (!m) return { kind: 'done', text: body };
+    const kind = m[1] === 'fail' ? 'failed' : (m[1] as 'blocked' | 'quiet');
+    return { kind, text: kind === 'quiet' ? (m[2] ?? '') : m[2] || m[1]! };
   }
 
   async cancel(): Promise<void> {

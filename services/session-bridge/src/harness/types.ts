@@ -5,7 +5,7 @@
  */
 import type { Logger } from '@shrooms/runtime';
 
-export type HarnessKind = 'claude' | 'pi' | 'acp' | 'echo';
+export type HarnessKind = 'claude' | 'pi' | 'acp' | 'echo' | 'tck';
 
 /** starting → idle ⇄ busy; `waiting` = a permission prompt waits on the owner; `dead` = exited. */
 export type HarnessState = 'starting' | 'idle' | 'busy' | 'waiting' | 'dead';

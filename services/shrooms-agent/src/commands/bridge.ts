@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { NAME_RULE, isValidName } from '@shrooms/protocol';
 import type { Command } from './types.js';
 
-const HELP = `usage: shrooms-agent bridge --session NAME [--harness claude|pi|acp|echo] [--cwd DIR] [--auto-approve] [--model ID]
+const HELP = `usage: shrooms-agent bridge --session NAME [--harness claude|pi|acp|echo|tck] [--cwd DIR] [--auto-approve] [--model ID]
        shrooms-agent bridge --session NAME --harness acp (--agent gemini|opencode | --agent-command "CMD ARGS…")
 
 Runs the session-bridge next to one session: owns its harness process, its queue and watchdog,

@@ -14,7 +14,7 @@ import type { Command } from './types.js';
 import { Supervisor, type RunningPart } from './supervise.js';
 import type { Role } from '@shrooms/testing';
 
-const HELP = `usage: shrooms-agent up [--port 7387] [--nats-port N] [--session demo] [--no-guard] [--no-scheduler]
+const HELP = `usage: shrooms-agent up [--port 7387] [--nats-port N] [--session demo] [--harness echo|tck] [--no-guard] [--no-scheduler]
 
 Starts NATS (JetStream), the gateway, guard, scheduler and an echo session on this machine.
 State (NATS data, logs, session state) goes to SHROOMS_STATE_DIR (default: .state/ in the
@@ -31,6 +31,8 @@ export const upCommand: Command = {
         port: { type: 'string', default: process.env.GATEWAY_PORT ?? '7387' },
         'nats-port': { type: 'string', default: process.env.SHROOMS_NATS_PORT ?? '-1' },
         session: { type: 'string', default: 'demo' },
+        // `tck` for the A2A TCK (README): the same honest no-model worker, by message-id prefix.
+        harness: { type: 'string', default: 'echo' },
         'no-guard': { type: 'boolean' },
         'no-scheduler': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -148,7 +150,7 @@ export const upCommand: Command = {
       services.push(
         service(
           `bridge-${values.session}`,
-          ['bridge', '--harness', 'echo', '--session', values.session!, '--cwd', stateDir],
+          ['bridge', '--harness', values.harness === 'tck' ? 'tck' : 'echo', '--session', values.session!, '--cwd', stateDir],
           /bridge ready/,
           { session: values.session! },
         ),
@@ -168,7 +170,7 @@ export const upCommand: Command = {
         `shrooms agent mesh is up on ${machine}`,
         `  NATS          ${natsUrl}${nats!.monitorUrl ? `   (monitoring ${nats!.monitorUrl})` : ''}`,
         `  gateway       ${gatewayUrl}   (machine card ${gatewayUrl}/.well-known/agent-card.json)`,
-        `  demo session  ${machine}/${values.session} (echo harness)`,
+        `  demo session  ${machine}/${values.session} (${values.harness === 'tck' ? 'tck' : 'echo'} harness)`,
         `  A2A endpoint  ${endpoint}   (JSON-RPC and HTTP+JSON; A2A 1.0 and 0.3)`,
         `  agent card    ${endpoint}.well-known/agent-card.json`,
         `  state, logs   ${stateDir}`,
