@@ -16,6 +16,8 @@ export const BridgeConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.sha
   BRIDGE_CWD: z.string().default(() => process.cwd()),
   /** Where the bridge keeps the harness's state (session ids, isolated HOME). */
   BRIDGE_STATE_DIR: z.string().optional(),
+  /** The base of the default BRIDGE_STATE_DIR (XDG; default ~/.local/state). */
+  XDG_STATE_HOME: z.string().optional(),
   /** The session runs tools without asking (pi always does). */
   BRIDGE_AUTO_APPROVE: envBool(false),
   /** The gateway that serves this machine, announced in the signal field. */

@@ -50,7 +50,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     throw new Error(`the session's directory ${config.BRIDGE_CWD} does not exist (--cwd / BRIDGE_CWD)`);
   }
   // The harness's own state lives outside the session's project (never in its git tree).
-  const stateHome = process.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state');
+  const stateHome = config.XDG_STATE_HOME ?? join(homedir(), '.local', 'state');
   const stateDir = config.BRIDGE_STATE_DIR ?? join(stateHome, 'shrooms', 'bridges', `${config.SHROOMS_MACHINE}-${config.BRIDGE_SESSION}`);
   await mkdir(stateDir, { recursive: true });
   const harnessOptions: BridgeDeps['harnessOptions'] = {
