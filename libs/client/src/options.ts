@@ -84,11 +84,21 @@ export const ClientEnvSchema = z
   .loose();
 export type ClientEnv = z.infer<typeof ClientEnvSchema>;
 
+/**
+ * A gateway address as people type it: `localhost:7387` or `127.0.0.1:7387/` is
+ * `http://localhost:7387` (no scheme used to read as a URL whose host was null); a trailing slash
+ * is dropped.
+ */
+export function gatewayUrlOf(raw: string): string {
+  const t = raw.trim();
+  return (/^[a-z][a-z0-9+.-]*:\/\//i.test(t) ? t : `http://${t}`).replace(/\/+$/, '');
+}
+
 /** Client options from an environment (a session's, or a shell's). Explicit overrides win. */
 export function clientOptionsFromEnv(env: Record<string, string | undefined> = process.env, overrides: ClientOptions = {}): ClientOptions {
   const e = ClientEnvSchema.parse(env);
   return {
-    gatewayUrl: e.SHROOMS_GATEWAY_URL ?? e.GATEWAY_URL ?? DEFAULT_GATEWAY_URL,
+    gatewayUrl: gatewayUrlOf(e.SHROOMS_GATEWAY_URL ?? e.GATEWAY_URL ?? DEFAULT_GATEWAY_URL),
     ...(e.SHROOMS_MACHINE ? { machine: e.SHROOMS_MACHINE } : {}),
     ...(e.SHROOMS_AGENT_SESSION ? { as: e.SHROOMS_AGENT_SESSION } : {}),
     ...(e.SHROOMS_TASK_ID ? { currentTask: () => e.SHROOMS_TASK_ID } : {}),
@@ -96,6 +106,7 @@ export function clientOptionsFromEnv(env: Record<string, string | undefined> = p
     gateways: e.SHROOMS_GATEWAYS,
     nats: { url: e.NATS_URL, user: e.NATS_USER, pass: e.NATS_PASS, token: e.NATS_TOKEN, creds: e.NATS_CREDS },
     ...overrides,
+    ...(overrides.gatewayUrl ? { gatewayUrl: gatewayUrlOf(overrides.gatewayUrl) } : {}),
   };
 }
 
