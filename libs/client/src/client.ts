@@ -2,6 +2,9 @@
  * The one client of the mesh, used by the MCP tools and by `shrooms-agent a2a`: finds where a target
  * lives, speaks standard A2A to that machine's gateway, and says who is asking (`shrooms/from`),
  * from inside which task (`shrooms/parent`) and in which trace (`shrooms/traceparent`).
+ *
+ * Over 300 lines because it is the one client: every method a tool or the CLI calls, each short,
+ * shares the target, sender and trace resolution at the top; split, each part would need all of it.
  */
 import {
   CancelTaskRequest,

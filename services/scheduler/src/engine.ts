@@ -15,6 +15,9 @@
  * So the claim is what keeps replicas from sending the same occurrence twice in the normal case,
  * and the derived message id is what makes every remaining double a resend: never lost (the
  * schedule only moves on after a send was answered) and never doubled (in the ledger).
+ *
+ * Over 300 lines because the firing steps and their crash windows are one argument, read top to
+ * bottom; the pure rules (occurrences, missed policy) are already apart in rules/.
  */
 import { decodeToken, parseAgent } from '@shrooms/protocol';
 import type { Logger } from '@shrooms/runtime';

@@ -3,6 +3,9 @@
  * asked, with the parent → children links of ask chains. Pages, counts, chains and the attention list
  * are answered from here without reading the ledger, so a page of 50 costs the same with 10,000
  * tasks as with 10; it holds no task bodies, so its size is bounded by the ledger's retention.
+ *
+ * Over 300 lines because the index, its ordering and the chain links change together on every
+ * update; the row shape is apart in rows.ts.
  */
 import { TASK_STATES, type TaskState } from '@shrooms/protocol';
 import type { TaskRow } from './rows.js';

@@ -6,6 +6,9 @@
  *
  * Changes reach browsers in batches every `flushMs`: a burst of task changes becomes one event, and
  * a burst larger than `batchMax` becomes a `resync` (the page reloads what it shows).
+ *
+ * Over 300 lines because the four watches share one lifecycle (start on first look, stop when idle)
+ * and one snapshot; the index itself is apart in board.ts.
  */
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import { RefusalEventSchema, SignalSchema, decodeToken, subjects, type Signal } from '@shrooms/protocol';

@@ -1,6 +1,9 @@
 /**
  * The gateway's task operations over NATS and the ledger; the A2A bindings call these. Nothing here
  * knows about HTTP.
+ *
+ * Over 300 lines because every task operation (submit, deliver, cancel, update, controls, reads)
+ * applies the same authorization and ledger steps; the parts that stand alone live beside it.
  */
 import {
   META,

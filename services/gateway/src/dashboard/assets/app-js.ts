@@ -3,6 +3,9 @@
  * no build step. It builds every element with createElement/textContent — never innerHTML — because
  * task texts, session names and worker lines are user input. (Written without template literals:
  * it lives inside one.)
+ *
+ * Over 300 lines because it is the whole page in one string (it is to become typed modules compiled
+ * for the browser).
  */
 export const APP_JS = String.raw`
 (function () {
