@@ -119,6 +119,13 @@ describe('v0.3 beside v1.0', () => {
     expect(f.error.code).toBe(-32602);
   });
 
+  it('refuses a message id reused for other content, and answers a true resend with the same task', async () => {
+    expect((await rpc(url, 'SendMessage', msg('reused', 'first'))).result.task.id).toBe('demo:reused');
+    expect((await rpc(url, 'SendMessage', msg('reused', 'first'))).result.task.id).toBe('demo:reused');
+    const other = await rpc(url, 'SendMessage', msg('reused', 'something else'));
+    expect(other.error).toMatchObject({ code: -32058, data: [{ reason: 'MESSAGE_ID_CONFLICT' }] });
+  });
+
   it('names the setting that raises a limit', async () => {
     const r = await rpc(url, 'SendMessage', msg('too-long', 'y'.repeat(65 * 1024)));
     expect(r.error.code).toBe(-32057);

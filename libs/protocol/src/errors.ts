@@ -98,7 +98,7 @@ export const ERRORS = {
     409,
     'ALREADY_EXISTS',
     false,
-    'That message id already names a task asked by another device.',
+    'That message id already names another task (another device asked, or with other content).',
   ),
   BUDGET_EXCEEDED: e(-32059, 'BUDGET_EXCEEDED', 429, 'RESOURCE_EXHAUSTED', true, 'The asking agent used its hourly budget of new tasks.'),
   UPDATE_FORBIDDEN: e(

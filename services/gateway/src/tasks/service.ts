@@ -130,6 +130,15 @@ export class TaskService {
       if (existing.entry.task.metadata?.[META.device] !== caller.device) {
         throw new ShroomsError('MESSAGE_ID_CONFLICT', `message id ${message.messageId} already names a task asked by another device`);
       }
+      // A message id reused for other content (the A2A TCK does this) is not a resend: say so
+      // rather than answer with a task about something else.
+      const first = existing.entry.task.history?.find((m) => m.messageId === message.messageId);
+      if (first && JSON.stringify(first.parts) !== JSON.stringify(message.parts)) {
+        throw new ShroomsError(
+          'MESSAGE_ID_CONFLICT',
+          `message id ${message.messageId} already names a task with other content; use a new message id`,
+        );
+      }
       return { stored: existing, key };
     }
     const signal = await claimedSignal(this.d.signals, caller);
