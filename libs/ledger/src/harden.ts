@@ -59,9 +59,18 @@ export async function createHardenedBucket(nc: NatsConnection, bucket: string, o
     );
   } catch (err) {
     // Another replica created it meanwhile.
-    if (!(err instanceof Error && /already in use/i.test(err.message))) throw err;
+    if (err instanceof Error && /already in use/i.test(err.message)) return;
+    // A user that may not create it (a bridge) started before its owner (the gateway): wait for
+    // the owner to create it, as Ledger.bind waits for the ledger (about 30 s at most).
+    if (err instanceof Error && /permissions violation/i.test(err.message)) {
+      await retryJetStream(() => jsm.streams.info(name), { attempts: 40, maxDelayMs: 1_000, retryIf: isStreamNotFound });
+      return;
+    }
+    throw err;
   }
 }
+
+const isStreamNotFound = (err: unknown) => err instanceof Error && /stream not found/i.test(err.message);
 
 export async function hardenBucket(
   nc: NatsConnection,

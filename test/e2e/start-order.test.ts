@@ -1,0 +1,88 @@
+/**
+ * A bridge may start before the gateway that owns the buckets (`up` after a reboot, a unit started
+ * early, a test): with the generated NATS permissions it may not create the signal field or the
+ * ledger, so it waits for them instead of failing — and binds once the gateway has made them.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import { BUCKETS, keys, subjects } from '@shrooms/protocol';
+import { Ledger, SignalField } from '@shrooms/ledger';
+import { REPO_ROOT, startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+
+const PASSWORDS = {
+  NATS_GATEWAY_PASSWORD: 'gateway-start-order',
+  NATS_GUARD_PASSWORD: 'guard-start-order',
+  NATS_SCHEDULER_PASSWORD: 'scheduler-start-order',
+  NATS_BRIDGE_PASSWORD: 'bridge-start-order',
+  NATS_ADMIN_PASSWORD: 'admin-start-order',
+};
+
+let dir: string;
+let server: NatsServerHandle;
+const open: NatsConnection[] = [];
+const login = async (user: string, pass: string, inboxPrefix?: string) => {
+  const nc = await connect({ servers: server.url, user, pass, ...(inboxPrefix ? { inboxPrefix } : {}) });
+  open.push(nc);
+  return nc;
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'shrooms-start-order-'));
+  execFileSync(process.execPath, [
+    join(REPO_ROOT, 'deploy/nats/gen-permissions.mjs'),
+    '--local',
+    'laptop',
+    '--out',
+    join(dir, 'permissions.conf'),
+  ]);
+  await writeFile(join(dir, 'nats.conf'), 'include "permissions.conf"\n');
+  Object.assign(process.env, PASSWORDS);
+  server = await startNatsServer({ args: ['-c', join(dir, 'nats.conf')] });
+});
+
+afterAll(async () => {
+  for (const nc of open) await nc.close().catch(() => {});
+  await server?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+it('a bridge started before the gateway waits for the buckets, then binds and signals', async () => {
+  const admin = await login('admin', PASSWORDS.NATS_ADMIN_PASSWORD);
+  // Every stream-info request for the signal field, as the server sees it.
+  const infos = admin.subscribe(`$JS.API.STREAM.INFO.KV_${BUCKETS.signals}`);
+  await admin.flush();
+
+  const bridge = await login('bridge', PASSWORDS.NATS_BRIDGE_PASSWORD, subjects.bridgeInbox('laptop'));
+  const bridgeSignals = SignalField.open(bridge, { ttlMs: 60_000 });
+  const bridgeLedger = Ledger.bind(bridge, { probeKey: keys.task('laptop', 'demo', 'ledger-probe') });
+  // The bridge has been refused the creation and is asking again for the stream: it waits.
+  let seen = 0;
+  const polling = (async () => {
+    for await (const _ of infos) if (++seen >= 2) return 'waiting';
+    return 'closed';
+  })();
+  await expect(Promise.race([polling, bridgeSignals.then(() => 'opened before the gateway')])).resolves.toBe('waiting');
+
+  const gateway = await login('gateway', PASSWORDS.NATS_GATEWAY_PASSWORD);
+  await Ledger.open(gateway);
+  const gatewaySignals = await SignalField.open(gateway, { ttlMs: 60_000 });
+
+  const signals = await bridgeSignals;
+  await bridgeLedger;
+  await signals.renew({
+    machine: 'laptop',
+    session: 'demo',
+    harness: 'echo',
+    state: 'idle',
+    openTasks: 0,
+    queuedTasks: 0,
+    autoApprove: false,
+    remindersStopped: false,
+  });
+  expect((await gatewaySignals.list()).map((s) => `${s.machine}/${s.session}`)).toEqual(['laptop/demo']);
+}, 60_000);
