@@ -127,7 +127,9 @@ describe('loop guard across two gateways and two guard replicas', () => {
     // A resend of an admitted message is the same task, never counted or refused.
     const firstId = admitted[0].result.task.id as string;
     const resendIndex = Number(firstId.split('burst-')[1]);
-    const again = await rpcFrom('127.0.0.3', urls[0]!, 'SendMessage', msg(`burst-${resendIndex}`, 'again'));
+    // The same message again (a reused id with other content is a MESSAGE_ID_CONFLICT instead).
+    const sameText = resendIndex === 0 ? 'blocked: which one?' : `job ${resendIndex}`;
+    const again = await rpcFrom('127.0.0.3', urls[0]!, 'SendMessage', msg(`burst-${resendIndex}`, sameText));
     expect(again.result.task.id).toBe(firstId);
     // An answer to a blocked task is not counted either.
     const blocked = first.result.task;
