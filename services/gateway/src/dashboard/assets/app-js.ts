@@ -613,7 +613,11 @@ export const APP_JS = String.raw`
           if (S.list.rows[i].v > row.v) return;
           S.list.rows[i] = row;
           var old = S.rowEls.get(row.key);
-          if (old && old.parentNode) {
+          // A row whose two-step button is armed is not replaced under the pointer (the second
+          // click would land on a detached button): the reload waits until it is disarmed.
+          if (old && old.parentNode && old.querySelector('button.confirm')) {
+            reload = true;
+          } else if (old && old.parentNode) {
             var el = taskRow(row);
             old.parentNode.replaceChild(el, old);
             S.rowEls.set(row.key, el);
