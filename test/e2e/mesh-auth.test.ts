@@ -142,6 +142,18 @@ describe('loop guard across two gateways and two guard replicas', () => {
     const other = await rpcFrom('127.0.0.2', urls[0]!, 'SendMessage', msg('other-device', 'hi'));
     expect(other.result.task.id).toBe('target:other-device');
   });
+
+  it('lets only the owner see or reset the window: the device it counts may not empty it', async () => {
+    const url = `${mesh.gatewayUrl}/a2a/target`;
+    for (const params of [{ device: 'pi5.home' }, { device: 'pi5.home', reset: true }, { reset: true }]) {
+      const r = await rpcFrom('127.0.0.3', url, 'GuardWindow', params);
+      expect(r.error?.code, JSON.stringify(params)).toBe(-32065);
+    }
+    // The window is still full for that device after its reset attempts; the owner's machine reads it.
+    expect((await rpcFrom('127.0.0.3', url, 'SendMessage', msg('after-reset-attempt', 'more'))).error.code).toBe(-32050);
+    const owner = await rpc(url, 'GuardWindow', { device: 'pi5.home' });
+    expect(owner.result).toMatchObject({ device: 'pi5.home', session: 'target' });
+  });
 });
 
 describe('the chain', () => {
