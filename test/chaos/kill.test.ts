@@ -16,9 +16,9 @@
  */
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { META } from '@shrooms/protocol';
+import { META, occurrenceMessageId } from '@shrooms/protocol';
 import { scheduleClient, type ScheduleClient } from '@shrooms/client';
-import { compileRule, occurrenceMessageId, occurrences } from '@shrooms/scheduler';
+import { compileRule, occurrences } from '@shrooms/scheduler';
 import {
   CLI,
   eventually,

@@ -4,11 +4,17 @@
  * LIMIT_EXCEEDED) for the service edge to send on.
  */
 import { randomBytes } from 'node:crypto';
-import { ShroomsError } from '@shrooms/protocol';
+import {
+  ShroomsError,
+  parseRepeat,
+  RepeatSyntaxError,
+  type CreateScheduleRequest,
+  type Repeat,
+  type ScheduleRule as Rule,
+  type Schedule,
+} from '@shrooms/protocol';
 import { compileRule, firstOccurrence, occurrenceAtOrAfter, RuleError, type CompiledRule } from './rules/occurrences.js';
-import { parseRepeat, RepeatSyntaxError } from './rules/shorthand.js';
 import { parseAt } from './rules/time.js';
-import type { CreateScheduleRequest, Repeat, Rule, Schedule } from './wire.js';
 
 export interface CreateLimits {
   LIMIT_RECIPIENTS: number;

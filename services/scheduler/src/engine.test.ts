@@ -6,7 +6,7 @@ import { Engine, type EngineDeps } from './engine.js';
 import { schedulerOps } from './service.js';
 import { FakeGateways } from './testing/fake-gateway.js';
 import { MemoryStore } from './testing/memory-store.js';
-import type { CreateScheduleRequest } from './wire.js';
+import type { CreateScheduleRequest } from '@shrooms/protocol';
 
 const log = createLogger('test', 'silent');
 const T0 = Date.parse('2026-05-01T08:00:00Z');

@@ -19,7 +19,7 @@
  * Over 300 lines because the firing steps and their crash windows are one argument, read top to
  * bottom; the pure rules (occurrences, missed policy) are already apart in rules/.
  */
-import { decodeToken, parseAgent } from '@shrooms/protocol';
+import { decodeToken, parseAgent, occurrenceMessageId, type Delivery, type Occurrence, type Schedule } from '@shrooms/protocol';
 import type { Logger } from '@shrooms/runtime';
 import type { SchedulerConfig } from './config.js';
 import type { ResolveGateway } from './deliver/gateways.js';
@@ -28,9 +28,7 @@ import type { ReadTask } from './deliver/results.js';
 import type { SendMessage, SendResult } from './deliver/send.js';
 import { planDue } from './rules/missed.js';
 import { compileRule, nextOccurrence, type CompiledRule } from './rules/occurrences.js';
-import { occurrenceMessageId } from './rules/format.js';
 import type { ScheduleStorePort, StoredSchedule } from './store.js';
-import type { Delivery, Occurrence, Schedule } from './wire.js';
 
 export type EngineConfig = Pick<
   SchedulerConfig,

@@ -1,4 +1,4 @@
-import { ShroomsError } from '@shrooms/protocol';
+import { ShroomsError, type CreateScheduleRequest } from '@shrooms/protocol';
 import { createLogger } from '@shrooms/runtime';
 import { describe, expect, it } from 'vitest';
 import { SchedulerConfigSchema } from './config.js';
@@ -6,7 +6,6 @@ import { Engine } from './engine.js';
 import { schedulerOps } from './service.js';
 import { FakeGateways } from './testing/fake-gateway.js';
 import { MemoryStore } from './testing/memory-store.js';
-import type { CreateScheduleRequest } from './wire.js';
 
 const log = createLogger('test', 'silent');
 const NOW = Date.parse('2026-05-01T08:00:00Z');

@@ -3,13 +3,12 @@
  * `list`, `cancel` on `subjects.scheduler(op)`. Registered with the services API, so
  * `nats micro ls|info|stats` see every replica.
  */
-import { QUEUE_GROUPS, SERVICE_NAMES, ShroomsError, subjects, type Origin } from '@shrooms/protocol';
-import { addService, jsonEndpoint, type Logger, type NatsConnection, type Service } from '@shrooms/runtime';
-import type { SchedulerConfig } from './config.js';
-import { buildSchedule, newScheduleId } from './create.js';
-import type { Engine } from './engine.js';
-import type { ScheduleStorePort } from './store.js';
 import {
+  QUEUE_GROUPS,
+  SERVICE_NAMES,
+  ShroomsError,
+  subjects,
+  type Origin,
   CancelScheduleRequestSchema,
   CreateScheduleRequestSchema,
   ListSchedulesRequestSchema,
@@ -18,7 +17,12 @@ import {
   type CreateScheduleRequest,
   type ListSchedulesReply,
   type Schedule,
-} from './wire.js';
+} from '@shrooms/protocol';
+import { addService, jsonEndpoint, type Logger, type NatsConnection, type Service } from '@shrooms/runtime';
+import type { SchedulerConfig } from './config.js';
+import { buildSchedule, newScheduleId } from './create.js';
+import type { Engine } from './engine.js';
+import type { ScheduleStorePort } from './store.js';
 
 export const SCHEDULER_VERSION = '0.1.0';
 

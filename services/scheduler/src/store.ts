@@ -6,8 +6,7 @@
  */
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { BUCKETS, ShroomsError, keys } from '@shrooms/protocol';
-import { ScheduleSchema, type Schedule } from './wire.js';
+import { BUCKETS, ShroomsError, keys, ScheduleSchema, type Schedule } from '@shrooms/protocol';
 
 export interface StoredSchedule {
   schedule: Schedule;

@@ -1,8 +1,6 @@
 /** What one occurrence of a schedule sends: the message id, the text, and the metadata. */
 import { createHash } from 'node:crypto';
-import { META, parseAgent, type Metadata } from '@shrooms/protocol';
-import { occurrenceMessageId, scheduledByLine } from '../rules/format.js';
-import type { Occurrence, Schedule } from '../wire.js';
+import { META, parseAgent, type Metadata, occurrenceMessageId, scheduledByLine, type Occurrence, type Schedule } from '@shrooms/protocol';
 import type { OutgoingMessage } from './send.js';
 
 export function occurrenceMessage(s: Schedule, occ: Pick<Occurrence, 'at'>, recipient: string, late: boolean): OutgoingMessage {

@@ -9,7 +9,7 @@
  */
 import type { CompiledRule } from './occurrences.js';
 import { lastOccurrenceBefore, occurrenceAtOrAfter } from './occurrences.js';
-import type { Occurrence } from './schema.js';
+import type { Occurrence } from '@shrooms/protocol';
 
 export const MISSED_POLICIES = ['fire-once', 'skip'] as const;
 export type MissedPolicy = (typeof MISSED_POLICIES)[number];

@@ -8,7 +8,7 @@ import {
   occurrences,
   RuleError,
 } from './occurrences.js';
-import type { Repeat } from './schema.js';
+import type { Repeat } from '@shrooms/protocol';
 
 const at = (rule: { at: string; zone: string; repeat?: Repeat }, n: number) => occurrences(compileRule(rule), n).map((o) => o.at);
 

@@ -8,8 +8,7 @@
  * Storing the cursor with the occurrence lets the next one be found without searching from the start,
  * and keeps a monthly-on-the-31st rule on the 31st after it fell on a 30th.
  */
-import type { Occurrence, Repeat, Rule, Weekday } from './schema.js';
-import { WEEKDAYS } from './schema.js';
+import { type Occurrence, type Repeat, type ScheduleRule as Rule, type Weekday, WEEKDAYS } from '@shrooms/protocol';
 import {
   DAY_MS,
   addDays,

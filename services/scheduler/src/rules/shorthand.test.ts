@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatRepeat, parseRepeat, RepeatSyntaxError } from './shorthand.js';
+import { formatRepeat, parseRepeat, RepeatSyntaxError } from '@shrooms/protocol';
 import { parseAt } from './time.js';
 
 describe('parseRepeat', () => {

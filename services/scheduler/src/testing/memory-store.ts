@@ -1,6 +1,6 @@
 /** An in-memory ScheduleStorePort with the bucket's compare-and-set semantics, for unit tests. */
 import type { ScheduleStorePort, StoredSchedule } from '../store.js';
-import type { Schedule } from '../wire.js';
+import type { Schedule } from '@shrooms/protocol';
 
 export class MemoryStore implements ScheduleStorePort {
   private rows = new Map<string, { json: string; revision: number }>();
