@@ -236,12 +236,10 @@ describe.skipIf(unavailable)('across machines on WireGuard', () => {
     });
   });
 
-  // KNOWN GAP (docs/reliability.md): nats-server 2.9.10 — what Debian ships and these tests run —
-  // lets several concurrent compare-and-set writes with the same expected revision all succeed on an
-  // R3 stream (20 concurrent kv.update(key, v, rev) on a 3-node cluster: 7–14 succeed; on R1, one).
-  // The guard's shared window relies on that compare-and-set, so across machines it admits more than
-  // 30 (32–36 seen). \`it.fails\` keeps the promise written down: the day it holds, this turns red.
-  it.fails('keeps the loop guard exact with guard replicas on two machines: 100 concurrent new tasks → exactly 30', async () => {
+  // What holds today: every one of 100 concurrent new tasks is admitted or refused by the loop
+  // guard, never fewer than 30 admitted, and both replicas (a queue group over the mesh) decide.
+  let floodAdmitted: number | undefined;
+  it('loop guard with guard replicas on two machines: 100 concurrent new tasks, each admitted or refused, both replicas deciding', async () => {
     const refusedBefore = {
       homeserver: outputCount('homeserver', 'shrooms-guard', /task refused/),
       pi5: outputCount('pi5', 'shrooms-guard', /task refused/),
@@ -253,6 +251,7 @@ describe.skipIf(unavailable)('across machines on WireGuard', () => {
     );
     const admitted = answers.filter((a) => a.result?.task);
     const refused = answers.filter((a) => a.error?.code === ERRORS.LOOP_GUARD.code);
+    floodAdmitted = admitted.length;
     record({
       name: 'loop guard: 100 concurrent, guards on two machines',
       acknowledged: admitted.length,
@@ -261,14 +260,23 @@ describe.skipIf(unavailable)('across machines on WireGuard', () => {
       recoveryMs: null,
       notes: { expected: 30 },
     });
-    expect(admitted.length).toBe(30);
-    expect(refused.length).toBe(70);
-    // Both replicas answered admissions (a queue group over the mesh), sharing one window.
+    expect(admitted.length + refused.length).toBe(100);
+    expect(admitted.length).toBeGreaterThanOrEqual(30);
+    // Both replicas answered admissions, sharing one window.
     const byHome = outputCount('homeserver', 'shrooms-guard', /task refused/) - refusedBefore.homeserver;
     const byPi5 = outputCount('pi5', 'shrooms-guard', /task refused/) - refusedBefore.pi5;
-    expect(byHome + byPi5).toBe(70);
+    expect(byHome + byPi5).toBe(refused.length);
     expect(byHome).toBeGreaterThan(0);
     expect(byPi5).toBeGreaterThan(0);
+  });
+
+  // KNOWN GAP (docs/reliability.md): nats-server 2.9.10 — what Debian ships and these tests run —
+  // lets several concurrent compare-and-set writes with the same expected revision all succeed on an
+  // R3 stream (20 concurrent kv.update(key, v, rev) on a 3-node cluster: 7–14 succeed; on R1, one).
+  // The guard's shared window relies on that compare-and-set, so across machines it admits more than
+  // 30 (32–36 seen). \`it.fails\` holds only this one promise: the day it holds, this turns red.
+  it.fails('keeps the loop guard exact across machines: exactly 30 of the 100 admitted', () => {
+    expect(floodAdmitted).toBe(30);
   });
 
   it('sleep: the laptop stopped (SIGSTOP of every process) past the signal decay — presence fades and comes back, an ask sent meanwhile is answered once after it wakes', async () => {
@@ -443,7 +451,7 @@ describe.skipIf(unavailable)('across machines on WireGuard', () => {
     await mx.boot('homeserver');
     const after = await askUntilServed('laptop', 'homeserver', 'build', 'id-after-restart');
     const recoveryMs = Date.now() - bootAt;
-    expect(after).toBeDefined();
+    expect(after.task.status.state).toBe('TASK_STATE_COMPLETED');
     const kept = await getTask('laptop', 'homeserver', 'build', 'build:id-before-kill');
     expect(kept?.status.state).toBe('TASK_STATE_COMPLETED');
     record({
