@@ -132,10 +132,12 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
     });
     const ready = (async () => {
       while (Date.now() < deadline) {
-        const files = await readdir(portsDir).catch(() => []);
+        // The folder is this launch's own; its file is read only once whole (nats-server may be
+        // writing it as we look: a partial file read as JSON failed a restart once).
+        const files = await readdir(portsDir).catch(() => [] as string[]);
         const f = files.find((x) => x.endsWith('.ports'));
-        if (f) {
-          const ports = JSON.parse(await readFile(join(portsDir, f), 'utf8')) as { nats: string[]; monitoring?: string[] };
+        const ports = f ? parsePorts(await readFile(join(portsDir, f), 'utf8').catch(() => '')) : undefined;
+        if (ports) {
           url = ports.nats[0]!;
           monitorUrl = ports.monitoring?.[0] ?? '';
           if (!monitorUrl) return;
@@ -202,4 +204,13 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
       await launch();
     },
   };
+}
+
+function parsePorts(text: string): { nats: string[]; monitoring?: string[] } | undefined {
+  try {
+    const ports = JSON.parse(text) as { nats?: string[]; monitoring?: string[] };
+    return ports.nats?.length ? (ports as { nats: string[]; monitoring?: string[] }) : undefined;
+  } catch {
+    return undefined;
+  }
 }
