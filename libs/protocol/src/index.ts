@@ -165,6 +165,7 @@ export {
   formatRepeat,
   formatWallTime,
   occurrenceMessageId,
+  resultMessageId,
   occurrenceStamp,
   parseRepeat,
   RepeatSyntaxError,

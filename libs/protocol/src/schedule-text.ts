@@ -10,6 +10,7 @@
  * followed by optional `until=<ISO instant>` and `count=<n>`, separated by `;` or spaces:
  * `weekly:mon;count=10`, `every 2h until=2026-12-31T23:00:00Z`.
  */
+import { createHash } from 'node:crypto';
 import { RepeatSchema, WEEKDAYS, type IntervalUnit, type Repeat, type Weekday } from './scheduler.js';
 
 const UNITS: Record<string, IntervalUnit> = {
@@ -119,6 +120,15 @@ export function occurrenceStamp(at: string | number): string {
  */
 export function occurrenceMessageId(scheduleId: string, at: string | number): string {
   return `sched-${scheduleId}-${occurrenceStamp(at)}`;
+}
+
+/**
+ * The message id of an occurrence's result sent back to the schedule's `replyTo`: derived from the
+ * occurrence and the recipient, so it is sent once whatever replica sends it, and a gateway can tell
+ * a real result's id from any other.
+ */
+export function resultMessageId(scheduleId: string, at: string | number, recipient: string): string {
+  return `${occurrenceMessageId(scheduleId, at)}-re-${createHash('sha256').update(recipient).digest('hex').slice(0, 10)}`;
 }
 
 /** `Mon 12 Oct 2026 08:00 (Europe/Berlin)`: the wall time the owner asked for, in the schedule's zone. */

@@ -39,6 +39,18 @@ export function clientMetadata(md: Metadata | undefined): Metadata | undefined {
 }
 
 /**
+ * The metadata kept from a request that is not a proven occurrence: the client's own keys, plus —
+ * for a proven result — which schedule and occurrence it answers (`scheduled.ts`).
+ */
+export function resultMetadata(proof: { kind: 'occurrence' | 'result' } | undefined, md: Metadata | undefined): Metadata | undefined {
+  const kept = clientMetadata(md);
+  if (proof?.kind !== 'result' || !md) return kept;
+  const out: Metadata = { ...kept };
+  for (const k of [META.schedule, META.occurrence]) if (md[k] !== undefined) out[k] = md[k];
+  return out;
+}
+
+/**
  * The live signal of the session a caller claims to be, when that session is on the caller's own
  * machine (the only sessions a device can speak for); null otherwise.
  */

@@ -4,11 +4,22 @@
  * from the `shrooms/schedule` metadata a client may set. A request is an occurrence when the schedule
  * it names exists and is not canceled, the target is one of its recipients, the message id is the
  * one derived from the schedule and the occurrence, the occurrence is not in the future, and the
- * text is the schedule's prompt (a result: the target is the schedule's `replyTo`). Anyone sending exactly that asks for exactly the scheduled task
+ * text is the schedule's prompt (a result: the target is the schedule's `replyTo` and the id the one
+ * derived from the occurrence and one of its recipients, resultMessageId). Anyone sending exactly that asks for exactly the scheduled task
  * (the same message id is the same task), so it gains nothing by sending it.
  */
 import { Kvm, type KV } from '@nats-io/kv';
-import { BUCKETS, META, ScheduleSchema, formatAgent, keys, occurrenceMessageId, textOf, type SendMessageParams } from '@shrooms/protocol';
+import {
+  BUCKETS,
+  META,
+  ScheduleSchema,
+  formatAgent,
+  keys,
+  occurrenceMessageId,
+  resultMessageId,
+  textOf,
+  type SendMessageParams,
+} from '@shrooms/protocol';
 import type { NatsConnection } from '@shrooms/runtime';
 
 /**
@@ -52,6 +63,8 @@ export function scheduleProof(nc: NatsConnection, now: () => number = Date.now):
       if (!s.data.recipients.includes(to) || textOf(params.message) !== s.data.prompt) return undefined;
       return { schedule: id, occurrence: at, kind: 'occurrence' };
     }
-    return s.data.replyTo === to ? { schedule: id, occurrence: at, kind: 'result' } : undefined;
+    // A result carries the id derived from the occurrence and one of the schedule's recipients.
+    const isResult = s.data.replyTo === to && s.data.recipients.some((r) => resultMessageId(id, at, r) === mid);
+    return isResult ? { schedule: id, occurrence: at, kind: 'result' } : undefined;
   };
 }

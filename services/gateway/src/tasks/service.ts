@@ -31,7 +31,7 @@ import type { Caller } from './caller.js';
 import type { LiveTasks } from './live.js';
 import { looseParams } from '../a2a/params.js';
 import { validateMessage, type MessageLimits } from './validate.js';
-import { budgetAgent, chainOf, claimedSignal, clientMetadata } from './derive.js';
+import { budgetAgent, chainOf, claimedSignal, resultMetadata } from './derive.js';
 import type { ScheduleProof } from './scheduled.js';
 
 export interface GuardPort {
@@ -110,9 +110,11 @@ export class TaskService {
     validateMessage(params.message, this.d.limits, params.metadata);
     const proof =
       !params.message.taskId && this.d.scheduled ? await this.d.scheduled(params, { machine: this.machine, session }) : undefined;
-    // Only a proven occurrence keeps the schedule's metadata; from anyone else it is dropped.
-    const message = proof ? params.message : withMetadata(params.message, clientMetadata(params.message.metadata));
-    const metadata: Metadata = { ...(proof ? params.metadata : clientMetadata(params.metadata)) };
+    // Only a proven occurrence keeps the schedule's metadata; a result keeps just which schedule and
+    // occurrence it answers; from anyone else the mesh's keys are dropped.
+    const keep = proof?.kind === 'occurrence';
+    const message = keep ? params.message : withMetadata(params.message, resultMetadata(proof, params.message.metadata));
+    const metadata: Metadata = { ...(keep ? params.metadata : resultMetadata(proof, params.metadata)) };
     const taskId = message.taskId;
     if (taskId) {
       const key = this.keyOf(session, taskId);

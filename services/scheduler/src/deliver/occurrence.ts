@@ -1,6 +1,14 @@
 /** What one occurrence of a schedule sends: the message id, the text, and the metadata. */
-import { createHash } from 'node:crypto';
-import { META, parseAgent, type Metadata, occurrenceMessageId, scheduledByLine, type Occurrence, type Schedule } from '@shrooms/protocol';
+import {
+  META,
+  parseAgent,
+  type Metadata,
+  occurrenceMessageId,
+  resultMessageId,
+  scheduledByLine,
+  type Occurrence,
+  type Schedule,
+} from '@shrooms/protocol';
 import type { OutgoingMessage } from './send.js';
 
 export function occurrenceMessage(s: Schedule, occ: Pick<Occurrence, 'at'>, recipient: string, late: boolean): OutgoingMessage {
@@ -30,7 +38,6 @@ export function resultMessage(
   text: string,
 ): OutgoingMessage {
   const to = parseAgent(s.replyTo!)!;
-  const tag = createHash('sha256').update(recipient).digest('hex').slice(0, 10);
   const stateName = state
     .replace(/^TASK_STATE_/, '')
     .toLowerCase()
@@ -43,7 +50,7 @@ export function resultMessage(
   return {
     machine: to.machine!,
     session: to.session,
-    messageId: `${occurrenceMessageId(s.id, occurrence)}-re-${tag}`,
+    messageId: resultMessageId(s.id, occurrence, recipient),
     text: body,
     metadata: { [META.schedule]: s.id, [META.occurrence]: occurrence },
   };
