@@ -123,8 +123,9 @@ export class Bridge {
       () => ready(),
     );
     await loaded;
-    await this.harness.start();
-    await this.serial.run(() => this.recovery.recover(initial));
+    const harness = this.harness;
+    await harness.start();
+    await this.serial.run(() => this.recovery.recover(initial, harness.conversationLost));
     void this.turns.pump();
   }
 

@@ -21,9 +21,9 @@ export class Recovery {
 
   /**
    * Tasks as found at start (or the one a dead harness left working); returns the keys of those
-   * queued again. Run under the lock.
+   * queued again. `lost` says why the conversation they were in is gone, when it is. Run under the lock.
    */
-  async recover(found: Stored[], lost = this.c.harness().conversationLost): Promise<string[]> {
+  async recover(found: Stored[], lost?: string): Promise<string[]> {
     const again: string[] = [];
     const c = this.c;
     for (const s of found) {
@@ -76,8 +76,9 @@ export class Recovery {
       const cur = c.view.clearCurrent();
       if (!cur) return;
       const stored = await c.ledger.get(cur.key);
-      // Whether the conversation goes on is known only once the harness has started again (below).
-      if (stored && stored.entry.task.status.state === 'TASK_STATE_WORKING') again = await this.recover([stored], undefined);
+      // Whether the conversation goes on is known only once the harness has started again (below);
+      // the harness's conversationLost still speaks of its previous start, so none is passed here.
+      if (stored && stored.entry.task.status.state === 'TASK_STATE_WORKING') again = await this.recover([stored]);
     });
     try {
       await c.harness().start();
