@@ -169,6 +169,19 @@ describe('a bridge credential of machine laptop', () => {
     expect(String(await every.closed)).toMatch(PERMISSION_VIOLATION);
   });
 
+  it('cannot deliver or cancel a task itself, not even to its own sessions: only the gateway may (past the guard)', async () => {
+    for (const op of ['deliver', 'cancel'] as const) {
+      for (const [m, sess] of [
+        ['laptop', 'webapp'],
+        ['pi5', 'jimmy'],
+      ] as const) {
+        await expect(nc.request(subjects.bridge(m, sess, op), 'task', { timeout: 5000 }), `${m}/${sess} ${op}`).rejects.toThrow(
+          PERMISSION_VIOLATION,
+        );
+      }
+    }
+  });
+
   it("cannot listen to other clients' replies", async () => {
     const sub = nc.subscribe('_INBOX.>');
     expect(String(await sub.closed)).toMatch(PERMISSION_VIOLATION);

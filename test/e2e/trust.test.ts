@@ -132,6 +132,7 @@ describe.skipIf(why !== undefined)(`trust across the mesh${why ? ` (skipped: ${w
       for (const path of [
         '/agents',
         '/.well-known/agent-card.json',
+        '/a2a/.well-known/agent-card.json',
         '/a2a/target/.well-known/agent-card.json',
         '/a2a/target/tasks',
         '/dashboard/api/overview',
@@ -146,7 +147,15 @@ describe.skipIf(why !== undefined)(`trust across the mesh${why ? ` (skipped: ${w
         body: rpcBody('SendMessage', msg('s-1', 'hi')),
       });
       expect(rpc.json().error.code).toBe(-32054);
+      // The same with the trailing slash clients derive from the printed endpoint.
+      const slash = await stranger.request(`${base}/a2a/target/`, {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: rpcBody('SendMessage', msg('s-2', 'hi')),
+      });
+      expect(slash.json().error.code).toBe(-32054);
       expect(await task('target', 'target:s-1')).toBeUndefined();
+      expect(await task('target', 'target:s-2')).toBeUndefined();
     });
   });
 
