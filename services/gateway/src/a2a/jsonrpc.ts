@@ -118,7 +118,8 @@ async function routeSession(ctx: A2AContext, params: unknown): Promise<string> {
       'SESSION_NOT_FOUND',
       `metadata["${META.session}"] names no session: ${JSON.stringify(String(claimed).slice(0, 80))}`,
     );
-  const front = frontSession(await ctx.tasks.d.signals.list(ctx.tasks.machine), ctx.defaultSession);
+  // The configured default needs no listing; only without one is the machine's only session looked up.
+  const front = ctx.defaultSession ?? frontSession(await ctx.tasks.d.signals.list(ctx.tasks.machine));
   if (front) return front;
   throw new ShroomsError(
     'INVALID_PARAMS',
