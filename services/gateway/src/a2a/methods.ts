@@ -152,7 +152,6 @@ async function dispatch(method: string, params: unknown, ctx: MethodContext): Pr
     case 'GuardWindow': {
       // Our extension: the owner sees (and with reset: true empties) a device's loop-guard window.
       const p = parse(GuardWindowParamsSchema, params);
-      await tasks.requireSession(session);
       return { result: await tasks.guardWindow(session, caller, p.device, p.reset) };
     }
     case 'ControlSession': {

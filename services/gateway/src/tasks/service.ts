@@ -316,7 +316,9 @@ export class TaskService {
    * testing from the CLI, across `up` restarts (the window lives in the guard's bucket).
    */
   async guardWindow(session: string, caller: Caller, device = caller.device, reset = false): Promise<Record<string, unknown>> {
+    // The rule first: it needs no I/O, and a non-owner learns nothing of which sessions exist.
     authorize('control', caller, { machine: this.machine, session });
+    await this.requireSession(session);
     const control = this.d.guard?.control;
     if (!control) throw new ShroomsError('GUARD_UNAVAILABLE', 'this gateway runs without a guard (GATEWAY_GUARD=off): there is no window');
     const target = { device, machine: this.machine, session };
