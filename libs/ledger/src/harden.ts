@@ -72,10 +72,10 @@ export async function createHardenedBucket(nc: NatsConnection, bucket: string, o
 
 const isStreamNotFound = (err: unknown) => err instanceof Error && /stream not found/i.test(err.message);
 
-export async function hardenBucket(
-  nc: NatsConnection,
-  bucket: string,
-): Promise<'hardened' | 'already' | 'not permitted' | 'left soft: replicated on nats-server 2.9'> {
+/** How a bucket's stream stands after hardenBucket. */
+export type Hardening = 'hardened' | 'already' | 'not permitted' | 'left soft: replicated on nats-server 2.9';
+
+export async function hardenBucket(nc: NatsConnection, bucket: string): Promise<Hardening> {
   const jsm = await jetstreamManager(nc);
   const name = `KV_${bucket}`;
   try {

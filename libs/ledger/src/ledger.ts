@@ -13,7 +13,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
 import { isTransientJetStreamError, retryJetStream } from '@shrooms/runtime';
 import type { LedgerEntry, Stored } from './entry.js';
-import { createHardenedBucket, hardenBucket } from './harden.js';
+import { createHardenedBucket, hardenBucket, type Hardening } from './harden.js';
 
 export interface LedgerOptions {
   replicas?: number;
@@ -30,6 +30,8 @@ export class Ledger {
   reads = 0;
   /** Entries delivered by watches (following the ledger, not reading it). */
   watched = 0;
+  /** How `open` left the bucket's stream (rollups and purges refused or not); unset after `bind`. */
+  hardening?: Hardening;
   /** Revision and bytes of this process's latest write per key, for `transition` (bounded). */
   private written = new Map<string, { revision: number; data: Uint8Array }>();
 
@@ -53,8 +55,9 @@ export class Ledger {
     };
     await createHardenedBucket(nc, BUCKETS.tasks, { ...bucket, ttlMs: bucket.ttl });
     const kv = await retryJetStream(() => new Kvm(nc).create(BUCKETS.tasks, bucket));
-    await hardenBucket(nc, BUCKETS.tasks);
-    return new Ledger(kv, limits);
+    const ledger = new Ledger(kv, limits);
+    ledger.hardening = await hardenBucket(nc, BUCKETS.tasks);
+    return ledger;
   }
 
   /**

@@ -8,7 +8,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, SignalSchema, keys, subjects, type Signal } from '@shrooms/protocol';
 import { retryJetStream } from '@shrooms/runtime';
-import { createHardenedBucket, hardenBucket } from './harden.js';
+import { createHardenedBucket, hardenBucket, type Hardening } from './harden.js';
 import { keysNow } from './keys-now.js';
 
 export const DEFAULT_SIGNAL_TTL_MS = 30_000;
@@ -20,6 +20,9 @@ export interface SignalView extends Signal {
 }
 
 export class SignalField {
+  /** How `open` left the bucket's stream (rollups and purges refused or not). */
+  hardening?: Hardening;
+
   private constructor(
     private readonly nc: NatsConnection,
     readonly kv: KV,
@@ -36,8 +39,9 @@ export class SignalField {
     };
     await createHardenedBucket(nc, BUCKETS.signals, { ...bucket, ttlMs: bucket.ttl });
     const kv = await retryJetStream(() => new Kvm(nc).create(BUCKETS.signals, bucket));
-    await hardenBucket(nc, BUCKETS.signals);
-    return new SignalField(nc, kv, ttlMs);
+    const field = new SignalField(nc, kv, ttlMs);
+    field.hardening = await hardenBucket(nc, BUCKETS.signals);
+    return field;
   }
 
   async renew(signal: Omit<Signal, 'at' | 'ttlMs'>): Promise<void> {

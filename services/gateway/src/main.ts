@@ -1,5 +1,5 @@
 /** The gateway process: config, logger, NATS, ledger, app; listen; drain on shutdown. */
-import { Ledger, SignalField, hardenBucket } from '@shrooms/ledger';
+import { Ledger, SignalField } from '@shrooms/ledger';
 import { addService, connectNats, createLogger, loadConfig, onShutdown, redactConfig } from '@shrooms/runtime';
 import { BUCKETS, SERVICE_NAMES } from '@shrooms/protocol';
 import { buildApp } from './app.js';
@@ -20,10 +20,12 @@ export async function runGateway(env: Record<string, string | undefined> = proce
   const limits = { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS };
   const ledger = await Ledger.open(nc, { replicas: config.SHROOMS_REPLICAS, limits });
   const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS });
-  for (const bucket of [BUCKETS.tasks, BUCKETS.signals]) {
+  for (const [bucket, state] of [
+    [BUCKETS.tasks, ledger.hardening],
+    [BUCKETS.signals, signals.hardening],
+  ] as const) {
     // Opening hardened them; one an older version made soft, replicated, on 2.9 could not be.
-    const state = await hardenBucket(nc, bucket);
-    if (state.startsWith('left soft'))
+    if (state?.startsWith('left soft'))
       log.warn(
         { bucket, state },
         'this bucket still accepts rollups and purges (made by an older version); recreate it or run nats-server 2.10+ (docs/security.md)',
