@@ -37,10 +37,11 @@ export class PermissionRelay {
    */
   async answer(req: DeliverRequest & { taskId: string }): Promise<Stored | undefined> {
     const key = localTaskKey(this.c.ledger, this.c.machine, this.c.session, req.taskId);
+    // Only the current task can wait on a prompt: any other answer is intake's, without a read here.
+    if (!this.c.view.isCurrent(key)) return undefined;
     const cur = await this.c.ledger.get(key);
     const pending = cur?.entry.task.metadata?.[META.permission] as { id?: string; tool?: string } | undefined;
-    if (!cur || cur.entry.task.status.state !== 'TASK_STATE_INPUT_REQUIRED' || !pending?.id || !this.c.view.isCurrent(key))
-      return undefined;
+    if (!cur || cur.entry.task.status.state !== 'TASK_STATE_INPUT_REQUIRED' || !pending?.id) return undefined;
     // Only the session owner's machine answers its prompts (the gateway refuses others first).
     if (req.origin.device !== this.c.machine)
       throw new ShroomsError('ACTION_FORBIDDEN', `only ${this.c.machine} itself may answer a permission prompt of its sessions`, {
