@@ -68,7 +68,6 @@ export async function runBridge(env: Record<string, string | undefined> = proces
   const bridge = new Bridge({
     nc,
     ledger,
-    signals,
     config,
     log,
     createHarness: await harnessFactory(config.BRIDGE_HARNESS),

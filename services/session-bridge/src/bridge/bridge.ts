@@ -19,7 +19,7 @@ import {
   type UpdateRequest,
   type UpdateStatus,
 } from '@shrooms/protocol';
-import { localTaskKey, transitions, type Ledger, type SignalField, type Stored } from '@shrooms/ledger';
+import { localTaskKey, transitions, type Ledger, type Stored } from '@shrooms/ledger';
 import type { Logger, NatsConnection } from '@shrooms/runtime';
 import type { BridgeConfig } from '../config.js';
 import type { Harness, HarnessOptions, HarnessState } from '../harness/types.js';
@@ -40,7 +40,6 @@ export type HarnessFactory = (opts: HarnessOptions) => Harness;
 export interface BridgeDeps {
   nc: NatsConnection;
   ledger: Ledger;
-  signals: SignalField;
   config: BridgeConfig;
   log: Logger;
   createHarness: HarnessFactory;
