@@ -3,29 +3,22 @@
  * early, a test): with the generated NATS permissions it may not create the signal field or the
  * ledger, so it waits for them instead of failing — and binds once the gateway has made them.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { BUCKETS, keys, subjects } from '@shrooms/protocol';
 import { Ledger, SignalField } from '@shrooms/ledger';
-import { REPO_ROOT, startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { prepareLocalNats, startNatsServer, type LocalNats, type NatsServerHandle } from '@shrooms/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
-const PASSWORDS = {
-  NATS_GATEWAY_PASSWORD: 'gateway-start-order',
-  NATS_GUARD_PASSWORD: 'guard-start-order',
-  NATS_SCHEDULER_PASSWORD: 'scheduler-start-order',
-  NATS_BRIDGE_PASSWORD: 'bridge-start-order',
-  NATS_ADMIN_PASSWORD: 'admin-start-order',
-};
-
 let dir: string;
+let auth!: LocalNats;
 let server: NatsServerHandle;
 const open: NatsConnection[] = [];
-const login = async (user: string, pass: string, inboxPrefix?: string) => {
+const login = async (role: 'gateway' | 'bridge' | 'admin', inboxPrefix?: string) => {
+  const { NATS_USER: user, NATS_PASS: pass } = auth.login(role);
   const nc = await connect({ servers: server.url, user, pass, ...(inboxPrefix ? { inboxPrefix } : {}) });
   open.push(nc);
   return nc;
@@ -33,16 +26,9 @@ const login = async (user: string, pass: string, inboxPrefix?: string) => {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'shrooms-start-order-'));
-  execFileSync(process.execPath, [
-    join(REPO_ROOT, 'deploy/nats/gen-permissions.mjs'),
-    '--local',
-    'laptop',
-    '--out',
-    join(dir, 'permissions.conf'),
-  ]);
-  await writeFile(join(dir, 'nats.conf'), 'include "permissions.conf"\n');
-  Object.assign(process.env, PASSWORDS);
-  server = await startNatsServer({ args: ['-c', join(dir, 'nats.conf')] });
+  // The generated users, as `up` makes them; the passwords go to the server only, not to process.env.
+  auth = await prepareLocalNats(dir, 'laptop');
+  server = await startNatsServer({ args: ['-c', auth.confFile], env: auth.serverEnv });
 });
 
 afterAll(async () => {
@@ -52,12 +38,12 @@ afterAll(async () => {
 });
 
 it('a bridge started before the gateway waits for the buckets, then binds and signals', async () => {
-  const admin = await login('admin', PASSWORDS.NATS_ADMIN_PASSWORD);
+  const admin = await login('admin');
   // Every stream-info request for the signal field, as the server sees it.
   const infos = admin.subscribe(`$JS.API.STREAM.INFO.KV_${BUCKETS.signals}`);
   await admin.flush();
 
-  const bridge = await login('bridge', PASSWORDS.NATS_BRIDGE_PASSWORD, subjects.bridgeInbox('laptop'));
+  const bridge = await login('bridge', subjects.bridgeInbox('laptop'));
   const bridgeSignals = SignalField.open(bridge, { ttlMs: 60_000 });
   const bridgeLedger = Ledger.bind(bridge, { probeKey: keys.task('laptop', 'demo', 'ledger-probe') });
   // The bridge has been refused the creation and is asking again for the stream: it waits.
@@ -68,7 +54,7 @@ it('a bridge started before the gateway waits for the buckets, then binds and si
   })();
   await expect(Promise.race([polling, bridgeSignals.then(() => 'opened before the gateway')])).resolves.toBe('waiting');
 
-  const gateway = await login('gateway', PASSWORDS.NATS_GATEWAY_PASSWORD);
+  const gateway = await login('gateway');
   await Ledger.open(gateway);
   const gatewaySignals = await SignalField.open(gateway, { ttlMs: 60_000 });
 
