@@ -12,10 +12,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { done, permissivePolicy, sessionRpc } from './helpers.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@shrooms/runtime';
 import { harnessFactory, type Harness } from '@shrooms/session-bridge';
-import { chain, eventually, nest, rpc, startFakeModel, startMesh, useTool, type FakeModel, type Mesh } from '@shrooms/testing';
+import { chain, nest, rpc, startFakeModel, startMesh, useTool, type FakeModel, type Mesh } from '@shrooms/testing';
 
 const GEMINI_BUNDLE = fileURLToPath(new URL('../../node_modules/@google/gemini-cli/bundle/gemini.js', import.meta.url));
 
@@ -25,9 +26,7 @@ let mesh: Mesh;
 beforeAll(async () => {
   fake = await startFakeModel({ slow: { chunks: 8, delayMs: 500 } });
   const dir = await mkdtemp(join(tmpdir(), 'acp-harness-'));
-  const policy = join(dir, 'policy.yaml');
-  // Agents may give these sessions tasks (pi runs tools without asking, so it must be switched on).
-  await writeFile(policy, 'default: { devices: ["*"], agents: ["*"], agentTasks: true }\n');
+  const policy = await permissivePolicy(dir);
   const key = { SHROOMS_MODEL_API_KEY: 'sk-fake' };
   mesh = await startMesh({
     guard: true,
@@ -77,23 +76,7 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const url = (session: string) => `${mesh.gatewayUrl}/a2a/${session}`;
-const ask = (session: string, id: string, text: string, extra: Record<string, unknown> = {}, immediate = true) =>
-  rpc(url(session), 'SendMessage', {
-    message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra },
-    ...(immediate ? { configuration: { returnImmediately: true } } : {}),
-  });
-const get = async (session: string, id: string) => (await rpc(url(session), 'GetTask', { id })).result;
-const until = (session: string, id: string, check: (t: any) => boolean, timeoutMs = 120_000) =>
-  eventually(
-    async () => {
-      const t = await get(session, id);
-      return check(t) ? t : undefined;
-    },
-    timeoutMs,
-    200,
-  );
-const done = (text: string) => useTool('task_update', { task: '$TASK', status: 'done', text });
+const { url, ask, until } = sessionRpc(() => mesh.gatewayUrl);
 /** The first model request of a turn whose prompt has `marker` (OpenCode's title request has no tools: not that one). */
 const requestWith = (marker: string) => fake.waitForRequest((r) => r.conversation.prompt.includes(marker) && r.tools.length > 0, 120_000);
 

@@ -5,9 +5,10 @@
  * Claude asking pi through ask_agent; the watchdog's ladder; one trace across a chain A → B → C.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { done, permissivePolicy, sessionRpc } from './helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -37,9 +38,7 @@ beforeAll(async () => {
   fake = await startFakeModel({ slow: { chunks: 8, delayMs: 500 } });
   otlp = await startOtlpReceiver();
   const dir = await mkdtemp(join(tmpdir(), 'bridge-harness-'));
-  const policy = join(dir, 'policy.yaml');
-  // Agents may give these sessions tasks (pi runs tools without asking, so it must be switched on).
-  await writeFile(policy, 'default: { devices: ["*"], agents: ["*"], agentTasks: true }\n');
+  const policy = await permissivePolicy(dir);
   const claude = { SHROOMS_MODEL_BASE_URL: fake.url, SHROOMS_MODEL_API_KEY: 'sk-fake', CLAUDE_CODE_MAX_RETRIES: '0' };
   const pi = {
     SHROOMS_MODEL_BASE_URL: `${fake.url}/v1`,
@@ -75,23 +74,7 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const url = (session: string) => `${mesh.gatewayUrl}/a2a/${session}`;
-const ask = (session: string, id: string, text: string, extra: Record<string, unknown> = {}, immediate = true) =>
-  rpc(url(session), 'SendMessage', {
-    message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra },
-    ...(immediate ? { configuration: { returnImmediately: true } } : {}),
-  });
-const get = async (session: string, id: string) => (await rpc(url(session), 'GetTask', { id })).result;
-const until = (session: string, id: string, check: (t: any) => boolean, timeoutMs = 120_000) =>
-  eventually(
-    async () => {
-      const t = await get(session, id);
-      return check(t) ? t : undefined;
-    },
-    timeoutMs,
-    200,
-  );
-const done = (text: string) => useTool('task_update', { task: '$TASK', status: 'done', text });
+const { url, ask, until } = sessionRpc(() => mesh.gatewayUrl);
 
 describe.each([['cc'], ['pi']])('the %s session', (session) => {
   it('finishes a task when its model calls task_update done', async () => {

@@ -2,10 +2,11 @@
  * Shared setup of the harness tests: temp folders, the options an adapter gets, and a recorder of
  * everything the adapter tells the bridge.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@shrooms/runtime';
+import { eventually, rpc, useTool } from '@shrooms/testing';
 import type { HarnessEvents, HarnessOptions, HarnessState, PermissionRequest } from '@shrooms/session-bridge';
 
 export interface Recorded {
@@ -93,3 +94,34 @@ export function harnessOptions(o: {
 export function promptsOf(body: Record<string, unknown>): string {
   return JSON.stringify(body.messages ?? []);
 }
+
+/** A guard policy that lets agents give these sessions tasks (pi runs tools without asking). */
+export async function permissivePolicy(dir: string): Promise<string> {
+  const policy = join(dir, 'policy.yaml');
+  await writeFile(policy, 'default: { devices: ["*"], agents: ["*"], agentTasks: true }\n');
+  return policy;
+}
+
+/** The A2A calls the harness tests make on a mesh's sessions (the gateway URL is read when called). */
+export function sessionRpc(gatewayUrl: () => string) {
+  const url = (session: string) => `${gatewayUrl()}/a2a/${session}`;
+  const ask = (session: string, id: string, text: string, extra: Record<string, unknown> = {}, immediate = true) =>
+    rpc(url(session), 'SendMessage', {
+      message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra },
+      ...(immediate ? { configuration: { returnImmediately: true } } : {}),
+    });
+  const get = async (session: string, id: string) => (await rpc(url(session), 'GetTask', { id })).result;
+  const until = (session: string, id: string, check: (t: any) => boolean, timeoutMs = 120_000) =>
+    eventually(
+      async () => {
+        const t = await get(session, id);
+        return check(t) ? t : undefined;
+      },
+      timeoutMs,
+      200,
+    );
+  return { url, ask, get, until };
+}
+
+/** The fake model's directive for a worker finishing its task. */
+export const done = (text: string) => useTool('task_update', { task: '$TASK', status: 'done', text });
