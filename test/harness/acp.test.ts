@@ -12,7 +12,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { done, permissivePolicy, sessionRpc } from './helpers.js';
+import { blockedThenAnswered, done, permissivePolicy, sessionRpc } from './helpers.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@shrooms/runtime';
 import { harnessFactory, type Harness } from '@shrooms/session-bridge';
@@ -96,20 +96,7 @@ describe.each([['gem'], ['oc'], ['cx']])('the %s session (acp)', (session) => {
     expect(agents.find((a) => a.session === session)?.harness).toBe(`acp:${{ gem: 'gemini', oc: 'opencode', cx: 'codex' }[session]}`);
   });
 
-  it('blocks, takes the answer carrying the taskId, then completes', async () => {
-    const r = await ask(
-      session,
-      `${session}-blocked`,
-      useTool('task_update', { task: '$TASK', status: 'blocked', text: 'which branch?' }),
-      {},
-      false,
-    );
-    expect(r.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    expect(r.result.task.status.message.parts[0].text).toBe('which branch?');
-    const a = await ask(session, `${session}-answer`, done('main it is'), { taskId: r.result.task.id }, false);
-    expect(a.result.task.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(a.result.task.artifacts[0].parts[0].text).toBe('main it is');
-  });
+  it('blocks, takes the answer carrying the taskId, then completes', () => blockedThenAnswered(ask, session));
 
   it('cancels mid-turn with session/cancel and stays usable', async () => {
     const t = (await ask(session, `${session}-slow`, 'SLOW tell me a long story')).result.task;

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { done, permissivePolicy, sessionRpc } from './helpers.js';
+import { blockedThenAnswered, done, permissivePolicy, sessionRpc } from './helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -83,20 +83,7 @@ describe.each([['cc'], ['pi']])('the %s session', (session) => {
     expect(r.result.task.artifacts[0].parts[0].text).toBe('all green');
   });
 
-  it('blocks, takes the answer carrying the taskId, then completes', async () => {
-    const r = await ask(
-      session,
-      `${session}-blocked`,
-      useTool('task_update', { task: '$TASK', status: 'blocked', text: 'which branch?' }),
-      {},
-      false,
-    );
-    expect(r.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    expect(r.result.task.status.message.parts[0].text).toBe('which branch?');
-    const a = await ask(session, `${session}-answer`, done('main it is'), { taskId: r.result.task.id }, false);
-    expect(a.result.task.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(a.result.task.artifacts[0].parts[0].text).toBe('main it is');
-  });
+  it('blocks, takes the answer carrying the taskId, then completes', () => blockedThenAnswered(ask, session));
 
   it('cancels mid-turn and stays usable', async () => {
     const t = (await ask(session, `${session}-slow`, 'SLOW tell me a long story')).result.task;

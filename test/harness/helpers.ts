@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@shrooms/runtime';
 import { eventually, rpc, useTool } from '@shrooms/testing';
+import { expect } from 'vitest';
 import type { HarnessEvents, HarnessOptions, HarnessState, PermissionRequest } from '@shrooms/session-bridge';
 
 export interface Recorded {
@@ -125,3 +126,19 @@ export function sessionRpc(gatewayUrl: () => string) {
 
 /** The fake model's directive for a worker finishing its task. */
 export const done = (text: string) => useTool('task_update', { task: '$TASK', status: 'done', text });
+
+/** The blocked-then-answered scenario every harness passes: blocked with a question, answered by taskId, then done. */
+export async function blockedThenAnswered(ask: ReturnType<typeof sessionRpc>['ask'], session: string): Promise<void> {
+  const r = await ask(
+    session,
+    `${session}-blocked`,
+    useTool('task_update', { task: '$TASK', status: 'blocked', text: 'which branch?' }),
+    {},
+    false,
+  );
+  expect(r.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+  expect(r.result.task.status.message.parts[0].text).toBe('which branch?');
+  const a = await ask(session, `${session}-answer`, done('main it is'), { taskId: r.result.task.id }, false);
+  expect(a.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+  expect(a.result.task.artifacts[0].parts[0].text).toBe('main it is');
+}
