@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { blockedThenAnswered, done, permissivePolicy, sessionRpc } from './helpers.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@shrooms/runtime';
-import { harnessFactory, type Harness } from '@shrooms/session-bridge';
+import { harnessBaseEnv, harnessFactory, type Harness } from '@shrooms/session-bridge';
 import { chain, nest, rpc, startFakeModel, startMesh, useTool, type FakeModel, type Mesh } from '@shrooms/testing';
 
 const GEMINI_BUNDLE = fileURLToPath(new URL('../../node_modules/@google/gemini-cli/bundle/gemini.js', import.meta.url));
@@ -202,6 +202,7 @@ describe('a conversation that cannot be loaded', () => {
       mcpUrl: `${mesh.gatewayUrl}/unused-mcp`,
       autoApprove: false,
       env: { SHROOMS_MODEL_BASE_URL: fake.url, SHROOMS_MODEL: 'gemini-2.5-flash', SHROOMS_MODEL_API_KEY: 'sk-fake' },
+      baseEnv: harnessBaseEnv(process.env),
       log: createLogger('acp-fresh', 'silent'),
       events: {},
       tools: { taskUpdate: async () => {} },

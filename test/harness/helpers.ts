@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { createLogger } from '@shrooms/runtime';
 import { eventually, rpc, useTool } from '@shrooms/testing';
 import { expect } from 'vitest';
-import type { HarnessEvents, HarnessOptions, HarnessState, PermissionRequest } from '@shrooms/session-bridge';
+import {
+  harnessBaseEnv,
+  type HarnessEvents,
+  type HarnessOptions,
+  type HarnessState,
+  type PermissionRequest,
+} from '@shrooms/session-bridge';
 
 export interface Recorded {
   states: HarnessState[];
@@ -84,6 +90,7 @@ export function harnessOptions(o: {
     mcpUrl: o.mcpUrl,
     autoApprove: o.autoApprove ?? false,
     env: o.env,
+    baseEnv: harnessBaseEnv(process.env),
     log,
     events: o.events,
     tools: { taskUpdate: async (taskId, status, text) => void o.updates?.push({ taskId, status, text }) },

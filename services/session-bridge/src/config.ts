@@ -42,3 +42,16 @@ export const BridgeConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.sha
   WATCHDOG_TICK_MS: ms(1_000),
 });
 export type BridgeConfig = z.infer<typeof BridgeConfigSchema>;
+
+/** Set by a surrounding Claude Code session; inherited, they would confuse the child CLI. */
+const SESSION_MARKERS = ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SSE_PORT', 'CLAUDE_AGENT_SDK_VERSION'];
+
+/**
+ * The bridge's environment as a harness process inherits it (PATH, LANG, proxies, the operator's
+ * keys, the model settings), without the markers of a Claude Code session the bridge may run in.
+ */
+export function harnessBaseEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && !SESSION_MARKERS.includes(k)) out[k] = v;
+  return out;
+}

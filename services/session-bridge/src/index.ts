@@ -1,5 +1,5 @@
 export { Bridge, type BridgeDeps, type HarnessFactory } from './bridge/bridge.js';
-export { BridgeConfigSchema, type BridgeConfig } from './config.js';
+export { BridgeConfigSchema, type BridgeConfig, harnessBaseEnv } from './config.js';
 export { runBridge } from './main.js';
 export { systemNote, deliveryText, answerText, taskHeader } from './prompt.js';
 export {

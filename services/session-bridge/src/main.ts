@@ -17,7 +17,7 @@ import {
 } from '@shrooms/runtime';
 import { Bridge, type BridgeDeps } from './bridge/bridge.js';
 import { startMcpHttpServer } from './mcp/index.js';
-import { BridgeConfigSchema } from './config.js';
+import { BridgeConfigSchema, harnessBaseEnv } from './config.js';
 import { registerBridgeService } from './endpoints.js';
 import { harnessFactory } from './harness/index.js';
 import { startPresence } from './presence.js';
@@ -62,6 +62,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     mcpUrl: '',
     autoApprove: config.BRIDGE_AUTO_APPROVE,
     env: { ECHO_DELAY_MS: String(config.ECHO_DELAY_MS) },
+    baseEnv: harnessBaseEnv(env),
     model: config.BRIDGE_MODEL,
     acp: { agent: config.BRIDGE_ACP_AGENT, agentCommand: config.BRIDGE_ACP_COMMAND, mcp: config.BRIDGE_ACP_MCP },
   };

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { AcpToolCall } from './acp-events.js';
 import { codexAcpCommand, geminiCommand, opencodeCommand, type Command } from './binaries.js';
 import { CLAUDE_READ_ONLY_TOOLS } from './claude.js';
-import { inheritedEnv, MODEL_ENV, modelSetting } from './env.js';
+import { MODEL_ENV, modelSetting } from './env.js';
 import type { HarnessOptions } from './types.js';
 
 /** The MCP server's name in `session/new`; agents prefix its tools with it. */
@@ -41,7 +41,7 @@ export const ACP_PRESETS = ['gemini', 'opencode', 'codex'] as const;
 export type AcpPreset = (typeof ACP_PRESETS)[number];
 
 function baseEnv(o: HarnessOptions): Record<string, string> {
-  return { ...inheritedEnv(), SHROOMS_AGENT_SESSION: `${o.machine}/${o.session}` };
+  return { ...o.baseEnv, SHROOMS_AGENT_SESSION: `${o.machine}/${o.session}` };
 }
 
 /**
@@ -66,9 +66,9 @@ export const gemini: AcpAgent = {
       await writeFile(join(home, '.gemini', 'GEMINI.md'), o.systemNote);
       await writeFile(join(home, '.gemini', 'settings.json'), JSON.stringify({ privacy: { usageStatisticsEnabled: false } }, null, 2));
     }
-    const model = o.model ?? modelSetting(o.env, MODEL_ENV.model);
-    const baseUrl = modelSetting(o.env, MODEL_ENV.baseUrl);
-    const apiKey = modelSetting(o.env, MODEL_ENV.apiKey);
+    const model = o.model ?? modelSetting(o, MODEL_ENV.model);
+    const baseUrl = modelSetting(o, MODEL_ENV.baseUrl);
+    const apiKey = modelSetting(o, MODEL_ENV.apiKey);
     const env = {
       ...baseEnv(o),
       GEMINI_CLI_TRUST_WORKSPACE: 'true',
@@ -102,8 +102,8 @@ export const opencode: AcpAgent = {
     await mkdir(home, { recursive: true });
     const noteFile = join(o.stateDir, 'opencode-note.md');
     await writeFile(noteFile, o.systemNote);
-    const baseUrl = modelSetting(o.env, MODEL_ENV.baseUrl);
-    const model = o.model ?? modelSetting(o.env, MODEL_ENV.model) ?? 'default';
+    const baseUrl = modelSetting(o, MODEL_ENV.baseUrl);
+    const model = o.model ?? modelSetting(o, MODEL_ENV.model) ?? 'default';
     const config = {
       $schema: 'https://opencode.ai/config.json',
       autoupdate: false,
@@ -133,7 +133,7 @@ export const opencode: AcpAgent = {
       // The bridge pins the version; with our own provider the models.dev catalogue is not needed.
       OPENCODE_DISABLE_AUTOUPDATE: '1',
       ...(baseUrl ? { OPENCODE_DISABLE_MODELS_FETCH: '1' } : {}),
-      [MODEL_ENV.apiKey]: modelSetting(o.env, MODEL_ENV.apiKey) ?? 'none',
+      [MODEL_ENV.apiKey]: modelSetting(o, MODEL_ENV.apiKey) ?? 'none',
       ...o.env,
       HOME: home,
     };
@@ -155,8 +155,8 @@ export const codex: AcpAgent = {
   async launch(o) {
     const home = o.env.CODEX_HOME ?? join(o.stateDir, 'codex-home');
     const own = o.env.CODEX_HOME === undefined;
-    const baseUrl = modelSetting(o.env, MODEL_ENV.baseUrl);
-    const model = o.model ?? modelSetting(o.env, MODEL_ENV.model);
+    const baseUrl = modelSetting(o, MODEL_ENV.baseUrl);
+    const model = o.model ?? modelSetting(o, MODEL_ENV.model);
     if (own) {
       await mkdir(home, { recursive: true });
       await writeFile(join(home, 'AGENTS.md'), o.systemNote);
@@ -178,7 +178,7 @@ export const codex: AcpAgent = {
     }
     const env = {
       ...baseEnv(o),
-      ...(baseUrl ? { [MODEL_ENV.apiKey]: modelSetting(o.env, MODEL_ENV.apiKey) ?? 'none' } : {}),
+      ...(baseUrl ? { [MODEL_ENV.apiKey]: modelSetting(o, MODEL_ENV.apiKey) ?? 'none' } : {}),
       ...o.env,
       CODEX_HOME: home,
     };

@@ -1,7 +1,7 @@
 /**
  * Where the harness CLIs are. All are pinned dev dependencies of the workspace root; an operator can
  * point elsewhere with SHROOMS_CLAUDE_BIN / SHROOMS_PI_BIN / SHROOMS_GEMINI_BIN / SHROOMS_OPENCODE_BIN /
- * SHROOMS_CODEX_ACP_BIN (in the harness env or the bridge's own).
+ * SHROOMS_CODEX_ACP_BIN (in the harness env or the bridge's own: the process env each is given holds both).
  *
  * Claude Code ships a native executable in a per-platform optional dependency
  * (`@anthropic-ai/claude-code-linux-x64`, …); its postinstall links it over the wrapper's
@@ -48,7 +48,7 @@ function usable(file: string): boolean {
 }
 
 export function claudeCommand(env: Record<string, string | undefined> = {}): Command {
-  const override = env.SHROOMS_CLAUDE_BIN ?? process.env.SHROOMS_CLAUDE_BIN;
+  const override = env.SHROOMS_CLAUDE_BIN;
   if (override) return { command: override, args: [] };
   const pkg = findPackage('@anthropic-ai/claude-code');
   if (pkg) {
@@ -71,7 +71,7 @@ export function claudeNativeBinary(wrapperDir: string): string | undefined {
 }
 
 export function piCommand(env: Record<string, string | undefined> = {}): Command {
-  const override = env.SHROOMS_PI_BIN ?? process.env.SHROOMS_PI_BIN;
+  const override = env.SHROOMS_PI_BIN;
   if (override) return { command: override, args: [] };
   const bin = packageBin('@mariozechner/pi-coding-agent', 'pi');
   return bin ? { command: process.execPath, args: [bin] } : { command: 'pi', args: [] };
@@ -79,7 +79,7 @@ export function piCommand(env: Record<string, string | undefined> = {}): Command
 
 /** Gemini CLI is plain JavaScript: its `bundle/gemini.js`, run with this Node. */
 export function geminiCommand(env: Record<string, string | undefined> = {}): Command {
-  const override = env.SHROOMS_GEMINI_BIN ?? process.env.SHROOMS_GEMINI_BIN;
+  const override = env.SHROOMS_GEMINI_BIN;
   if (override) return { command: override, args: [] };
   const bin = packageBin('@google/gemini-cli', 'gemini');
   return bin ? { command: process.execPath, args: [bin] } : { command: 'gemini', args: [] };
@@ -91,7 +91,7 @@ export function geminiCommand(env: Record<string, string | undefined> = {}): Com
  * Without that, the platform package's own `bin/opencode` is used.
  */
 export function opencodeCommand(env: Record<string, string | undefined> = {}): Command {
-  const override = env.SHROOMS_OPENCODE_BIN ?? process.env.SHROOMS_OPENCODE_BIN;
+  const override = env.SHROOMS_OPENCODE_BIN;
   if (override) return { command: override, args: [] };
   const pkg = findPackage('opencode-ai');
   if (pkg) {
@@ -109,7 +109,7 @@ export function opencodeCommand(env: Record<string, string | undefined> = {}): C
 
 /** Codex's ACP adapter: a native executable in a per-platform optional dependency. */
 export function codexAcpCommand(env: Record<string, string | undefined> = {}): Command {
-  const override = env.SHROOMS_CODEX_ACP_BIN ?? process.env.SHROOMS_CODEX_ACP_BIN;
+  const override = env.SHROOMS_CODEX_ACP_BIN;
   if (override) return { command: override, args: [] };
   const pkg = findPackage('@zed-industries/codex-acp');
   const name = `@zed-industries/codex-acp-${platform}-${arch}`;

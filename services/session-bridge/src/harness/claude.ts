@@ -33,7 +33,7 @@ import {
   type ClaudeSystemEvent,
 } from './claude-events.js';
 import { CliHarness, type CallRequest, type Launch, type Turn } from './cli-harness.js';
-import { inheritedEnv, MODEL_ENV, modelSetting } from './env.js';
+import { MODEL_ENV, modelSetting } from './env.js';
 import type { HarnessState, TurnResult } from './types.js';
 
 /** The MCP server's name as Claude Code sees it: tools are `mcp__shrooms__<tool>`. */
@@ -87,9 +87,9 @@ export class ClaudeHarness extends CliHarness<ClaudeEvent, ClaudeControlResponse
     const noteFile = join(o.stateDir, 'claude-system-note.md');
     await writeFile(noteFile, o.systemNote);
 
-    const model = o.model ?? modelSetting(o.env, MODEL_ENV.model);
-    const baseUrl = modelSetting(o.env, MODEL_ENV.baseUrl);
-    const apiKey = modelSetting(o.env, MODEL_ENV.apiKey);
+    const model = o.model ?? modelSetting(o, MODEL_ENV.model);
+    const baseUrl = modelSetting(o, MODEL_ENV.baseUrl);
+    const apiKey = modelSetting(o, MODEL_ENV.apiKey);
     const args = [
       '-p',
       '--input-format',
@@ -113,7 +113,7 @@ export class ClaudeHarness extends CliHarness<ClaudeEvent, ClaudeControlResponse
       ...(model ? ['--model', model] : []),
     ];
     const env: Record<string, string> = {
-      ...inheritedEnv(),
+      ...o.baseEnv,
       DISABLE_TELEMETRY: '1',
       DISABLE_AUTOUPDATER: '1',
       DISABLE_ERROR_REPORTING: '1',

@@ -1,7 +1,8 @@
 /**
- * The environment of a harness process: the bridge's own (PATH, LANG, proxies, the operator's keys),
- * without the markers of a Claude Code session the bridge itself may run in, then the adapter's
- * settings, then `HarnessOptions.env` (which wins).
+ * The environment of a harness process: the bridge's own (`HarnessOptions.baseEnv`: PATH, LANG,
+ * proxies, the operator's keys, without the markers of a Claude Code session the bridge itself may
+ * run in; see `harnessBaseEnv` in the bridge's config), then the adapter's settings, then
+ * `HarnessOptions.env` (which wins).
  *
  * Model endpoint, the same names for both harnesses (from `HarnessOptions.env`, else the bridge's
  * own environment):
@@ -13,6 +14,8 @@
  * - `SHROOMS_MODEL_API` (pi only): `openai-completions` (default) or `anthropic-messages`.
  * - `SHROOMS_CLAUDE_BIN` / `SHROOMS_PI_BIN`: another executable than the pinned dev dependency.
  */
+import type { HarnessOptions } from './types.js';
+
 export const MODEL_ENV = {
   baseUrl: 'SHROOMS_MODEL_BASE_URL',
   apiKey: 'SHROOMS_MODEL_API_KEY',
@@ -20,16 +23,10 @@ export const MODEL_ENV = {
   api: 'SHROOMS_MODEL_API',
 } as const;
 
-/** Set by a surrounding Claude Code session; inherited, they would confuse the child CLI. */
-const SESSION_MARKERS = ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SSE_PORT', 'CLAUDE_AGENT_SDK_VERSION'];
-
-export function inheritedEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SESSION_MARKERS.includes(k)) out[k] = v;
-  return out;
-}
-
 /** A model setting from the harness env, else the bridge's own environment. */
-export function modelSetting(env: Record<string, string>, name: (typeof MODEL_ENV)[keyof typeof MODEL_ENV]): string | undefined {
-  return env[name] ?? process.env[name];
+export function modelSetting(
+  o: Pick<HarnessOptions, 'env' | 'baseEnv'>,
+  name: (typeof MODEL_ENV)[keyof typeof MODEL_ENV],
+): string | undefined {
+  return o.env[name] ?? o.baseEnv[name];
 }

@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { piCommand } from './binaries.js';
 import type { JsonlChild } from './child.js';
 import { CliHarness, type CallRequest, type Launch, type Turn } from './cli-harness.js';
-import { inheritedEnv, MODEL_ENV, modelSetting } from './env.js';
+import { MODEL_ENV, modelSetting } from './env.js';
 import { PiEventSchema, type PiEvent, type PiMessage, type PiResponse } from './pi-events.js';
 import type { TurnResult } from './types.js';
 
@@ -64,14 +64,14 @@ export class PiHarness extends CliHarness<PiEvent, PiResponse, undefined> {
     const o = this.opts;
     await mkdir(o.stateDir, { recursive: true });
     const agentDir = o.env.PI_CODING_AGENT_DIR ?? join(o.stateDir, 'pi-agent');
-    const baseUrl = modelSetting(o.env, MODEL_ENV.baseUrl);
-    const modelId = o.model ?? modelSetting(o.env, MODEL_ENV.model);
+    const baseUrl = modelSetting(o, MODEL_ENV.baseUrl);
+    const modelId = o.model ?? modelSetting(o, MODEL_ENV.model);
     if (!o.env.PI_CODING_AGENT_DIR) {
       await mkdir(agentDir, { recursive: true });
       if (baseUrl)
         await writeFile(
           join(agentDir, 'models.json'),
-          JSON.stringify(piModelsJson(baseUrl, modelSetting(o.env, MODEL_ENV.api), modelId ?? 'default'), null, 2),
+          JSON.stringify(piModelsJson(baseUrl, modelSetting(o, MODEL_ENV.api), modelId ?? 'default'), null, 2),
         );
     }
     const sessionDir = join(o.stateDir, 'pi-sessions');
@@ -101,13 +101,13 @@ export class PiHarness extends CliHarness<PiEvent, PiResponse, undefined> {
       '--no-themes',
     ];
     const env: Record<string, string> = {
-      ...inheritedEnv(),
+      ...o.baseEnv,
       PI_OFFLINE: '1',
       PI_TELEMETRY: '0',
       SHROOMS_AGENT_SESSION: `${o.machine}/${o.session}`,
       SHROOMS_MCP_URL: o.mcpUrl,
       // models.json names this variable as the key; pi needs some value even for a keyless server.
-      [MODEL_ENV.apiKey]: modelSetting(o.env, MODEL_ENV.apiKey) ?? 'none',
+      [MODEL_ENV.apiKey]: modelSetting(o, MODEL_ENV.apiKey) ?? 'none',
       ...o.env,
       PI_CODING_AGENT_DIR: agentDir,
     };

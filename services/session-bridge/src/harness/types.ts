@@ -56,6 +56,8 @@ export interface HarnessOptions {
   autoApprove: boolean;
   /** Extra environment for the harness process (model endpoint, keys, OTEL_*, SHROOMS_*). */
   env: Record<string, string>;
+  /** The bridge's own environment, which the process inherits under the adapter's settings (`harnessBaseEnv`). */
+  baseEnv: Record<string, string>;
   /** Model id (`--model`); harness-specific default when absent. */
   model?: string;
   log: Logger;
