@@ -79,6 +79,26 @@ describe('v0.3 beside v1.0', () => {
     expect((await fetch(`${mesh.gatewayUrl}/a2a/.well-known/agent-card.json`)).status).toBe(200);
   });
 
+  it('answers a text/plain body with ContentTypeNotSupported on both bindings, and a browser page’s with CROSS_SITE_REFUSED, creating no task', async () => {
+    const raw = (path: string, headers: Record<string, string>, body: unknown) =>
+      fetch(`${url}${path}`, { method: 'POST', headers: { 'A2A-Version': '1.0', ...headers }, body: JSON.stringify(body) });
+    // What the A2A TCK sends: JSON with the wrong Content-Type, no Origin.
+    const rpcRes = await raw('', { 'content-type': 'text/plain' }, call('SendMessage', msg('ct-rpc')));
+    expect(rpcRes.status).toBe(200);
+    expect(((await rpcRes.json()) as any).error).toMatchObject({ code: -32005, data: [{ reason: 'CONTENT_TYPE_NOT_SUPPORTED' }] });
+    const restRes = await raw('/message:send', { 'content-type': 'text/plain' }, msg('ct-rest'));
+    expect(restRes.status).toBe(400);
+    expect(((await restRes.json()) as any).error).toMatchObject({
+      code: 400,
+      status: 'INVALID_ARGUMENT',
+      details: [{ reason: 'CONTENT_TYPE_NOT_SUPPORTED' }],
+    });
+    // A cross-site form post: refused at the door as before, before the body is read.
+    const form = await raw('', { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://attacker.example' }, 'x');
+    expect(((await form.json()) as any).error.code).toBe(-32068);
+    for (const id of ['demo:ct-rpc', 'demo:ct-rest']) expect((await rpc(url, 'GetTask', { id })).error?.code, id).toBe(-32001);
+  });
+
   it('delivers file, link and data parts into the session: the file under its cwd, the data as JSON, the link unfetched', async () => {
     const bytes = Buffer.from('hello file\n').toString('base64');
     const r = await rpc(url, 'SendMessage', {

@@ -220,7 +220,7 @@ describe.skipIf(why !== undefined)(`trust across the mesh${why ? ` (skipped: ${w
       ];
       const variants: Record<string, string>[] = [
         { 'content-type': 'text/plain', origin: 'http://attacker.example' }, // a cross-site form or no-cors fetch
-        { 'content-type': 'text/plain' }, // no Origin at all
+        { 'content-type': 'text/plain', 'sec-fetch-site': 'cross-site' }, // a browser that sends no Origin
         { ...JSON_HEADERS, host: 'attacker.example', 'x-shrooms-dashboard': '1' }, // DNS rebinding
         { ...JSON_HEADERS, origin: 'http://attacker.example', 'x-shrooms-dashboard': '1' },
       ];

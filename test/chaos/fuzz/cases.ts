@@ -880,14 +880,14 @@ export class CaseGenerator {
           ['a2a-version', '1.0'],
         ],
         // A state change must carry JSON: any other type is refused at the door, before the body is read.
-        expect: ['TASK_NOT_FOUND', 'INVALID_REQUEST', 'PARSE_ERROR', 'CROSS_SITE_REFUSED'],
+        expect: ['TASK_NOT_FOUND', 'INVALID_REQUEST', 'PARSE_ERROR', 'CROSS_SITE_REFUSED', 'CONTENT_TYPE_NOT_SUPPORTED'],
         id: 'h',
       });
     }
     if (kind === 4)
       return this.rpc('headers', 'no content-type', body, {
         headers: [['a2a-version', '1.0']],
-        expect: ['TASK_NOT_FOUND', 'INVALID_REQUEST', 'CROSS_SITE_REFUSED'],
+        expect: ['TASK_NOT_FOUND', 'INVALID_REQUEST', 'CROSS_SITE_REFUSED', 'CONTENT_TYPE_NOT_SUPPORTED'],
         id: 'h',
       });
     if (kind === 5)

@@ -85,6 +85,7 @@ export function judge(c: FuzzCase, r: RawResponse): Verdict {
       key === 'PARSE_ERROR' ||
       key === 'INVALID_REQUEST' ||
       key === 'CROSS_SITE_REFUSED' || // refused at the door, before the body is read
+      key === 'CONTENT_TYPE_NOT_SUPPORTED' || // the same, for a client that is no browser page
       (key === 'LIMIT_EXCEEDED' && e.data[0]?.metadata?.limit === 'bodyBytes');
     if (!('id' in body)) return v(outcome, 'the answer has no id');
     if (c.id !== undefined && !Object.is(body.id, c.id) && !(body.id === c.id) && !(unreadable && body.id === null))

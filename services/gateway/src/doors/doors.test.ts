@@ -12,6 +12,7 @@ async function app() {
   registerDoors(a, new Doors(identify, { machine: 'box', publicUrl: 'http://box.home:7387', extraHosts: 'laptop.home' }));
   let changed = 0;
   a.post('/a2a/s', async () => ({ changed: ++changed }));
+  a.post('/a2a/s/message::send', async () => ({ changed: ++changed }));
   a.get('/agents', async () => ({ agents: [] }));
   a.get('/healthz', async () => ({ ok: true }));
   return a;
@@ -42,20 +43,43 @@ describe('the door in front of every route', () => {
       expect((await a.inject({ url: '/agents', remoteAddress: '127.0.0.1', headers: { host } })).statusCode, host).toBe(200);
   });
 
-  it('refuses a state change from another origin, or with a body that is not JSON, and changes nothing', async () => {
+  it('refuses a state change from another origin, or a browser page’s body that is not JSON, and changes nothing', async () => {
     const a = await app();
     const cases = [
       { origin: 'http://attacker.example', ...json },
       { origin: 'null', ...json },
-      { 'content-type': 'text/plain' },
-      { 'content-type': 'application/x-www-form-urlencoded' },
-      { 'content-type': 'multipart/form-data; boundary=x' },
+      { origin: 'http://attacker.example', 'content-type': 'text/plain' }, // a cross-site form or no-cors fetch
+      { origin: 'http://localhost', 'content-type': 'application/x-www-form-urlencoded' }, // even from its own page
+      { 'sec-fetch-site': 'cross-site', 'content-type': 'multipart/form-data; boundary=x' }, // a browser that sent no Origin
     ];
     for (const headers of cases) {
       const res = await a.inject({ method: 'POST', url: '/a2a/s', remoteAddress: '127.0.0.1', headers, payload: '{}' });
       expect(res.statusCode, JSON.stringify(headers)).toBe(200); // JSON-RPC path: errors in the body
       expect(res.json().error.code, JSON.stringify(headers)).toBe(-32068);
     }
+  });
+
+  it('answers ContentTypeNotSupported to a client that is no browser page sending a body that is not JSON, and changes nothing', async () => {
+    const a = await app();
+    for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }, {}]) {
+      const res = await a.inject({ method: 'POST', url: '/a2a/s', remoteAddress: '127.0.0.1', headers, payload: '{"jsonrpc":"2.0"}' });
+      expect(res.json().error, JSON.stringify(headers)).toMatchObject({ code: -32005, data: [{ reason: 'CONTENT_TYPE_NOT_SUPPORTED' }] });
+    }
+    const rest = await a.inject({
+      method: 'POST',
+      url: '/a2a/s/message:send',
+      remoteAddress: '127.0.0.1',
+      headers: { 'content-type': 'text/plain', 'sec-fetch-site': 'same-origin' },
+      payload: '{}',
+    });
+    expect(rest.statusCode).toBe(400);
+    expect(rest.json().error).toMatchObject({ status: 'INVALID_ARGUMENT', details: [{ reason: 'CONTENT_TYPE_NOT_SUPPORTED' }] });
+    const ok = await a.inject({ method: 'POST', url: '/a2a/s', remoteAddress: '127.0.0.1', headers: json, payload: '{}' });
+    expect(ok.json()).toEqual({ changed: 1 }); // nothing before it reached the route
+  });
+
+  it('lets a JSON state change from its own origin through', async () => {
+    const a = await app();
     const ok = await a.inject({
       method: 'POST',
       url: '/a2a/s',

@@ -7,9 +7,11 @@
  *      the public URL's host, GATEWAY_ALLOWED_HOSTS): no DNS-rebinding name    → CROSS_SITE_REFUSED (host)
  *   3. a state change (POST, PUT, PATCH, DELETE) with an `Origin` must come from this gateway's own
  *      origin: a page on another site cannot act through the owner's browser → CROSS_SITE_REFUSED (origin)
- *   4. a state change carries JSON or nothing: `text/plain`, forms and multipart — what a browser
- *      sends cross-site without a CORS preflight this server never grants — are refused
- *                                                                             → CROSS_SITE_REFUSED (content-type)
+ *   4. a state change carries JSON or nothing. `text/plain`, forms and multipart are what a browser
+ *      sends cross-site without a CORS preflight this server never grants: from a browser (an
+ *      `Origin`, or `Sec-Fetch-Site` other than same-origin/none)           → CROSS_SITE_REFUSED (content-type)
+ *      from any other client (curl, an SDK, the A2A TCK), the spec's error → CONTENT_TYPE_NOT_SUPPORTED
+ *      Either way the body is never read.
  *
  * Health probes (`/healthz`, `/readyz`) answer anyone: they reveal nothing and orchestrators probe
  * them from addresses the mesh does not name. The hook runs on `onRequest`, before the body is read.
@@ -65,6 +67,15 @@ export function ownHosts(o: DoorOptions): Set<string> {
   return set;
 }
 
+/**
+ * Whether a browser sent this from a page: browsers add `Origin` to every POST a page makes (a form,
+ * a no-cors fetch) and `Sec-Fetch-Site` to every request; curl, SDKs and the TCK send neither.
+ */
+function fromBrowserPage(req: FastifyRequest): boolean {
+  const site = req.headers['sec-fetch-site'];
+  return req.headers.origin !== undefined || (site !== undefined && site !== 'same-origin' && site !== 'none');
+}
+
 export class Doors {
   private readonly hosts: Set<string>;
   constructor(
@@ -96,11 +107,9 @@ export class Doors {
       const type = req.headers['content-type'];
       const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
       if ((type !== undefined && !JSON_TYPE.test(type)) || (type === undefined && hasBody)) {
-        throw new ShroomsError(
-          'CROSS_SITE_REFUSED',
-          `a state change needs a JSON body (application/json or application/a2a+json), not ${JSON.stringify(String(type ?? 'none').slice(0, 100))}`,
-          { check: 'content-type' },
-        );
+        const what = `a state change needs a JSON body (application/json or application/a2a+json), not ${JSON.stringify(String(type ?? 'none').slice(0, 100))}`;
+        if (fromBrowserPage(req)) throw new ShroomsError('CROSS_SITE_REFUSED', `${what} from a browser page`, { check: 'content-type' });
+        throw new ShroomsError('CONTENT_TYPE_NOT_SUPPORTED', what, { contentType: String(type ?? 'none').slice(0, 100) });
       }
     }
     return id;
