@@ -74,7 +74,7 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const { url, ask, until } = sessionRpc(() => mesh.gatewayUrl);
+const { url, ask, get, until } = sessionRpc(() => mesh.gatewayUrl);
 
 describe.each([['cc'], ['pi']])('the %s session', (session) => {
   it('finishes a task when its model calls task_update done', async () => {
@@ -84,6 +84,19 @@ describe.each([['cc'], ['pi']])('the %s session', (session) => {
   });
 
   it('blocks, takes the answer carrying the taskId, then completes', () => blockedThenAnswered(ask, session));
+
+  it("keeps each task's last worker line to what was said in that task: two askers never see each other's", async () => {
+    // After finishing A the model says a line quoting A's id; B is finished before the model says anything.
+    const a = await ask(session, `${session}-line-a`, done('for the first asker'), {}, false);
+    const b = await ask(session, `${session}-line-b`, done('for the second asker'), {}, false);
+    expect(b.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const seenByB = await get(session, b.result.task.id);
+    const seenByA = await get(session, a.result.task.id);
+    expect(String(seenByB.metadata['shrooms/last_worker_line'] ?? '')).not.toContain(`${session}-line-a`);
+    expect(String(seenByA.metadata['shrooms/last_worker_line'] ?? '')).not.toContain(`${session}-line-b`);
+    // What the session said after finishing A (quoting A) was said; it just is nobody else's last line.
+    expect(fake.requests.some((r) => r.conversation.prompt.includes(`${session}-line-a`))).toBe(true);
+  });
 
   it('cancels mid-turn and stays usable', async () => {
     const t = (await ask(session, `${session}-slow`, 'SLOW tell me a long story')).result.task;

@@ -26,6 +26,7 @@ import type { Harness, HarnessOptions, HarnessState } from '../harness/types.js'
 import { TaskSpans } from '../tasks/spans.js';
 import { activityEvents, type Activity, type Core, type PresenceState, type QuietState } from './core.js';
 import { takeIn } from './intake.js';
+import { WorkerLines } from './lines.js';
 import { PermissionRelay } from './permissions.js';
 import { Recovery } from './recovery.js';
 import { Serial } from './serial.js';
@@ -55,7 +56,12 @@ export class Bridge {
   private readonly view = new SessionView();
   private readonly serial = new Serial();
   private readonly spans: TaskSpans;
-  private readonly activity: Activity = { lastLine: '', lastActivityAt: Date.now(), backgroundJobs: 0, remindersStopped: false };
+  private readonly activity: Activity = {
+    lines: new WorkerLines(),
+    lastActivityAt: Date.now(),
+    backgroundJobs: 0,
+    remindersStopped: false,
+  };
   private readonly turns: TurnLoop;
   private readonly permissions: PermissionRelay;
   private readonly recovery: Recovery;
@@ -223,7 +229,7 @@ export class Bridge {
       remindersStopped: a.remindersStopped,
       backgroundJobs: a.backgroundJobs,
       lastActivityAt: a.lastActivityAt,
-      lastWorkerLine: a.lastLine,
+      lastWorkerLine: current ? a.lines.of(current.key) : '',
       ...(current ? { current } : {}),
     };
   }
@@ -263,9 +269,9 @@ export class Bridge {
     this.d.nc.publish(subjects.notify(this.machine, this.session, kind), JSON.stringify(body));
   }
 
-  /** A reminder turn; the watchdog sends it only when the harness is idle. */
-  remind(text: string): Promise<void> {
-    return this.turns.remind(text);
+  /** A reminder turn about the task `key`; the watchdog sends it only when the harness is idle. */
+  remind(key: string, text: string): Promise<void> {
+    return this.turns.remind(key, text);
   }
 
   /** Frees the session from a stalled task (it stays open) so the queue moves on. */

@@ -6,11 +6,12 @@ import type { Harness, HarnessEvents, HarnessState } from '../harness/types.js';
 import type { TaskSpans } from '../tasks/spans.js';
 import type { Serial } from './serial.js';
 import type { Current, SessionView } from './view.js';
+import type { WorkerLines } from './lines.js';
 
 /** What the session did lately (for the signal and the watchdog). */
 export interface Activity {
-  /** The worker's last line of text (at most 500 characters). */
-  lastLine: string;
+  /** The worker's last line of text per task (at most 500 characters each). */
+  readonly lines: WorkerLines;
   lastSpokeAt?: string;
   /** When the harness last did anything (ms); the watchdog measures quiet from here. */
   lastActivityAt: number;
@@ -38,14 +39,13 @@ export interface Core {
   changed(): void;
 }
 
-export const LAST_LINE_CHARS = 500;
-
 /** What the watchdog reads of the session at a tick. */
 export interface QuietState {
   harness: HarnessState;
   remindersStopped: boolean;
   backgroundJobs: number;
   lastActivityAt: number;
+  /** The last line said while working on the current task ('' when none, or no task). */
   lastWorkerLine: string;
   current?: Current;
 }
@@ -70,7 +70,7 @@ export function activityEvents(a: Activity, changed: () => void): Pick<HarnessEv
       changed();
     },
     text: (line) => {
-      a.lastLine = line.slice(-LAST_LINE_CHARS);
+      a.lines.said(line);
       a.lastSpokeAt = new Date().toISOString();
       a.lastActivityAt = Date.now();
     },

@@ -7,7 +7,7 @@ import { META, ShroomsError } from '@shrooms/protocol';
 import { transitions, type Stored } from '@shrooms/ledger';
 import { deliverAttachments } from '../attachments.js';
 import { answerText, deliveryText, isAnswer } from '../prompt.js';
-import { LAST_LINE_CHARS, type Core } from './core.js';
+import type { Core } from './core.js';
 
 export interface TurnLoopHooks {
   /** Fails the task the way the worker would (`task_update failed`), when its turn failed. */
@@ -58,28 +58,42 @@ export class TurnLoop {
         return;
       }
       const text = answer ? answerText(task, attached) : deliveryText(task, attached);
-      const r = await c.harness().send(turnId, text, task.id);
-      if (r.text) c.activity.lastLine = r.text.slice(-LAST_LINE_CHARS);
+      const lines = c.activity.lines;
+      lines.begin(s.key);
+      const r = await c
+        .harness()
+        .send(turnId, text, task.id)
+        .finally(() => lines.end());
+      if (r.text && c.view.knows(s.key)) lines.keep(s.key, r.text);
       if (r.status === 'failed' && c.view.isCurrent(s.key)) {
         await this.hooks.fail(task.id, `the session's turn failed: ${r.error ?? r.text}`).catch(() => {});
-      } else if (c.activity.lastLine && c.view.isCurrent(s.key)) {
-        const line = c.activity.lastLine;
+      } else if (lines.of(s.key) && c.view.isCurrent(s.key)) {
+        const line = lines.of(s.key);
         await c.ledger.transition(s.key, (e) => transitions.annotate(e, { [META.lastWorkerLine]: line })).catch(() => {});
       }
     } catch (err) {
       c.log.warn({ err, taskId: task.id }, 'turn ended abnormally');
     } finally {
+      if (!c.view.knows(s.key)) c.activity.lines.forget(s.key);
       c.changed();
       void this.pump();
     }
   }
 
-  /** A reminder turn (no task of its own); the watchdog sends it only when the harness is idle. */
-  async remind(text: string): Promise<void> {
+  /**
+   * A reminder turn about the task `key` (what the session says in it counts for that task); the
+   * watchdog sends it only when the harness is idle.
+   */
+  async remind(key: string, text: string): Promise<void> {
     const c = this.c;
+    const lines = c.activity.lines;
     try {
-      const r = await c.harness().send(`reminder-${Date.now()}`, text);
-      if (r.text) c.activity.lastLine = r.text.slice(-LAST_LINE_CHARS);
+      lines.begin(key);
+      const r = await c
+        .harness()
+        .send(`reminder-${Date.now()}`, text)
+        .finally(() => lines.end());
+      if (r.text && c.view.knows(key)) lines.keep(key, r.text);
     } finally {
       c.activity.lastActivityAt = Date.now();
       c.changed();
@@ -97,6 +111,7 @@ export class TurnLoop {
   /** Drops a task from the view; a turn that works on it is cancelled. Run under the lock. */
   async drop(key: string): Promise<void> {
     const c = this.c;
+    c.activity.lines.forget(key);
     if (c.view.forget(key)) {
       const h = c.harness();
       if (h.state === 'busy' || h.state === 'waiting') await h.cancel().catch((err) => c.log.warn({ err }, 'cancel failed'));

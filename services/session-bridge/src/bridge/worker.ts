@@ -16,7 +16,7 @@ export async function finishTask(c: Core, taskId: string, status: UpdateStatus, 
     throw new ShroomsError('UPDATE_FORBIDDEN', `task ${taskId} is not a task of ${c.machine}/${c.session}`);
   }
   const now = new Date();
-  const line = c.activity.lastLine;
+  const line = c.activity.lines.of(key);
   const md = line ? { [META.lastWorkerLine]: line } : {};
   let s: Stored;
   try {
@@ -31,6 +31,7 @@ export async function finishTask(c: Core, taskId: string, status: UpdateStatus, 
     throw err;
   }
   c.view.updated(key, s.entry.task.status.state, status === 'blocked');
+  if (status !== 'blocked') c.activity.lines.forget(key);
   return s;
 }
 

@@ -78,7 +78,7 @@ export class Watchdog {
           parent: contextFromTraceparent(md[META.traceparent]),
           attributes: { 'shrooms.task_id': task.id, 'shrooms.nudge': state.nudges + 1 },
         },
-        () => b.remind(text),
+        () => b.remind(cur.key, text),
       );
     } finally {
       this.reminding = false;
