@@ -70,3 +70,35 @@ it('lists every signal once and ends while one is renewed without pause', async 
     await hot;
   }
 });
+
+it('answers a followed live signal from memory, and reads one it has not seen or that faded', async () => {
+  const field = await SignalField.open(nc, { ttlMs: 60_000 });
+  const stop = await field.follow('box');
+  try {
+    await field.renew(signal('followed'));
+    // The watch brings the renewal; from then on the look-up is no read.
+    await eventually(async () => {
+      const before = field.reads;
+      return (await field.get('box', 'followed')) !== null && field.reads === before;
+    });
+    const before = field.reads;
+    expect((await field.get('box', 'followed'))?.session).toBe('followed');
+    expect(field.reads).toBe(before);
+    // A session the watch does not know is read, not taken for absent.
+    expect(await field.get('box', 'nobody')).toBeNull();
+    expect(field.reads).toBe(before + 1);
+    // Faded in memory: read again (and faded there too).
+    expect(await field.get('box', 'followed', Date.now() + 60_000)).toBeNull();
+    expect(field.reads).toBe(before + 2);
+    // Withdrawn: memory drops it with the watch's delete.
+    await field.withdraw('box', 'followed');
+    await eventually(async () => (await field.get('box', 'followed')) === null);
+  } finally {
+    stop();
+  }
+  // Stopped: every look-up reads again.
+  await field.renew(signal('after'));
+  const before = field.reads;
+  expect((await field.get('box', 'after'))?.session).toBe('after');
+  expect(field.reads).toBe(before + 1);
+});

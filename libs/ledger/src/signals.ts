@@ -4,9 +4,9 @@
  * older than their own ttl, because servers before 2.11 do not tell watchers about expiry.
  * Never consulted for a task's state.
  */
-import { Kvm, type KV } from '@nats-io/kv';
+import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { BUCKETS, SignalSchema, keys, subjects, type Signal } from '@shrooms/protocol';
+import { BUCKETS, SignalSchema, decodeToken, keys, subjects, type Signal } from '@shrooms/protocol';
 import { retryJetStream } from '@shrooms/runtime';
 import { createHardenedBucket, hardenBucket, type Hardening } from './harden.js';
 import { keysNow } from './keys-now.js';
@@ -22,6 +22,10 @@ export interface SignalView extends Signal {
 export class SignalField {
   /** How `open` left the bucket's stream (rollups and purges refused or not). */
   hardening?: Hardening;
+  /** Signals read from the bucket by `get` (tests show a followed signal costs none). */
+  reads = 0;
+  /** Per followed machine, the last value the watch brought of each session's signal (raw JSON). */
+  private followed = new Map<string, Map<string, unknown>>();
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -56,10 +60,54 @@ export class SignalField {
     await this.kv.delete(keys.signal(machine, session));
   }
 
+  /**
+   * A signal: from memory when `follow` brought it and it has not faded, else read from the bucket.
+   * Only a live signal is taken from memory: a miss or a faded one is always read, so a session
+   * whose bridge just started is never taken for absent because the watch has not caught up.
+   */
   async get(machine: string, session: string, now = Date.now()): Promise<SignalView | null> {
+    const known = this.followed.get(machine)?.get(session);
+    const live = known === undefined ? null : view(known, now);
+    if (live) return live;
+    this.reads++;
     const e = await this.kv.get(keys.signal(machine, session));
     if (!e || e.operation !== 'PUT' || e.value.length === 0) return null;
     return view(e.json<unknown>(), now);
+  }
+
+  /**
+   * Follows the signals of `machine` with one KV watch, so that `get` of a live one costs no round
+   * trip (the gateway looks its session up on every send). A watch that ends by itself is started
+   * again after `restartMs`; meanwhile `get` reads. Returns the stop.
+   */
+  async follow(machine: string, opts: { restartMs?: number; onEnd?: (err?: unknown) => void } = {}): Promise<() => void> {
+    let stopped = false;
+    let stopWatch = () => {};
+    const start = async (): Promise<void> => {
+      const signals = new Map<string, unknown>();
+      const iter = await this.kv.watch({ key: keys.tasksOfMachine(machine) });
+      this.followed.set(machine, signals);
+      stopWatch = () => iter.stop();
+      const ended = (err?: unknown) => {
+        if (this.followed.get(machine) === signals) this.followed.delete(machine);
+        if (stopped) return;
+        opts.onEnd?.(err);
+        setTimeout(() => void (stopped ? undefined : start().catch((e: unknown) => ended(e))), opts.restartMs ?? 1_000).unref();
+      };
+      void (async () => {
+        for await (const e of iter as AsyncIterable<KvWatchEntry>) {
+          const session = decodeToken(e.key.slice(e.key.indexOf('.') + 1));
+          if (e.operation === 'PUT' && e.value.length > 0) signals.set(session, e.json<unknown>());
+          else signals.delete(session);
+        }
+      })().then(() => ended(), ended);
+    };
+    await start();
+    return () => {
+      stopped = true;
+      this.followed.delete(machine);
+      stopWatch();
+    };
   }
 
   /** Every live signal, optionally of one machine. */

@@ -47,6 +47,10 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   const machine = config.SHROOMS_MACHINE;
   const live = new LiveTasks(deps.ledger, machine, log);
   await live.start();
+  // Every send looks its session up in the signal field: followed here, that look-up is no read.
+  const stopSignals = await deps.signals.follow(machine, {
+    onEnd: (err) => log.warn({ err }, 'signal watch ended; starting it again (meanwhile sessions are read)'),
+  });
   const tasks = new TaskService({
     nc: deps.nc,
     ledger: deps.ledger,
@@ -130,6 +134,7 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
     async close() {
       clearInterval(sweep);
       live.close();
+      stopSignals();
       await app.close();
     },
   };
