@@ -5,7 +5,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Ledger, SignalField } from '@shrooms/ledger';
 import type { Logger, NatsConnection } from '@shrooms/runtime';
-import { loopbackOnly, type Identify } from './a2a/caller.js';
+import { callerOf, loopbackOnly, type Identify } from './a2a/caller.js';
+import { authorize } from './authz/rules.js';
 import { sessionName, type A2AContext } from './a2a/context.js';
 import { clientErrorHandler, errorHandler, frameworkErrors } from './a2a/http-errors.js';
 import { registerJsonRpc } from './a2a/jsonrpc.js';
@@ -118,8 +119,11 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   registerRest(app, ctx);
   registerHealth(app, deps);
   registerDashboard(app, { ...deps, tasks, identify: ctx.identify });
-  // Who is on the mesh: any device of it (the door has refused every other source).
-  app.get('/agents', async () => ({ agents: await deps.signals.list() }));
+  // Who is on the mesh: the list_agents rule (the door has refused every other source).
+  app.get('/agents', async (req) => {
+    authorize('list_agents', callerOf(req, ctx.identify, undefined), { machine });
+    return { agents: await deps.signals.list() };
+  });
 
   const sweep = setInterval(
     () => void tasks.sweepExpired(config.LIMIT_TASK_EXPIRY_MS).catch((err) => log.warn({ err }, 'expiry sweep failed')),

@@ -22,6 +22,8 @@ export function answerError(req: FastifyRequest, reply: FastifyReply, se: Shroom
 /** `setErrorHandler`: body limit, content-type and other framework 4xx errors, and anything unexpected. */
 export function errorHandler(bodyLimit: number) {
   return function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+    // A refusal of ours thrown by a route that answers no errors itself (/agents, the machine card).
+    if ((err as unknown) instanceof ShroomsError) return answerError(req, reply, err as unknown as ShroomsError);
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return answerError(
         req,

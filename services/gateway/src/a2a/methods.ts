@@ -118,12 +118,12 @@ async function dispatch(method: string, params: unknown, ctx: MethodContext): Pr
     }
     case 'GetTask': {
       const p = parse(GetTaskParamsSchema, params);
-      return { result: await tasks.get(session, p.id, p.historyLength) };
+      return { result: await tasks.get(session, p.id, caller, p.historyLength) };
     }
     case 'ListTasks': {
       const p = parse(ListTasksParamsSchema, params);
       await tasks.requireSession(session);
-      return { result: await tasks.list(session, p) };
+      return { result: await tasks.list(session, p, caller) };
     }
     case 'CancelTask': {
       const p = parse(CancelTaskParamsSchema, params);
@@ -131,9 +131,8 @@ async function dispatch(method: string, params: unknown, ctx: MethodContext): Pr
     }
     case 'SubscribeToTask': {
       const p = parse(SubscribeToTaskParamsSchema, params);
-      const key = tasks.keyOf(session, p.id);
-      const cur = await tasks.d.ledger.get(key);
-      if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${p.id} on ${tasks.machine}/${session}`);
+      const cur = await tasks.read(session, p.id, caller);
+      const key = cur.key;
       if (isTerminal(cur.entry.task.status.state)) {
         throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${p.id} is ${cur.entry.task.status.state}; there is nothing to subscribe to`);
       }

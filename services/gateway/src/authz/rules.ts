@@ -15,7 +15,10 @@
  *   control            only the session owner's machine (reminders)
  *   update             only the worker session itself, on this machine (task_update)
  *
- * An unnamed source never gets this far: every route but health refuses it (doors/).
+ * Every door calls `authorize` with its action: the A2A methods through TaskService, the cards and
+ * `/agents` with `list_agents`, the dashboard's reads with `read` and its actions through TaskService
+ * with the viewer as the caller. An unnamed source never gets this far: every route but health
+ * refuses it (doors/).
  */
 import { META, ShroomsError, parseAgent, type Task } from '@shrooms/protocol';
 import type { Caller } from '../tasks/caller.js';
@@ -23,37 +26,44 @@ import type { Caller } from '../tasks/caller.js';
 export type Action =
   'read' | 'list_agents' | 'send' | 'cancel' | 'answer' | 'answer_permission' | 'ack' | 'release' | 'reject' | 'control' | 'update';
 
-/** What a rule may look at: the caller, this machine, and (for task actions) the task and its session. */
+/**
+ * What a rule may look at: the caller, the machine (and session) acted on, and for task actions the
+ * task. Without a session the act is about the machine (its card, its agents, its dashboard).
+ */
 export interface Target {
   machine: string;
-  session: string;
+  session?: string;
   task?: Pick<Task, 'id' | 'status' | 'metadata'>;
 }
 
-interface Rule {
+export interface Rule {
   /** Who may, in words (error messages and docs/security.md). */
   who: string;
   allows(caller: Caller, target: Target): boolean;
 }
 
-const anyDevice: Rule = { who: 'any device of the mesh', allows: () => true };
-const owner: Rule = { who: "the session owner's machine", allows: (c) => c.self };
-const askerOrOwner: Rule = {
+// One rule object per action (made by these factories), so that no two actions share one by
+// accident and a test can turn one action's rule around without touching another's.
+// The door (doors/) has named the device from the source address before any route runs; a caller
+// always carries it. The rule still says so, so that a Caller made without one is refused too.
+const anyDevice = (): Rule => ({ who: 'any device of the mesh', allows: (c) => c.device.length > 0 });
+const owner = (): Rule => ({ who: "the session owner's machine", allows: (c) => c.self });
+const askerOrOwner = (): Rule => ({
   who: "the device that asked for the task, or the session owner's machine",
   allows: (c, t) => c.self || (t.task !== undefined && askedBy(t.task) === c.device),
-};
+});
 
 export const RULES: Readonly<Record<Action, Rule>> = {
-  read: anyDevice,
-  list_agents: anyDevice,
-  send: anyDevice,
-  cancel: askerOrOwner,
-  answer: askerOrOwner,
-  answer_permission: owner,
-  ack: askerOrOwner,
-  release: owner,
-  reject: owner,
-  control: owner,
+  read: anyDevice(),
+  list_agents: anyDevice(),
+  send: anyDevice(),
+  cancel: askerOrOwner(),
+  answer: askerOrOwner(),
+  answer_permission: owner(),
+  ack: askerOrOwner(),
+  release: owner(),
+  reject: owner(),
+  control: owner(),
   update: {
     who: 'the worker session itself, on its own machine',
     allows: (c, t) => {
@@ -78,7 +88,8 @@ export function waitsOnPermission(task: Pick<Task, 'status' | 'metadata'>): bool
 export function authorize(action: Action, caller: Caller, target: Target): void {
   const rule = RULES[action];
   if (rule.allows(caller, target)) return;
-  const what = target.task ? `task ${target.task.id} of ${target.machine}/${target.session}` : `${target.machine}/${target.session}`;
+  const where = target.session ? `${target.machine}/${target.session}` : target.machine;
+  const what = target.task ? `task ${target.task.id} of ${where}` : where;
   const who = caller.from ? `${caller.device} (${caller.from})` : caller.device;
   // task_update keeps its own code (clients and tests already know it); every other rule shares one.
   throw new ShroomsError(

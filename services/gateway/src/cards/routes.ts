@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ShroomsError, toRestError } from '@shrooms/protocol';
+import { callerOf } from '../a2a/caller.js';
 import type { A2AContext } from '../a2a/context.js';
+import { authorize } from '../authz/rules.js';
 import { machineCard, sendCached, sessionCard } from './cards.js';
 
 /** Base URL for card links: the configured public URL, else the host the client used. */
@@ -12,7 +14,10 @@ export function baseUrl(req: FastifyRequest, configured?: string): string {
 
 export function registerCards(app: FastifyInstance, ctx: A2AContext, publicUrl?: string): void {
   const { tasks } = ctx;
+  // Cards show the machine's sessions (its live parts): the list_agents rule, as /agents.
+  const mayList = (req: FastifyRequest) => authorize('list_agents', callerOf(req, ctx.identify, undefined), { machine: tasks.machine });
   const machine = async (req: FastifyRequest, reply: FastifyReply) => {
+    mayList(req);
     const sessions = await tasks.d.signals.list(tasks.machine);
     return sendCached(req, reply, machineCard(baseUrl(req, publicUrl), tasks.machine, sessions, ctx.defaultSession));
   };
@@ -23,6 +28,7 @@ export function registerCards(app: FastifyInstance, ctx: A2AContext, publicUrl?:
   app.get('/a2a/.well-known/agent-card.json', machine);
   app.get('/a2a/:session/.well-known/agent-card.json', async (req, reply) => {
     try {
+      mayList(req);
       const session = ctx.sessionName((req.params as { session: string }).session);
       await tasks.requireSession(session);
       const signal = await tasks.d.signals.get(tasks.machine, session);

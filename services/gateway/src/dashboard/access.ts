@@ -1,7 +1,9 @@
 /**
- * Who may see the dashboard and who may act on it (docs/security.md): the same rule as the A2A
- * surface — the device is named from the connection's source address, never from a header — so only
- * this machine and the devices of the mesh see it, and only this machine itself (its owner) may act.
+ * Who is looking at the dashboard and who acts on it (docs/security.md): the device is named from
+ * the connection's source address, never from a header, exactly as on the A2A surface — the viewer
+ * is a Caller, and what it may see or do is the rules' (authz/rules.ts), not this file's: reads
+ * follow `read` and `list_agents`, actions go through TaskService, which applies `cancel`,
+ * `release`, `reject` and `control` with the viewer as the caller.
  *
  * The gateway's door (doors/) has already refused unnamed sources, foreign Host names (DNS
  * rebinding), foreign origins and non-JSON state changes for every route. Actions here also need the
@@ -10,35 +12,24 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { ShroomsError } from '@shrooms/protocol';
-import type { Identify } from '../a2a/caller.js';
+import { callerOf, type Identify } from '../a2a/caller.js';
+import type { Caller } from '../tasks/caller.js';
 
 export const ACTION_HEADER = 'x-shrooms-dashboard';
 
-export interface Viewer {
-  device: string;
-  /** The request came from this machine itself: the owner, who may act. */
-  self: boolean;
-}
+export type Viewer = Caller;
 
 export class DashboardAccess {
   constructor(private readonly identify: Identify) {}
 
   /** The viewer of a request, or a ShroomsError (UNKNOWN_DEVICE). */
   viewer(req: FastifyRequest): Viewer {
-    const addr = req.socket.remoteAddress ?? '';
-    const id = addr ? this.identify(addr) : undefined;
-    if (!id) throw new ShroomsError('UNKNOWN_DEVICE', `source address ${addr || 'unknown'} is not a device of the mesh`);
-    return { device: id.device, self: id.self };
+    return callerOf(req, this.identify, undefined);
   }
 
-  /** The owner, acting from the page itself; anything else is refused. */
+  /** The viewer of an action sent by the page itself; who may do it is decided by the rules. */
   actor(req: FastifyRequest): Viewer {
     const v = this.viewer(req);
-    if (!v.self)
-      throw new ShroomsError('ACTION_FORBIDDEN', `only the owner, on this machine itself, may act here (this is ${v.device})`, {
-        action: 'dashboard',
-        rule: "the session owner's machine",
-      });
     if (req.headers[ACTION_HEADER] !== '1') {
       throw new ShroomsError('CROSS_SITE_REFUSED', `actions come from the dashboard page: a JSON body and the ${ACTION_HEADER} header`, {
         check: 'header',

@@ -1,11 +1,14 @@
 /**
  * The dashboard on the gateway's own port: the page (`/dashboard`), its script and styles, JSON
- * under `/dashboard/api/`, and the live feed (`/dashboard/events`, SSE). Reads are open to this
- * machine and the mesh's devices; actions (cancel, release, reject, reminders) only to this machine
- * itself, and they go through the same TaskService the A2A methods use.
+ * under `/dashboard/api/`, and the live feed (`/dashboard/events`, SSE). Who may read and act is the
+ * rules' (authz/rules.ts): reads follow `read` (and `list_agents` where agents are shown); actions
+ * (cancel, release, reject, reminders) go through the same TaskService the A2A methods use, with the
+ * viewer as the caller — so the owner's machine may do them all and another device only what the
+ * A2A surface lets it (cancel a task it asked for).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ShroomsError, isTerminal, parseAgent, type TaskState } from '@shrooms/protocol';
+import { authorize, type Action } from '../authz/rules.js';
 import type { Ledger, SignalField } from '@shrooms/ledger';
 import { loadConfig, type Logger, type NatsConnection } from '@shrooms/runtime';
 import { z } from 'zod';
@@ -104,11 +107,13 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
       .send({ error: { key: se.key, code: se.spec.code, message: se.message } });
   };
 
-  /** Reads: any device of the mesh; the feed is started (once) before answering. */
+  /** Reads, by the rules (`read`, and `list_agents` where agents are shown); the feed is started (once) first. */
   const read =
-    (fn: (req: FastifyRequest, viewer: Viewer) => unknown | Promise<unknown>) => async (req: FastifyRequest, reply: FastifyReply) => {
+    (fn: (req: FastifyRequest, viewer: Viewer) => unknown | Promise<unknown>, actions: Action[] = ['read']) =>
+    async (req: FastifyRequest, reply: FastifyReply) => {
       try {
         const viewer = access.viewer(req);
+        for (const a of actions) authorize(a, viewer, { machine });
         await feed.use();
         return reply.header('cache-control', 'no-store').send(await fn(req, viewer));
       } catch (err) {
@@ -116,7 +121,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
       }
     };
 
-  /** Actions: the owner on this machine, from the page. */
+  /** Actions, from the page; TaskService applies the rule of each with the viewer as the caller. */
   const action = (fn: (body: unknown, viewer: Viewer) => Promise<unknown>) => async (req: FastifyRequest, reply: FastifyReply) => {
     try {
       const viewer = access.actor(req);
@@ -129,7 +134,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
 
   const overview = (viewer: Viewer) => ({
     machine,
-    viewer,
+    viewer: { device: viewer.device, self: viewer.self },
     counts: board.counts(),
     agents: feed.agents(),
     sessions: board.agents(),
@@ -183,7 +188,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
 
       scope.get(
         '/api/overview',
-        read((_req, viewer) => overview(viewer)),
+        read((_req, viewer) => overview(viewer), ['read', 'list_agents']),
       );
 
       scope.get(
@@ -196,12 +201,14 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
 
       scope.get(
         '/api/task',
-        read(async (req) => {
+        read(async (req, viewer) => {
           const key = parse(z.object({ key: KeySchema }), req.query).key;
-          if (!parseKey(key)) throw new ShroomsError('INVALID_PARAMS', 'key is not a task key');
+          const where = parseKey(key);
+          if (!where) throw new ShroomsError('INVALID_PARAMS', 'key is not a task key');
           const stored = await deps.ledger.get(key);
           const detail = stored ? toDetail(stored) : undefined;
           if (!detail) throw new ShroomsError('TASK_NOT_FOUND', 'no such task in the ledger');
+          authorize('read', viewer, { ...where, task: stored!.entry.task });
           board.upsert(detail.row);
           return { detail, children: board.childrenOf(key), chainSize: board.chain(key)?.size ?? 1 };
         }),
@@ -234,6 +241,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
         let viewer: Viewer;
         try {
           viewer = access.viewer(req);
+          for (const a of ['read', 'list_agents'] as const) authorize(a, viewer, { machine });
           if (streams.full)
             throw new ShroomsError('LIMIT_EXCEEDED', `${streams.limits.max} dashboards are already following this gateway`, {
               limit: 'dashboardStreams',
@@ -253,7 +261,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
         action(async (body, viewer) => {
           const { key } = parse(TaskActionSchema, body);
           const { session, stored } = await localTask(key);
-          await deps.tasks.cancel(session, stored.entry.task.id, { device: viewer.device, machine, self: true });
+          await deps.tasks.cancel(session, stored.entry.task.id, viewer);
           return { row: await freshRow(key) };
         }),
       );
@@ -268,7 +276,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
             if (isTerminal(t.status.state as TaskState) || t.metadata?.['shrooms/held'] !== true) {
               throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${t.id} is not held for the owner; there is nothing to ${verb}`);
             }
-            await deps.tasks.control(session, verb, t.id, { device: viewer.device, machine, self: true });
+            await deps.tasks.control(session, verb, t.id, viewer);
             return { row: await freshRow(key) };
           }),
         );
@@ -282,11 +290,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
           if (!a?.machine) throw new ShroomsError('INVALID_PARAMS', 'agent must be MACHINE/SESSION');
           if (a.machine !== machine)
             throw new ShroomsError('NOT_ALLOWED', `${agent} is on ${a.machine}; change its reminders from ${a.machine}'s own dashboard`);
-          const result = await deps.tasks.control(a.session, stop ? 'stop_reminders' : 'resume_reminders', undefined, {
-            device: viewer.device,
-            machine,
-            self: true,
-          });
+          const result = await deps.tasks.control(a.session, stop ? 'stop_reminders' : 'resume_reminders', undefined, viewer);
           return { agent, ...(result as object) };
         }),
       );

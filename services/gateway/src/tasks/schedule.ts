@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { scheduleAsTask, scheduleClient, scheduleRequestFromSendMessage } from '@shrooms/client';
 import type { SendMessageParams, Task } from '@shrooms/protocol';
 import type { NatsConnection } from '@shrooms/runtime';
+import { authorize } from '../authz/rules.js';
 import type { Caller } from './caller.js';
 
 export type ScheduleHook = (
@@ -22,6 +23,8 @@ export function scheduleFromMessage(nc: NatsConnection, timeoutMs: number): Sche
       origin: { device: caller.device, ...(caller.from ? { from: caller.from } : {}) },
     });
     if (!req) return undefined;
+    // A schedule asks for tasks: the same rule as a new task, before it reaches the scheduler.
+    authorize('send', caller, { machine, session });
     const reply = await client.create(req);
     return scheduleAsTask(reply.schedule, session, params.message.messageId, params.message.contextId ?? randomUUID());
   };

@@ -125,6 +125,7 @@ export class TaskService {
       const stored = await this.deliver(session, { message, metadata, taskId }, caller, key);
       return { stored, key };
     }
+    authorize('send', caller, { machine: this.machine, session });
     const key = this.keyOfSend(session, params);
     const existing = await this.d.ledger.get(key);
     if (existing) {
@@ -226,13 +227,20 @@ export class TaskService {
     }
   }
 
-  async get(session: string, taskId: string, historyLength?: number): Promise<Task> {
+  /** A task as stored, for a caller the `read` rule lets read it; TASK_NOT_FOUND when there is none. */
+  async read(session: string, taskId: string, caller: Caller): Promise<Stored> {
     const stored = await this.d.ledger.get(this.keyOf(session, taskId));
     if (!stored) throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${this.machine}/${session}`);
-    return viewTask(stored.entry.task, { historyLength });
+    authorize('read', caller, { machine: this.machine, session, task: stored.entry.task });
+    return stored;
   }
 
-  async list(session: string, q: ListTasksParams): Promise<ListTasksResult> {
+  async get(session: string, taskId: string, caller: Caller, historyLength?: number): Promise<Task> {
+    return viewTask((await this.read(session, taskId, caller)).entry.task, { historyLength });
+  }
+
+  async list(session: string, q: ListTasksParams, caller: Caller): Promise<ListTasksResult> {
+    authorize('read', caller, { machine: this.machine, session });
     await this.d.live.ready;
     const pageSize = q.pageSize ?? 50;
     let before: number | undefined;
