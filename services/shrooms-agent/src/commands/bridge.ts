@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { NAME_RULE, isValidName } from '@shrooms/protocol';
 import type { Command } from './types.js';
+import { shellEnv } from '../config.js';
 
 const HELP = `usage: shrooms-agent bridge --session NAME [--harness claude|pi|acp|echo|tck] [--cwd DIR] [--auto-approve] [--model ID]
        shrooms-agent bridge --session NAME --harness acp (--agent gemini|opencode | --agent-command "CMD ARGS…")
@@ -32,7 +33,7 @@ export const bridgeCommand: Command = {
       process.stdout.write(HELP);
       return 0;
     }
-    const env = { ...process.env };
+    const env = { ...shellEnv() };
     if (values.session) env.BRIDGE_SESSION = values.session;
     if (values.harness) env.BRIDGE_HARNESS = values.harness;
     if (values.cwd) env.BRIDGE_CWD = values.cwd;

@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { selfCommand, sh } from './self.js';
+import { cliEnv, shellEnv } from '../config.js';
 import type { Command } from './types.js';
 
 const HELP = `usage: shrooms-agent config [--session NAME] [--machine M] [--gateway URL]
@@ -55,7 +56,7 @@ export const configCommand: Command = {
     }
     const { ShroomsClient, clientOptionsFromEnv, parseAgentName } = await import('@shrooms/client');
     const { sessionConfig, piExtensionFile, systemNote, MCP_URL_ENV } = await import('@shrooms/session-bridge');
-    const rawSession = values.session ?? process.env.SHROOMS_AGENT_SESSION;
+    const rawSession = values.session ?? cliEnv().SHROOMS_AGENT_SESSION;
     if (!rawSession) {
       process.stderr.write('shrooms-agent config: say which session: --session NAME (or set SHROOMS_AGENT_SESSION)\n');
       return 1;
@@ -67,7 +68,7 @@ export const configCommand: Command = {
       process.stderr.write(`shrooms-agent config: ${(err as Error).message}\n`);
       return 1;
     }
-    const opts = clientOptionsFromEnv(process.env, values.gateway ? { gatewayUrl: values.gateway } : {});
+    const opts = clientOptionsFromEnv(shellEnv(), values.gateway ? { gatewayUrl: values.gateway } : {});
     const gatewayUrl = opts.gatewayUrl!;
     let machine = values.machine ?? agent.machine ?? opts.machine;
     let machineNote = '';

@@ -1,6 +1,7 @@
 /** `shrooms-agent mcp`: the MCP server `shrooms` over stdio, or over HTTP on loopback with --http. */
 import { parseArgs } from 'node:util';
 import type { Command } from './types.js';
+import { shellEnv } from '../config.js';
 
 const HELP = `usage: shrooms-agent mcp [--http PORT [--host 127.0.0.1]]
 
@@ -35,7 +36,7 @@ export const mcpCommand: Command = {
     const { createMcpStdioServer, startMcpHttpServer } = await import('@shrooms/session-bridge');
     if (values.http === undefined) {
       // stdout is the protocol from here on: nothing else may be written to it.
-      const srv = await createMcpStdioServer();
+      const srv = await createMcpStdioServer({ env: shellEnv() });
       await srv.closed;
       await srv.close();
       return 0;
@@ -47,7 +48,7 @@ export const mcpCommand: Command = {
     }
     let srv;
     try {
-      srv = await startMcpHttpServer({ port, host: values.host ?? '127.0.0.1' });
+      srv = await startMcpHttpServer({ port, host: values.host ?? '127.0.0.1', context: { env: shellEnv() } });
     } catch (err) {
       process.stderr.write(`shrooms-agent mcp: ${(err as Error).message}\n`);
       return 1;

@@ -11,6 +11,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from './types.js';
+import { cliEnv, shellEnv } from '../config.js';
 import { Supervisor, type RunningPart } from './supervise.js';
 import type { Role } from '@shrooms/testing';
 
@@ -28,8 +29,8 @@ export const upCommand: Command = {
     const { values } = parseArgs({
       args,
       options: {
-        port: { type: 'string', default: process.env.GATEWAY_PORT ?? '7387' },
-        'nats-port': { type: 'string', default: process.env.SHROOMS_NATS_PORT ?? '-1' },
+        port: { type: 'string', default: cliEnv().GATEWAY_PORT },
+        'nats-port': { type: 'string', default: cliEnv().SHROOMS_NATS_PORT },
         session: { type: 'string', default: 'demo' },
         // `tck` for the A2A TCK (README): the same honest no-model worker, by message-id prefix.
         harness: { type: 'string', default: 'echo' },
@@ -55,16 +56,16 @@ export const upCommand: Command = {
     if (!helpers) return 1;
     const { natsServerBinary, prepareLocalNats, privateDir, REPO_ROOT, startNatsServer, wrap } = helpers;
     const bin = natsServerBinary();
-    if (!process.env.NATS_URL && bin === 'nats-server' && !onPath('nats-server')) {
+    if (!cliEnv().NATS_URL && bin === 'nats-server' && !onPath('nats-server')) {
       process.stderr.write('nats-server is not installed. Install it with:  sudo apt-get install -y nats-server\n');
       return 1;
     }
     // The state folder holds NATS data, credentials and logs: only its owner may look inside.
-    const stateDir = await privateDir(resolve(process.env.SHROOMS_STATE_DIR ?? join(REPO_ROOT, '.state')));
+    const stateDir = await privateDir(resolve(cliEnv().SHROOMS_STATE_DIR ?? join(REPO_ROOT, '.state')));
     const logDir = await privateDir(join(stateDir, 'logs'));
-    const machine = process.env.SHROOMS_MACHINE ?? (hostname().split('.')[0] || 'localhost');
+    const machine = cliEnv().SHROOMS_MACHINE ?? (hostname().split('.')[0] || 'localhost');
     // A server of our own runs with users and permissions; one given as NATS_URL is the operator's.
-    const auth = process.env.NATS_URL ? undefined : await prepareLocalNats(stateDir, machine, [values.session!]);
+    const auth = cliEnv().NATS_URL ? undefined : await prepareLocalNats(stateDir, machine, [values.session!]);
 
     const upLog = join(logDir, 'up.log');
     const supervisor = new Supervisor({
@@ -103,14 +104,14 @@ export const upCommand: Command = {
     const natsUrl = nats!.url;
     const gatewayUrl = `http://127.0.0.1:${values.port}`;
     const env: Record<string, string> = {
-      ...(process.env as Record<string, string>),
+      ...(shellEnv() as Record<string, string>),
       NATS_URL: natsUrl,
       SHROOMS_MACHINE: machine,
       GATEWAY_PORT: String(values.port),
       GATEWAY_URL: gatewayUrl,
-      GATEWAY_GUARD: values['no-guard'] ? 'off' : (process.env.GATEWAY_GUARD ?? 'required'),
+      GATEWAY_GUARD: values['no-guard'] ? 'off' : cliEnv().GATEWAY_GUARD,
       // The machine card (what the A2A TCK and generic clients read first) leads to the demo session.
-      GATEWAY_DEFAULT_SESSION: process.env.GATEWAY_DEFAULT_SESSION ?? values.session!,
+      GATEWAY_DEFAULT_SESSION: cliEnv().GATEWAY_DEFAULT_SESSION ?? values.session!,
     };
     /** One of our services as a supervised part: spawned again, the same way, on each restart. */
     const service = (name: string, cmd: string[], ready: RegExp, role: Role | { session: string }) => {
@@ -205,5 +206,7 @@ export const upCommand: Command = {
 };
 
 function onPath(cmd: string): boolean {
-  return (process.env.PATH ?? '').split(':').some((d) => existsSync(join(d, cmd)));
+  return cliEnv()
+    .PATH.split(':')
+    .some((d) => existsSync(join(d, cmd)));
 }

@@ -32,6 +32,7 @@ export const COMMON = {
   gateway: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
+import { shellEnv } from '../../config.js';
 
 export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
   try {
@@ -62,7 +63,7 @@ export function output(json: boolean): Out {
 }
 
 export function makeClient(gateway?: string): ShroomsClient {
-  return new ShroomsClient(clientOptionsFromEnv(process.env, gateway ? { gatewayUrl: gateway } : {}));
+  return new ShroomsClient(clientOptionsFromEnv(shellEnv(), gateway ? { gatewayUrl: gateway } : {}));
 }
 
 /** Runs a subcommand body with the client; errors become one line on stderr (and JSON with --json). */

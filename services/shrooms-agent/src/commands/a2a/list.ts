@@ -2,6 +2,7 @@
 import { summarize } from '@shrooms/client';
 import { TaskStateSchema, type TaskState } from '@shrooms/protocol';
 import { makeClient, output, parse, run, UsageError } from './io.js';
+import { cliEnv } from '../../config.js';
 import { taskJson } from './show.js';
 
 export const LIST_HELP = `usage: shrooms-agent a2a list [--machine M] [--json]
@@ -54,7 +55,7 @@ function stateArg(v: string | undefined): TaskState | undefined {
 export function tasksCommand(args: string[]): Promise<number> {
   return run('tasks', TASKS_HELP, args, async () => {
     const { values, positionals } = parse(args, { state: { type: 'string' }, limit: { type: 'string' }, page: { type: 'string' } });
-    const agent = positionals[0] ?? process.env.SHROOMS_AGENT_SESSION;
+    const agent = positionals[0] ?? cliEnv().SHROOMS_AGENT_SESSION;
     if (!agent) throw new UsageError('say whose tasks: tasks MACHINE/SESSION (or set SHROOMS_AGENT_SESSION)');
     const limit = values.limit === undefined ? 20 : Number(values.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new UsageError('--limit is a whole number from 1 to 100');

@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { cliEnv } from '../../config.js';
 import { natsServerPath } from './nats-binary.js';
 import {
   DEFAULT_PORTS,
@@ -55,7 +56,7 @@ const HELP = `usage: shrooms-agent mesh <init|add|join|session> [options]
   --nats-only      an always-on machine that runs only its NATS node (a third replica)
 `;
 
-const defaultDir = () => process.env.SHROOMS_CONFIG_DIR ?? '/etc/shrooms';
+const defaultDir = () => cliEnv().SHROOMS_CONFIG_DIR;
 
 interface Local {
   machine: string;
