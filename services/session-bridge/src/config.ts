@@ -55,3 +55,20 @@ export function harnessBaseEnv(env: Record<string, string | undefined>): Record<
   for (const [k, v] of Object.entries(env)) if (v !== undefined && !SESSION_MARKERS.includes(k)) out[k] = v;
   return out;
 }
+
+/**
+ * What the `shrooms` MCP tools take from an environment (a session's, or the shell of
+ * `shrooms-agent mcp`) besides the client options (`clientOptionsFromEnv`). A progress interval
+ * that is not a positive number leaves the default.
+ */
+export const McpEnvSchema = z
+  .object({
+    SHROOMS_AGENT_SESSION: z.string().optional(),
+    SHROOMS_TASK_ID: z.string().optional(),
+    SHROOMS_ASK_PROGRESS_MS: z
+      .string()
+      .optional()
+      .transform((v) => (Number.isFinite(Number(v)) && Number(v) > 0 ? Number(v) : undefined)),
+  })
+  .loose();
+export type McpEnv = z.infer<typeof McpEnvSchema>;

@@ -81,6 +81,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
       machine: config.SHROOMS_MACHINE,
       session: config.BRIDGE_SESSION,
       gatewayUrl: config.GATEWAY_URL,
+      env,
       nc,
       currentTask: () => {
         const cur = bridge.current();

@@ -13,6 +13,7 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { ShroomsClient, clientOptionsFromEnv, natsScheduler, type ClientOptions } from '@shrooms/client';
 import type { Part, Task, UpdateStatus } from '@shrooms/protocol';
+import { McpEnvSchema } from '../config.js';
 
 export const DEFAULT_PROGRESS_MS = 15_000;
 export const MAX_WAIT_SECONDS = 600;
@@ -30,7 +31,10 @@ export interface McpToolContext {
   traceparent?: () => string | undefined;
   /** A NATS connection to reach the scheduler with; default: connect to NATS_URL when needed. */
   nc?: NatsConnection;
-  /** Environment the defaults come from (default: process.env). */
+  /**
+   * Environment the defaults come from (default: none): the bridge passes its own, `shrooms-agent
+   * mcp` the shell's. Read through `McpEnvSchema` and `clientOptionsFromEnv`.
+   */
   env?: Record<string, string | undefined>;
   /** Interval of progress notifications while ask_agent waits, ms. Default SHROOMS_ASK_PROGRESS_MS or 15 s. */
   progressIntervalMs?: number;
@@ -60,9 +64,10 @@ export interface ResolvedContext {
 }
 
 export function resolveContext(ctx: McpToolContext = {}): ResolvedContext {
-  const env = ctx.env ?? process.env;
-  const session = ctx.session ?? (env.SHROOMS_AGENT_SESSION || undefined);
-  const currentTask = ctx.currentTask ?? (() => env.SHROOMS_TASK_ID || undefined);
+  const env = ctx.env ?? {};
+  const settings = McpEnvSchema.parse(env);
+  const session = ctx.session ?? (settings.SHROOMS_AGENT_SESSION || undefined);
+  const currentTask = ctx.currentTask ?? (() => settings.SHROOMS_TASK_ID || undefined);
   const overrides: ClientOptions = {
     ...(ctx.machine ? { machine: ctx.machine } : {}),
     ...(ctx.gatewayUrl ? { gatewayUrl: ctx.gatewayUrl } : {}),
@@ -71,8 +76,7 @@ export function resolveContext(ctx: McpToolContext = {}): ResolvedContext {
     ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
   };
   const client = ctx.client ?? new ShroomsClient(clientOptionsFromEnv(env, overrides), ctx.nc ? natsScheduler({ nc: ctx.nc }) : undefined);
-  const fromEnv = Number(env.SHROOMS_ASK_PROGRESS_MS);
-  const progressIntervalMs = ctx.progressIntervalMs ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_PROGRESS_MS);
+  const progressIntervalMs = ctx.progressIntervalMs ?? settings.SHROOMS_ASK_PROGRESS_MS ?? DEFAULT_PROGRESS_MS;
   const bare = session?.includes('/') ? session.slice(session.indexOf('/') + 1) : session;
   const worker = ctx.worker && ctx.machine && bare ? { update: ctx.worker.update, machine: ctx.machine, session: bare } : undefined;
   return { client, session, currentTask, progressIntervalMs, ...(worker ? { worker } : {}) };
