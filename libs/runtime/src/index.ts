@@ -36,5 +36,6 @@ export {
   tracer,
   tracingConfigured,
 } from './telemetry.js';
+export { casCreate, casPut, casUpdate, isCasConflict } from './cas.js';
 export { isNatsOutage, isTransientJetStreamError, isUndoneJetStreamError, retryJetStream } from './retry.js';
 export { watchFile } from './watch-file.js';
