@@ -1,7 +1,7 @@
 /**
  * The ledger: the retained truth of every task (spec §3). A JetStream KV bucket (`shrooms_tasks`,
  * file storage) holding, per task, the task as it now stands; every change is a compare-and-set on
- * the key's last revision, so concurrent writers (bridge, gateway, sweeper) can never lose or reorder
+ * the key's last revision (casPut of @shrooms/runtime, exact on the R3 bucket), so concurrent writers (bridge, gateway, sweeper) can never lose or reorder
  * a change, and nothing reopens a finished task.
  *
  * Reading one task is a direct get of its key (cost flat in ledger size). Reads and writes ride out
@@ -11,7 +11,7 @@
 import { Kvm, type KV, type KvEntry, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
-import { isTransientJetStreamError, retryJetStream } from '@shrooms/runtime';
+import { casPut, isTransientJetStreamError, retryJetStream } from '@shrooms/runtime';
 import type { LedgerEntry, Stored } from './entry.js';
 import { createHardenedBucket, hardenBucket, type Hardening } from './harden.js';
 
@@ -87,15 +87,10 @@ export class Ledger {
   /** Writes the first entry of a task; null when the key already exists. */
   async create(key: string, entry: LedgerEntry): Promise<Stored | null> {
     const data = this.encode(entry);
-    try {
-      const revision = await this.write(key, data, 0);
-      if (revision === null) return null;
-      this.remember(key, revision, data);
-      return { key, revision, entry };
-    } catch (err) {
-      if (isExists(err)) return null;
-      throw err;
-    }
+    const revision = await this.write(key, data, 0);
+    if (revision === null) return null;
+    this.remember(key, revision, data);
+    return { key, revision, entry };
   }
 
   /**
@@ -107,16 +102,20 @@ export class Ledger {
   private async write(key: string, data: Uint8Array, expected: number): Promise<number | null> {
     let delay = 100;
     for (let attempt = 1; ; attempt++) {
+      let moved: boolean;
       try {
-        return expected === 0 ? await this.kv.create(key, data) : await this.kv.update(key, data, expected);
+        const revision = await casPut(this.kv, key, data, expected);
+        if (revision !== null) return revision;
+        // Refused, or answered as a duplicate — which may be this very write sent before a timeout.
+        moved = true;
       } catch (err) {
-        const moved = isWrongSequence(err) || isExists(err);
-        if (!moved && (!isTransientJetStreamError(err) || attempt >= 8)) throw err;
-        if (!moved) await new Promise((r) => setTimeout(r, (delay = Math.min(delay * 2, 2_000))));
-        const now = await retryJetStream(() => this.kv.get(key)).catch(() => undefined);
-        if (now && now.operation === 'PUT' && sameBytes(now.value, data)) return now.revision;
-        if (moved || (now && now.revision !== expected)) return null;
+        if (!isTransientJetStreamError(err) || attempt >= 8) throw err;
+        moved = false;
+        await new Promise((r) => setTimeout(r, (delay = Math.min(delay * 2, 2_000))));
       }
+      const now = await retryJetStream(() => this.kv.get(key)).catch(() => undefined);
+      if (now && now.operation === 'PUT' && sameBytes(now.value, data)) return now.revision;
+      if (moved || (now && now.revision !== expected)) return null;
     }
   }
 
@@ -254,12 +253,4 @@ function decode(e: KvEntry | null): Stored | null {
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
-}
-
-function isWrongSequence(err: unknown): boolean {
-  return err instanceof Error && /wrong last sequence/i.test(err.message);
-}
-
-function isExists(err: unknown): boolean {
-  return err instanceof Error && /wrong last sequence|key exists/i.test(err.message);
 }

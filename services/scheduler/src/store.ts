@@ -1,12 +1,14 @@
 /**
  * Schedules, durable in the JetStream KV bucket `shrooms_schedules` (file storage; replicas from
  * config): one value per schedule, the schedule as it stands. Every change is a compare-and-set on
- * the key's revision, so two replicas can never both move one schedule on, and a cancel is never
- * overwritten by a replica that was firing at the same moment.
+ * the key's revision (casPut of @shrooms/runtime, exact on an R3 bucket too), so two replicas can
+ * never both claim or move one schedule on, and a cancel is never overwritten by a replica that was
+ * firing at the same moment.
  */
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, ShroomsError, keys, ScheduleSchema, type Schedule } from '@shrooms/protocol';
+import { casCreate, casUpdate } from '@shrooms/runtime';
 
 export interface StoredSchedule {
   schedule: Schedule;
@@ -47,24 +49,14 @@ export class ScheduleStore implements ScheduleStorePort {
 
   /** Writes a new schedule; null when the id is taken. */
   async create(s: Schedule): Promise<StoredSchedule | null> {
-    try {
-      const revision = await this.kv.create(keys.schedule(s.id), enc.encode(JSON.stringify(s)));
-      return { schedule: s, revision };
-    } catch (err) {
-      if (isWrongSequence(err)) return null;
-      throw err;
-    }
+    const revision = await casCreate(this.kv, keys.schedule(s.id), enc.encode(JSON.stringify(s)));
+    return revision === null ? null : { schedule: s, revision };
   }
 
   /** Compare-and-set against `revision`; null when someone else changed the schedule first. */
   async replace(s: Schedule, revision: number): Promise<StoredSchedule | null> {
-    try {
-      const rev = await this.kv.update(keys.schedule(s.id), enc.encode(JSON.stringify(s)), revision);
-      return { schedule: s, revision: rev };
-    } catch (err) {
-      if (isWrongSequence(err)) return null;
-      throw err;
-    }
+    const rev = await casUpdate(this.kv, keys.schedule(s.id), enc.encode(JSON.stringify(s)), revision);
+    return rev === null ? null : { schedule: s, revision: rev };
   }
 
   /**
@@ -122,8 +114,4 @@ function decode(e: KvEntry | null): StoredSchedule | null {
   if (!e || e.operation !== 'PUT' || e.value.length === 0) return null;
   const parsed = ScheduleSchema.safeParse(e.json<unknown>());
   return parsed.success ? { schedule: parsed.data, revision: e.revision } : null;
-}
-
-function isWrongSequence(err: unknown): boolean {
-  return err instanceof Error && /wrong last sequence|key exists/i.test(err.message);
 }

@@ -1,11 +1,12 @@
 /**
- * Sliding windows kept in a JetStream KV bucket and changed only by compare-and-set: every write
- * names the revision it read, so two guard replicas (or two admits in one) can never both take the
- * last place in a window. A lost race re-reads and decides again until the request's deadline.
+ * Sliding windows kept in a JetStream KV bucket and changed only by compare-and-set (casPut of
+ * @shrooms/runtime, exact on an R3 bucket too): every write names the revision it read, so two guard
+ * replicas (or two admits in one) can never both take the last place in a window. A lost race
+ * re-reads and decides again until the request's deadline.
  */
 import type { KV } from '@nats-io/kv';
 import { ShroomsError } from '@shrooms/protocol';
-import type { Logger } from '@shrooms/runtime';
+import { casPut, type Logger } from '@shrooms/runtime';
 import { keyedLock } from './keyed-lock.js';
 import { decide, decodeWindow, encodeWindow, live, retryAfterMs, type WindowEntry, type WindowSpec } from './window.js';
 
@@ -103,20 +104,11 @@ export class WindowStore {
 
   /** One compare-and-set; false when another writer got there first. */
   private async write(key: string, entries: WindowEntry[], revision: number): Promise<boolean> {
-    try {
-      if (revision === 0) await this.kv.create(key, encodeWindow(entries));
-      else await this.kv.update(key, encodeWindow(entries), revision);
-      return true;
-    } catch (err) {
-      if (isCasConflict(err)) return false;
-      throw err;
-    }
+    return (await casPut(this.kv, key, enc.encode(encodeWindow(entries)), revision)) !== null;
   }
 }
 
-export function isCasConflict(err: unknown): boolean {
-  return err instanceof Error && /wrong last sequence|key exists/i.test(err.message);
-}
+const enc = new TextEncoder();
 
 function overDeadline(key: string): ShroomsError {
   return new ShroomsError('GUARD_UNAVAILABLE', `the guard could not settle window ${key} in time; nothing was admitted`);
