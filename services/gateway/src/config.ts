@@ -1,47 +1,50 @@
 import { BaseConfigSchema } from '@shrooms/runtime';
+import { DashboardConfigSchema } from './dashboard/config.js';
 import { IdentityConfigSchema } from './identity/config.js';
 import { DEFAULT_LIMITS } from '@shrooms/protocol';
 import { z } from 'zod';
 
 const ms = (d: number) => z.coerce.number().int().positive().default(d);
 
-export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.shape).extend({
-  /**
-   * Where to listen, comma-separated: loopback and/or the machine's mesh addresses. Anything else is
-   * refused unless GATEWAY_ALLOW_UNSAFE_BIND (see identity/).
-   */
-  GATEWAY_HOST: z.string().default('127.0.0.1'),
-  GATEWAY_PORT: z.coerce.number().int().min(0).max(65535).default(7387),
-  /** URL other machines use to reach this gateway (announced in cards and signals). */
-  GATEWAY_PUBLIC_URL: z.string().optional(),
-  /**
-   * Host names the gateway answers to besides its own addresses, `localhost`, the machine's name and
-   * the public URL's host (comma-separated, e.g. `laptop.home`); any other Host is refused (DNS rebinding).
-   */
-  GATEWAY_ALLOWED_HOSTS: z.string().optional(),
-  /**
-   * The session the machine card's interfaces lead to, and that `POST /a2a` serves when a request
-   * names no session (the A2A TCK and generic clients start from the host root). Default: the only
-   * session there is, if just one.
-   */
-  GATEWAY_DEFAULT_SESSION: z.string().optional(),
-  /** Ask the guard before admitting a new task (`off` only for tests and benchmarks). */
-  GATEWAY_GUARD: z.enum(['required', 'off']).default('required'),
-  GATEWAY_SSE_HEARTBEAT_MS: ms(15_000),
-  GATEWAY_EXPIRY_SWEEP_MS: ms(60_000),
-  LIMIT_BODY_BYTES: ms(DEFAULT_LIMITS.bodyBytes),
-  LIMIT_TEXT_BYTES: ms(DEFAULT_LIMITS.textBytes),
-  LIMIT_PART_BYTES: ms(DEFAULT_LIMITS.partBytes),
-  LIMIT_PARTS_PER_MESSAGE: ms(DEFAULT_LIMITS.partsPerMessage),
-  LIMIT_SSE_STREAMS: ms(DEFAULT_LIMITS.sseStreams),
-  LIMIT_BLOCKING_WAIT_MS: ms(DEFAULT_LIMITS.blockingWaitMs),
-  LIMIT_DELIVERY_ACK_MS: ms(DEFAULT_LIMITS.deliveryAckMs),
-  LIMIT_GUARD_TIMEOUT_MS: ms(DEFAULT_LIMITS.guardTimeoutMs),
-  LIMIT_TASK_EXPIRY_MS: ms(DEFAULT_LIMITS.taskExpiryMs),
-  LIMIT_FINISHED_RETENTION_MS: ms(DEFAULT_LIMITS.finishedRetentionMs),
-  LIMIT_TASK_BYTES: ms(DEFAULT_LIMITS.taskBytes),
-  LIMIT_METADATA_ENTRIES: ms(DEFAULT_LIMITS.metadataEntries),
-});
+export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.shape)
+  .extend(DashboardConfigSchema.shape)
+  .extend({
+    /**
+     * Where to listen, comma-separated: loopback and/or the machine's mesh addresses. Anything else is
+     * refused unless GATEWAY_ALLOW_UNSAFE_BIND (see identity/).
+     */
+    GATEWAY_HOST: z.string().default('127.0.0.1'),
+    GATEWAY_PORT: z.coerce.number().int().min(0).max(65535).default(7387),
+    /** URL other machines use to reach this gateway (announced in cards and signals). */
+    GATEWAY_PUBLIC_URL: z.string().optional(),
+    /**
+     * Host names the gateway answers to besides its own addresses, `localhost`, the machine's name and
+     * the public URL's host (comma-separated, e.g. `laptop.home`); any other Host is refused (DNS rebinding).
+     */
+    GATEWAY_ALLOWED_HOSTS: z.string().optional(),
+    /**
+     * The session the machine card's interfaces lead to, and that `POST /a2a` serves when a request
+     * names no session (the A2A TCK and generic clients start from the host root). Default: the only
+     * session there is, if just one.
+     */
+    GATEWAY_DEFAULT_SESSION: z.string().optional(),
+    /** Ask the guard before admitting a new task (`off` only for tests and benchmarks). */
+    GATEWAY_GUARD: z.enum(['required', 'off']).default('required'),
+    GATEWAY_SSE_HEARTBEAT_MS: ms(15_000),
+    GATEWAY_EXPIRY_SWEEP_MS: ms(60_000),
+    LIMIT_BODY_BYTES: ms(DEFAULT_LIMITS.bodyBytes),
+    LIMIT_TEXT_BYTES: ms(DEFAULT_LIMITS.textBytes),
+    LIMIT_PART_BYTES: ms(DEFAULT_LIMITS.partBytes),
+    LIMIT_PARTS_PER_MESSAGE: ms(DEFAULT_LIMITS.partsPerMessage),
+    LIMIT_SSE_STREAMS: ms(DEFAULT_LIMITS.sseStreams),
+    LIMIT_BLOCKING_WAIT_MS: ms(DEFAULT_LIMITS.blockingWaitMs),
+    LIMIT_DELIVERY_ACK_MS: ms(DEFAULT_LIMITS.deliveryAckMs),
+    LIMIT_GUARD_TIMEOUT_MS: ms(DEFAULT_LIMITS.guardTimeoutMs),
+    LIMIT_TASK_EXPIRY_MS: ms(DEFAULT_LIMITS.taskExpiryMs),
+    LIMIT_FINISHED_RETENTION_MS: ms(DEFAULT_LIMITS.finishedRetentionMs),
+    LIMIT_TASK_BYTES: ms(DEFAULT_LIMITS.taskBytes),
+    LIMIT_METADATA_ENTRIES: ms(DEFAULT_LIMITS.metadataEntries),
+  });
 export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
 
 export function listenHosts(c: GatewayConfig): string[] {

@@ -208,16 +208,19 @@ it('sends task changes to an open feed, with heartbeats', async () => {
 });
 
 it('bounds the live feeds and frees one when its browser goes away', async () => {
-  process.env.DASHBOARD_MAX_STREAMS = '2';
   const small = await buildApp({
     nc,
     log: createLogger('test', 'silent'),
-    config: loadConfig(GatewayConfigSchema, { SHROOMS_MACHINE: 'box', GATEWAY_GUARD: 'off', LOG_LEVEL: 'silent' }),
+    config: loadConfig(GatewayConfigSchema, {
+      SHROOMS_MACHINE: 'box',
+      GATEWAY_GUARD: 'off',
+      LOG_LEVEL: 'silent',
+      DASHBOARD_MAX_STREAMS: '2',
+    }),
     ledger,
     signals: await SignalField.open(nc),
     identify,
   });
-  delete process.env.DASHBOARD_MAX_STREAMS;
   await small.app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(small.app.server.address() as { port: number }).port}`;
   const open = async () => {

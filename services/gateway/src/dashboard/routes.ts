@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ShroomsError, isTerminal, parseAgent, type TaskState } from '@shrooms/protocol';
 import { authorize, type Action } from '../authz/rules.js';
 import type { Ledger, SignalField } from '@shrooms/ledger';
-import { loadConfig, type Logger, type NatsConnection } from '@shrooms/runtime';
+import type { Logger, NatsConnection } from '@shrooms/runtime';
 import { z } from 'zod';
 import type { Identify } from '../a2a/caller.js';
 import type { GatewayConfig } from '../config.js';
@@ -22,18 +22,6 @@ import { DashboardFeed } from './feed.js';
 import { parseKey, toDetail, toRow } from './rows.js';
 import { DashboardStreams, frame } from './streams.js';
 
-export const DashboardConfigSchema = z.object({
-  /** `off` serves no dashboard at all. */
-  DASHBOARD: z.enum(['on', 'off']).default('on'),
-  /** Live feeds (browser tabs) open at once; more get 503 and fall back to reading. */
-  DASHBOARD_MAX_STREAMS: z.coerce.number().int().positive().default(16),
-  /** A browser that leaves this much unread is dropped (it reconnects and reloads). */
-  DASHBOARD_STREAM_BUFFER_BYTES: z.coerce.number().int().positive().default(1_048_576),
-  /** Stop following the ledger after this long with no page open, ms. */
-  DASHBOARD_IDLE_MS: z.coerce.number().int().positive().default(600_000),
-});
-export type DashboardConfig = z.infer<typeof DashboardConfigSchema>;
-
 export interface DashboardDeps {
   nc: NatsConnection;
   ledger: Ledger;
@@ -43,8 +31,6 @@ export interface DashboardDeps {
   tasks: TaskService;
   /** The A2A surface's own identity function: the dashboard follows the same rule. */
   identify: Identify;
-  /** Where DASHBOARD_* settings come from; default process.env. */
-  env?: Record<string, string | undefined>;
 }
 
 const KeySchema = z.string().min(5).max(600);
@@ -81,7 +67,7 @@ function jsonBody(raw: unknown): unknown {
 }
 
 export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): void {
-  const cfg = loadConfig(DashboardConfigSchema, deps.env ?? process.env);
+  const cfg = deps.config;
   if (cfg.DASHBOARD === 'off') return;
   const machine = deps.config.SHROOMS_MACHINE;
   const log = deps.log.child({ part: 'dashboard' });
