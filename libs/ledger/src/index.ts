@@ -4,6 +4,6 @@ export { DEFAULT_SIGNAL_TTL_MS, SignalField, type SignalView } from './signals.j
 export { isOlderView, type Page, type PageQuery, TaskIndex, type TaskSummary } from './task-index.js';
 export * as transitions from './transitions.js';
 export { view as viewTask } from './transitions.js';
-export { intake, type IntakeResult, localTaskKey } from './intake.js';
+export { assertResend, intake, type IntakeResult, localTaskKey } from './intake.js';
 export { createHardenedBucket, hardenBucket, type HardenedBucketOptions, type Hardening } from './harden.js';
 export { keysNow } from './keys-now.js';

@@ -4,7 +4,7 @@
  * task waits in the ledger and the bridge takes it up when it starts).
  */
 import { randomUUID } from 'node:crypto';
-import { META, ShroomsError, formatTaskId, parseTaskName, type DeliverRequest, type Metadata } from '@shrooms/protocol';
+import { META, ShroomsError, formatTaskId, parseTaskName, type DeliverRequest, type Message, type Metadata } from '@shrooms/protocol';
 import type { Stored } from './entry.js';
 import type { Ledger } from './ledger.js';
 import { answer, newTask } from './transitions.js';
@@ -68,8 +68,29 @@ export async function intake(ledger: Ledger, req: DeliverRequest, opts: { queued
 
   const existing = await ledger.get(key);
   if (!existing) throw new ShroomsError('INTERNAL', `task ${id} vanished while it was being created; retry`);
-  if (existing.entry.task.metadata?.[META.device] !== req.origin.device) {
-    throw new ShroomsError('MESSAGE_ID_CONFLICT', `message id ${messageId} already names a task asked by another device`, { taskId: id });
-  }
+  assertResend(existing, req.message, req.origin.device);
   return { stored: existing, created: false, answered: false };
+}
+
+/**
+ * Refuses to take `message` from `device` as a resend of the stored task its id names when it is
+ * none: the task was asked by another device, or the id is reused for other content (the A2A TCK
+ * does this) — answering with a task about something else would mislead. The gateway asks this of
+ * a task it knows; the intake of one whose two sends raced.
+ */
+export function assertResend(existing: Stored, message: Message, device: string): void {
+  const task = existing.entry.task;
+  if (task.metadata?.[META.device] !== device) {
+    throw new ShroomsError('MESSAGE_ID_CONFLICT', `message id ${message.messageId} already names a task asked by another device`, {
+      taskId: task.id,
+    });
+  }
+  const first = task.history?.find((m) => m.messageId === message.messageId);
+  if (first && JSON.stringify(first.parts) !== JSON.stringify(message.parts)) {
+    throw new ShroomsError(
+      'MESSAGE_ID_CONFLICT',
+      `message id ${message.messageId} already names a task with other content; use a new message id`,
+      { taskId: task.id },
+    );
+  }
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { intake } from './intake.js';
 import { Ledger } from './ledger.js';
 import * as transitions from './transitions.js';
 
@@ -71,4 +72,21 @@ it('is not fooled by a caller changing the entry object it was given back', asyn
   created!.entry.task.metadata = { scribbled: true };
   const started = await ledger.transition(key, (e) => transitions.start(e, new Date()));
   expect(started.entry.task.metadata?.scribbled).toBeUndefined();
+});
+
+it('answers a resend that reaches the intake with the stored task, and refuses an id reused for other content', async () => {
+  const ledger = await Ledger.open(nc);
+  const req = (text: string, device = 'laptop') => ({
+    machine: 'box',
+    session: 's',
+    message: { messageId: 'resent', role: 'ROLE_USER' as const, parts: [{ text }] },
+    metadata: {},
+    origin: { device },
+  });
+  const first = await intake(ledger, req('hi'), { queued: false });
+  expect(first.created).toBe(true);
+  const again = await intake(ledger, req('hi'), { queued: false });
+  expect(again).toMatchObject({ created: false, stored: { revision: first.stored.revision } });
+  await expect(intake(ledger, req('something else'), { queued: false })).rejects.toMatchObject({ key: 'MESSAGE_ID_CONFLICT' });
+  await expect(intake(ledger, req('hi', 'pi5'), { queued: false })).rejects.toMatchObject({ key: 'MESSAGE_ID_CONFLICT' });
 });

@@ -62,6 +62,10 @@ class SessionTasks {
     return this.byKey.size;
   }
 
+  has(key: string): boolean {
+    return this.byKey.has(key);
+  }
+
   upsert(s: TaskSummary): void {
     const cur = this.byKey.get(s.key);
     if (cur && isOlderView(s, cur)) return;
@@ -163,6 +167,11 @@ export class TaskIndex {
     const out: TaskSummary[] = [];
     for (const st of this.sessions.values()) for (const s of st.summaries()) if (!isTerminal(s.state) && s.createdAt < before) out.push(s);
     return out;
+  }
+
+  /** Whether the index has seen the task `key` of `session` (it keeps what the ledger has let go). */
+  has(key: string, session: string): boolean {
+    return this.sessions.get(session)?.has(key) ?? false;
   }
 
   sessionNames(): string[] {

@@ -18,6 +18,7 @@ export class LiveTasks {
   private stop?: () => void;
   readonly ready: Promise<void>;
   private markReady!: () => void;
+  private isReady = false;
 
   constructor(
     readonly ledger: Ledger,
@@ -25,6 +26,16 @@ export class LiveTasks {
     private readonly log?: Logger,
   ) {
     this.ready = new Promise((r) => (this.markReady = r));
+    void this.ready.then(() => (this.isReady = true));
+  }
+
+  /**
+   * False only when the ledger surely had no task `key` a moment ago: the index is complete (the
+   * watch's initial values are in) and has never seen the key. This gateway's own writes and replies
+   * are applied at once, so only a task written elsewhere within the watch's lag can be missed.
+   */
+  mayExist(key: string): boolean {
+    return !this.isReady || this.index.has(key, sessionOfKey(key));
   }
 
   /**

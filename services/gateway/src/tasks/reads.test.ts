@@ -80,3 +80,20 @@ it('filters by context without reading the tasks it skips', async () => {
   expect(r.result.totalSize).toBe(N / 10);
   expect(ledger.reads - before).toBe(10);
 });
+
+it('takes a new task with no ledger read before it is stored, and knows a resend by one read', async () => {
+  const send = () =>
+    call('SendMessage', {
+      message: { messageId: 'fresh-1', role: 'ROLE_USER', parts: [{ text: 'new' }] },
+      configuration: { returnImmediately: true },
+    });
+  // No bridge runs for this session: the gateway stores the task in the ledger itself.
+  const before = ledger.reads;
+  const first = await send();
+  expect(first.result.task.id).toBe('big:fresh-1');
+  expect(ledger.reads - before).toBe(0);
+  const before2 = ledger.reads;
+  const again = await send();
+  expect(again.result.task.id).toBe('big:fresh-1');
+  expect(ledger.reads - before2).toBe(1);
+});

@@ -22,7 +22,17 @@ import {
   type SendMessageParams,
   type Task,
 } from '@shrooms/protocol';
-import { intake, localTaskKey, transitions, viewTask, type Ledger, type LedgerEntry, type SignalField, type Stored } from '@shrooms/ledger';
+import {
+  assertResend,
+  intake,
+  localTaskKey,
+  transitions,
+  viewTask,
+  type Ledger,
+  type LedgerEntry,
+  type SignalField,
+  type Stored,
+} from '@shrooms/ledger';
 import { bridgeClient, type BridgeClient } from '@shrooms/client';
 import { traceparentOf, type NatsConnection } from '@shrooms/runtime';
 import type { Logger } from '@shrooms/runtime';
@@ -127,21 +137,14 @@ export class TaskService {
     }
     authorize('send', caller, { machine: this.machine, session });
     const key = this.keyOfSend(session, params);
-    const existing = await this.d.ledger.get(key);
+    // A resend is a key the listing index has seen (it follows the ledger, and this gateway's own
+    // deliveries are applied to it at once): a key it never saw costs no read. A resend racing its
+    // first send (both in flight) meets the first in the bridge's intake, which answers it with the
+    // stored task, and the guard counts one task id once.
+    const existing = this.d.live.mayExist(key) ? await this.d.ledger.get(key) : null;
     if (existing) {
       // A resend of the same message is the same task, never a second one (and never counted).
-      if (existing.entry.task.metadata?.[META.device] !== caller.device) {
-        throw new ShroomsError('MESSAGE_ID_CONFLICT', `message id ${message.messageId} already names a task asked by another device`);
-      }
-      // A message id reused for other content (the A2A TCK does this) is not a resend: say so
-      // rather than answer with a task about something else.
-      const first = existing.entry.task.history?.find((m) => m.messageId === message.messageId);
-      if (first && JSON.stringify(first.parts) !== JSON.stringify(message.parts)) {
-        throw new ShroomsError(
-          'MESSAGE_ID_CONFLICT',
-          `message id ${message.messageId} already names a task with other content; use a new message id`,
-        );
-      }
+      assertResend(existing, message, caller.device);
       return { stored: existing, key };
     }
     const signal = await claimedSignal(this.d.signals, caller);
