@@ -250,4 +250,27 @@ describe('the tck harness behind the host root, as the A2A TCK finds it', () => 
     expect((await rpc(url, 'SendMessage', answer)).result.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect((await rpc(url, 'SendMessage', msg('tck-fail-1'))).result.task.status.state).toBe('TASK_STATE_FAILED');
   });
+
+  it('rejects tck-reject-task and holds tck-auth-required at AUTH_REQUIRED (a blocking send returns there) until answered', async () => {
+    const url = `${mesh.gatewayUrl}/a2a`;
+    const rejected = await rpc(url, 'SendMessage', msg('tck-reject-task-1'));
+    expect(rejected.result.task.status.state).toBe('TASK_STATE_REJECTED');
+    const auth = await rpc(url, 'SendMessage', msg('tck-auth-required-1', 'TCK auth-required task creation'));
+    expect(auth.result.task.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    expect((await rpc(url, 'GetTask', { id: auth.result.task.id })).result.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    // Over HTTP+JSON and in v0.3 too: the same ledger.
+    const rest: any = await (await fetch(`${mesh.gatewayUrl}/a2a/tck/tasks/${encodeURIComponent(auth.result.task.id)}`)).json();
+    expect(rest.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    expect((await rpc(url, 'tasks/get', { id: auth.result.task.id }, {})).result.status.state).toBe('auth-required');
+    const answer = { message: { ...msg('tck-auth-required-1b', 'authorized').message, taskId: auth.result.task.id } };
+    expect((await rpc(url, 'SendMessage', answer)).result.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('returns the artifact parts the TCK asks for first: a file, a URL, data', async () => {
+    const url = `${mesh.gatewayUrl}/a2a`;
+    const first = async (id: string) => (await rpc(url, 'SendMessage', msg(id))).result.task.artifacts[0].parts[0];
+    expect(await first('tck-artifact-file-1')).toEqual({ raw: 'dGNr', mediaType: 'text/plain', filename: 'output.txt' });
+    expect(await first('tck-artifact-file-url-1')).toMatchObject({ url: 'https://example.com/output.txt' });
+    expect(await first('tck-artifact-data-1')).toEqual({ data: { key: 'value', count: 42 } });
+  });
 });

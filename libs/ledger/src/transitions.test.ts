@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ShroomsError } from '@shrooms/protocol';
-import { annotate, answer, block, cancel, complete, expire, newTask, start, view } from './transitions.js';
+import { annotate, answer, block, cancel, complete, expire, needAuth, newTask, start, view } from './transitions.js';
 
 const now = new Date('2026-11-30T10:00:00Z');
 const fresh = () =>
@@ -22,6 +22,12 @@ describe('task transitions', () => {
     expect(done.task.artifacts?.[0]?.parts[0]?.text).toBe('all green');
     expect(done.task.metadata?.['shrooms/queued']).toBeUndefined();
     expect(done.events.map((e) => Object.keys(e)[0])).toEqual(['artifactUpdate', 'statusUpdate']);
+  });
+
+  it('returns files and data alone in the artifact when the summary is empty', () => {
+    const file = { raw: 'dGNr', filename: 'output.txt', mediaType: 'text/plain' };
+    expect(complete(start(fresh(), now), '', now, [file]).task.artifacts?.[0]?.parts).toEqual([file]);
+    expect(complete(start(fresh(), now), 'see file', now, [file]).task.artifacts?.[0]?.parts).toEqual([{ text: 'see file' }, file]);
   });
 
   it('keeps terminal states absorbing: nothing reopens a finished task', () => {
@@ -46,6 +52,14 @@ describe('task transitions', () => {
     expect(() => answer(start(fresh(), now), { messageId: 'a2', role: 'ROLE_USER', parts: [{ text: 'x' }] }, now)).toThrow(
       /only a task that needs input/,
     );
+  });
+
+  it('asks for authorization as an interrupted state that an answer takes back into the queue', () => {
+    const auth = needAuth(start(fresh(), now), 'sign in first', now);
+    expect(auth.task.status).toMatchObject({ state: 'TASK_STATE_AUTH_REQUIRED', message: { parts: [{ text: 'sign in first' }] } });
+    const answered = answer(auth, { messageId: 'a1', role: 'ROLE_USER', parts: [{ text: 'done' }] }, now);
+    expect(answered.task.status.state).toBe('TASK_STATE_SUBMITTED');
+    expect(() => needAuth(complete(start(fresh(), now), 'ok', now), 'x', now)).toThrow(/cannot/);
   });
 
   it('expires an open task as canceled with shrooms/expired, and leaves a finished one alone', () => {

@@ -98,12 +98,16 @@ export function markQueued(entry: LedgerEntry, queued: boolean): LedgerEntry | n
   return next(entry, task, [statusEvent(task, { [META.queued]: queued })]);
 }
 
-/** `parts`: files and data the worker returns beside its summary, in the same artifact. */
+/** `parts`: files and data the worker returns beside its summary, in the same artifact (alone when the summary is empty). */
 export function complete(entry: LedgerEntry, summary: string, now: Date, parts: Part[] = []): LedgerEntry {
   assertOpen(entry.task, 'complete');
   const message = agentMessage(entry.task, summary, now, `done-${entry.v}`);
   const task = withState(entry, 'TASK_STATE_COMPLETED', now, { message, drop: [META.queued] });
-  const artifact: Artifact = { artifactId: `${task.id}#summary`, name: 'summary', parts: [{ text: summary }, ...parts] };
+  const artifact: Artifact = {
+    artifactId: `${task.id}#summary`,
+    name: 'summary',
+    parts: summary === '' && parts.length > 0 ? parts : [{ text: summary }, ...parts],
+  };
   task.artifacts = [...(task.artifacts ?? []), artifact];
   task.history = [...(task.history ?? []), message];
   return next(entry, task, [
@@ -113,9 +117,28 @@ export function complete(entry: LedgerEntry, summary: string, now: Date, parts: 
 }
 
 export function block(entry: LedgerEntry, need: string, now: Date, metadata: Metadata = {}): LedgerEntry {
-  assertOpen(entry.task, 'ask for input');
-  const message = agentMessage(entry.task, need, now, `blocked-${entry.v}`);
-  const task = withState(entry, 'TASK_STATE_INPUT_REQUIRED', now, { message, metadata, drop: [META.queued] });
+  return interrupt(entry, 'TASK_STATE_INPUT_REQUIRED', need, now, metadata);
+}
+
+/**
+ * The worker needs the asker to authorize something first (A2A §7.6.1): interrupted like `block`,
+ * and answered the same way (`answer` takes it back into the queue).
+ */
+export function needAuth(entry: LedgerEntry, need: string, now: Date, metadata: Metadata = {}): LedgerEntry {
+  return interrupt(entry, 'TASK_STATE_AUTH_REQUIRED', need, now, metadata);
+}
+
+function interrupt(
+  entry: LedgerEntry,
+  state: 'TASK_STATE_INPUT_REQUIRED' | 'TASK_STATE_AUTH_REQUIRED',
+  need: string,
+  now: Date,
+  metadata: Metadata,
+): LedgerEntry {
+  const auth = state === 'TASK_STATE_AUTH_REQUIRED';
+  assertOpen(entry.task, auth ? 'ask for authorization' : 'ask for input');
+  const message = agentMessage(entry.task, need, now, `${auth ? 'auth' : 'blocked'}-${entry.v}`);
+  const task = withState(entry, state, now, { message, metadata, drop: [META.queued] });
   task.history = [...(task.history ?? []), message];
   return next(entry, task, [statusEvent(task)]);
 }

@@ -17,12 +17,11 @@ import {
   type Part,
   type Task,
   type UpdateRequest,
-  type UpdateStatus,
 } from '@shrooms/protocol';
 import { localTaskKey, transitions, type Ledger, type Stored } from '@shrooms/ledger';
 import type { Logger, NatsConnection } from '@shrooms/runtime';
 import type { BridgeConfig } from '../config.js';
-import type { Harness, HarnessOptions, HarnessState } from '../harness/types.js';
+import type { Harness, HarnessOptions, HarnessState, HarnessUpdateStatus } from '../harness/types.js';
 import { TaskSpans } from '../tasks/spans.js';
 import { activityEvents, type Activity, type Core, type PresenceState, type QuietState } from './core.js';
 import { takeIn } from './intake.js';
@@ -111,7 +110,7 @@ export class Bridge {
         exit: (code) => void this.recovery.harnessExited(code),
       },
       // The echo harness finishes its tasks the way a worker does: through workerUpdate.
-      tools: { taskUpdate: (taskId, status, text) => this.workerUpdate(taskId, status, text).then(() => undefined) },
+      tools: { taskUpdate: (taskId, status, text, parts) => this.workerUpdate(taskId, status, text, parts).then(() => undefined) },
     });
     const initial: Stored[] = [];
     let ready!: () => void;
@@ -182,7 +181,7 @@ export class Bridge {
    * The worker's own `task_update`, in-process: the MCP tools the bridge hosts and the echo harness
    * call this; the `update` endpoint calls it after checking who asks.
    */
-  async workerUpdate(taskId: string, status: UpdateStatus, text: string, parts?: Part[]): Promise<Task> {
+  async workerUpdate(taskId: string, status: HarnessUpdateStatus, text: string, parts?: Part[]): Promise<Task> {
     const stored = await this.serial.run(() => finishTask(this.core, taskId, status, text, parts));
     this.changed();
     void this.turns.pump();

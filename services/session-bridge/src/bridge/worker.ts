@@ -1,14 +1,16 @@
 /**
  * The worker's own act: `task_update` (done → COMPLETED, blocked → INPUT_REQUIRED, failed →
- * FAILED), with the worker's last line kept on the task. One path for every caller — the MCP tools
+ * FAILED; and for the tck harness only, rejected → REJECTED, auth_required → AUTH_REQUIRED), with
+ * the worker's last line kept on the task. One path for every caller — the MCP tools
  * the bridge hosts, the echo harness, the `update` endpoint, a failed turn.
  */
-import { META, ShroomsError, type Part, type UpdateStatus } from '@shrooms/protocol';
+import { META, ShroomsError, isInterrupted, type Part } from '@shrooms/protocol';
 import { localTaskKey, transitions, type LedgerEntry, type Stored } from '@shrooms/ledger';
 import type { Core } from './core.js';
+import type { HarnessUpdateStatus } from '../harness/types.js';
 
 /** Run under the lock. `taskId` is `SESSION:ID` (or `MACHINE/SESSION:ID`) of a task of this session. */
-export async function finishTask(c: Core, taskId: string, status: UpdateStatus, text: string, parts: Part[] = []): Promise<Stored> {
+export async function finishTask(c: Core, taskId: string, status: HarnessUpdateStatus, text: string, parts: Part[] = []): Promise<Stored> {
   let key: string;
   try {
     key = localTaskKey(c.ledger, c.machine, c.session, taskId);
@@ -23,6 +25,8 @@ export async function finishTask(c: Core, taskId: string, status: UpdateStatus, 
     s = await c.ledger.transition(key, (e) => {
       if (status === 'done') return transitions.complete(withMeta(e, md), text, now, parts);
       if (status === 'blocked') return transitions.block(e, text, now, md);
+      if (status === 'auth_required') return transitions.needAuth(e, text, now, md);
+      if (status === 'rejected') return transitions.reject(e, text, now);
       return transitions.fail(e, text, now, md);
     });
   } catch (err) {
@@ -30,8 +34,9 @@ export async function finishTask(c: Core, taskId: string, status: UpdateStatus, 
       throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${c.machine}/${c.session}`);
     throw err;
   }
-  c.view.updated(key, s.entry.task.status.state, status === 'blocked');
-  if (status !== 'blocked') c.activity.lines.forget(key);
+  const open = isInterrupted(s.entry.task.status.state);
+  c.view.updated(key, s.entry.task.status.state, open);
+  if (!open) c.activity.lines.forget(key);
   return s;
 }
 

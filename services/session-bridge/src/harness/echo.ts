@@ -8,7 +8,8 @@
  * `permission: TOOL` asks its owner for permission to run TOOL, as Claude Code does, and finishes
  * the task `allowed TOOL` or `denied TOOL` by the answer (the permission relay without a model).
  */
-import type { Harness, HarnessKind, HarnessOptions, HarnessState, TurnResult } from './types.js';
+import type { Part } from '@shrooms/protocol';
+import type { Harness, HarnessKind, HarnessOptions, HarnessState, HarnessUpdateStatus, TurnResult } from './types.js';
 
 export class EchoHarness implements Harness {
   readonly kind: HarnessKind = 'echo';
@@ -50,7 +51,7 @@ export class EchoHarness implements Harness {
         }
         const d = this.directive(body, text, taskId);
         if (d.kind === 'quiet') return { status: 'completed', text: d.text };
-        await this.opts.tools.taskUpdate(taskId, d.kind, d.text);
+        await this.opts.tools.taskUpdate(taskId, d.kind, d.text, d.parts);
       }
       return { status: 'completed', text: body };
     } finally {
@@ -64,7 +65,7 @@ export class EchoHarness implements Harness {
   }
 
   /** How the task ends: a text starting `blocked:`, `fail:` or `quiet:` says so; else done with it. */
-  protected directive(body: string, _text: string, _taskId?: string): { kind: 'done' | 'blocked' | 'failed' | 'quiet'; text: string } {
+  protected directive(body: string, _text: string, _taskId?: string): Directive {
     const m = body.match(/^(blocked|fail|quiet):\s*([\s\S]*)$/);
     if (!m) return { kind: 'done', text: body };
     const kind = m[1] === 'fail' ? 'failed' : (m[1] as 'blocked' | 'quiet');
@@ -104,6 +105,13 @@ export class EchoHarness implements Harness {
     this.state = s;
     this.opts.events.state?.(s);
   }
+}
+
+/** How a turn ends its task: a status (or `quiet`: not at all), its text, and parts to return beside it. */
+export interface Directive {
+  kind: HarnessUpdateStatus | 'quiet';
+  text: string;
+  parts?: Part[];
 }
 
 /** The task text without our header line and the closing instructions. */

@@ -3,6 +3,7 @@
  * One process per session, kept alive across turns; the bridge keeps its own queue and sends a
  * turn only when the harness is idle.
  */
+import type { Part, UpdateStatus } from '@shrooms/protocol';
 import type { Logger } from '@shrooms/runtime';
 
 export type HarnessKind = 'claude' | 'pi' | 'acp' | 'echo' | 'tck';
@@ -36,9 +37,16 @@ export interface HarnessEvents {
   exit?(code: number | null): void;
 }
 
-/** Lets a harness finish a task without a model (the echo harness). */
+/**
+ * How a harness without a model may end a turn's task: the worker's own statuses (`task_update`),
+ * and for the `tck` harness the two states the A2A TCK's system under test must show, which no
+ * worker tool offers: REJECTED and AUTH_REQUIRED.
+ */
+export type HarnessUpdateStatus = UpdateStatus | 'rejected' | 'auth_required';
+
+/** Lets a harness finish a task without a model (the echo and tck harnesses). */
 export interface HarnessTools {
-  taskUpdate(taskId: string, status: 'done' | 'blocked' | 'failed', text: string): Promise<void>;
+  taskUpdate(taskId: string, status: HarnessUpdateStatus, text: string, parts?: Part[]): Promise<void>;
 }
 
 export interface HarnessOptions {
