@@ -7,6 +7,7 @@ import { request } from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mcpOverStdio } from './support/mcp-stdio.js';
 import { CLI, eventually, freePort, rpc, runTs, startMesh, type Mesh, type ServiceProcess } from '@shrooms/testing';
 
 let mesh: Mesh;
@@ -41,6 +42,13 @@ const msg = (id: string, text: string, extra: Record<string, unknown> = {}) => (
   message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra },
   configuration: { returnImmediately: true },
 });
+
+/** One `shrooms-agent …` run against this mesh: its exit code and its output (stdout and stderr). */
+async function cliRun(args: string[]): Promise<{ code: number | null; out: string }> {
+  const p = runTs(CLI, args, { ...mesh.env, SHROOMS_GATEWAY_URL: mesh.gatewayUrl, LOG_LEVEL: 'warn' });
+  const code = await new Promise<number | null>((r) => p.child.once('exit', r));
+  return { code, out: p.output() };
+}
 
 beforeAll(async () => {
   const { mkdtemp } = await import('node:fs/promises');
@@ -227,6 +235,53 @@ describe('the sharp edge', () => {
     const after = (await rpc(`${mesh.gatewayUrl}/a2a/auto`, 'GetTask', { id: t.id })).result;
     expect(after.status.state).toBe('TASK_STATE_REJECTED');
     expect(after.status.message.parts[0].text).toMatch(/rejected by the owner/);
+  });
+
+  it('says a held task is held for the owner, and how to release it, in a2a get, a2a tasks and --wait', async () => {
+    const t = (
+      await rpc(
+        `${mesh.gatewayUrl}/a2a/auto`,
+        'SendMessage',
+        msg('held-3', 'wait for me', { metadata: { 'shrooms/from': `${mesh.machine}/a` } }),
+      )
+    ).result.task;
+    const name = `${mesh.machine}/auto:held-3`;
+    const how = `held for the owner of ${mesh.machine}/auto: it runs once they release it (on that machine: shrooms-agent a2a release ${name}, or reject it)`;
+    const get = await cliRun(['a2a', 'get', 'auto:held-3']);
+    expect(get.code, get.out).toBe(0);
+    expect(get.out).toContain(`${name} held, asked by ${mesh.machine} (${mesh.machine}/a)\n${how}`);
+    const json = await cliRun(['a2a', 'get', 'auto:held-3', '--json']);
+    expect(JSON.parse(json.out)).toMatchObject({ task: name, status: 'held', held: true });
+    const tasks = await cliRun(['a2a', 'tasks', 'auto', '--state', 'submitted']);
+    expect(tasks.out).toMatch(new RegExp(`${name}\\s+held\\s`));
+    expect(tasks.out).toContain(`held: waiting for the owner of ${mesh.machine}/auto; on that machine: shrooms-agent a2a release TASK`);
+    // Not on a terminal, --wait says once what it waits for (a line on stderr), then the task as it stands.
+    const waited = await cliRun(['a2a', 'get', 'auto:held-3', '--wait', '--wait-seconds', '1']);
+    expect(waited.out).toContain(`${name} ${how}\n`);
+    expect(waited.out).toContain(`${name} is still held; follow it: shrooms-agent a2a get ${name} --wait\n${how}`);
+    expect(t.metadata['shrooms/held']).toBe(true);
+  });
+
+  it("says in ask_agent's progress that the task is held for the owner, and how to release it", async () => {
+    const client = await mcpOverStdio({ ...mesh.env, SHROOMS_AGENT_SESSION: 'b', SHROOMS_ASK_PROGRESS_MS: '200' });
+    try {
+      const progress: { message?: string }[] = [];
+      const r: any = await client.callTool(
+        { name: 'ask_agent', arguments: { to: 'auto', text: 'from an agent', wait_seconds: 1 } },
+        undefined,
+        {
+          onprogress: (p) => progress.push(p),
+        },
+      );
+      expect(r.structuredContent).toMatchObject({ status: 'held', held: true, waitedOut: true });
+      const name = r.structuredContent.task;
+      expect(progress[0]?.message).toBe(
+        `${name} is held for the owner of ${mesh.machine}/auto: it runs once they release it (on that machine: shrooms-agent a2a release ${name}, or reject it) — waited 0 s of 1 s`,
+      );
+      expect(r.content[0].text).toContain(`It is held for the owner of ${mesh.machine}/auto`);
+    } finally {
+      await client.close();
+    }
   });
 
   it("runs a person's task on an auto-approving session at once", async () => {

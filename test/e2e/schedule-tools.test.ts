@@ -2,32 +2,17 @@
  * Scheduling from a session's MCP tools against a running scheduler: create, list, cancel; a
  * schedule fires its task through the normal path, and a cancelled one fires no more.
  */
-import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CLI, REPO_ROOT, eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
+import { eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
+import { mcpOverStdio } from './support/mcp-stdio.js';
 
 let mesh: Mesh;
 let client: Client;
 
 beforeAll(async () => {
   mesh = await startMesh({ scheduler: true, sessions: [{ name: 'demo' }] });
-  const env = Object.fromEntries(
-    Object.entries({ ...process.env, ...mesh.env, SHROOMS_GATEWAY_URL: mesh.gatewayUrl, SHROOMS_AGENT_SESSION: 'planner' }).filter(
-      (e): e is [string, string] => typeof e[1] === 'string',
-    ),
-  );
-  client = new Client({ name: 'e2e', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, CLI), 'mcp'],
-      env,
-      cwd: REPO_ROOT,
-      stderr: 'pipe',
-    }),
-  );
+  client = await mcpOverStdio({ ...mesh.env, SHROOMS_GATEWAY_URL: mesh.gatewayUrl, SHROOMS_AGENT_SESSION: 'planner' });
 });
 afterAll(async () => {
   await client?.close();

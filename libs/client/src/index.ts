@@ -27,6 +27,6 @@ export { askGuard, guardControl, guardRefusal, type AskGuardOptions, type GuardA
 export { bridgeClient, type BridgeClient } from './nats/bridge.js';
 export { scheduleClient, type ScheduleClient } from './nats/scheduler.js';
 export { scheduleAsTask, scheduleIdForMessage, scheduleRequestFromSendMessage, type SendMessageTarget } from './schedule-message.js';
-export { TaskSummarySchema, describeTask, replyOf, shortState, summarize, type TaskSummary } from './summary.js';
+export { TaskSummarySchema, describeTask, heldText, replyOf, shortState, summarize, type TaskSummary } from './summary.js';
 export { DEFAULT_WAIT_MS, applyEvent, isSettled, waitForTask, type WaitOptions, type WaitPort, type WaitResult } from './wait.js';
 export { returnedParts } from './parts.js';

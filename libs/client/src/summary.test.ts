@@ -24,6 +24,25 @@ describe('task summaries', () => {
     expect(describeTask(s, { waitedOut: true })).toMatch(/follow it with task_status, task "home\/review:m-1"/);
   });
 
+  it('shows a held task as held for the owner of its session, with how to release it', () => {
+    const held: Task = { ...base, metadata: { 'shrooms/queued': true, 'shrooms/held': true } };
+    const s = summarize(held, 'home');
+    expect(s).toMatchObject({ status: 'held', held: true });
+    expect(describeTask(s)).toBe(
+      'Task home/review:m-1 (home/review) is held. It is held for the owner of home/review: it runs once they release it ' +
+        '(on that machine: shrooms-agent a2a release home/review:m-1, or reject it). follow it with task_status, task "home/review:m-1".',
+    );
+    expect(summarize(base, 'home').held).toBe(false);
+  });
+
+  it('shows what the bridge says of an open task, and only of an open one', () => {
+    const note = { messageId: 'n', role: 'ROLE_AGENT' as const, parts: [{ text: 'the model endpoint answers 500; retrying' }] };
+    const s = summarize({ ...base, status: { state: 'TASK_STATE_WORKING', message: note }, metadata: {} }, 'home');
+    expect(s.note).toBe('the model endpoint answers 500; retrying');
+    expect(describeTask(s)).toMatch(/is working\. Now: the model endpoint answers 500; retrying\. follow it/);
+    expect(summarize({ ...base, status: { state: 'TASK_STATE_FAILED', message: note } }, 'home').note).toBeUndefined();
+  });
+
   it('puts the reply of a finished task first in the text', () => {
     const done: Task = {
       ...base,

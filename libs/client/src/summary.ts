@@ -12,8 +12,15 @@ export const TaskSummarySchema = z.object({
   /** The worker, `MACHINE/SESSION`. */
   agent: z.string(),
   state: z.string(),
-  /** Short state: submitted, queued, working, input-required, completed, failed, canceled, rejected. */
+  /** Short state: submitted, queued, held, working, input-required, completed, failed, canceled, rejected. */
   status: z.string(),
+  /**
+   * Held for the owner of the worker session (an agent's task for a session that runs tools without
+   * asking): it runs once they release it (`shrooms-agent a2a release TASK` on that machine).
+   */
+  held: z.boolean(),
+  /** What the bridge says of an open task meanwhile (e.g. the model endpoint answers errors). */
+  note: z.string().optional(),
   /** Terminal: nothing will change any more. */
   finished: z.boolean(),
   /** The worker (or a permission prompt) waits for an answer: `ask_agent` with `task`. */
@@ -32,6 +39,7 @@ export type TaskSummary = z.infer<typeof TaskSummarySchema>;
 
 export function shortState(task: Pick<Task, 'status' | 'metadata'>): string {
   const s = task.status.state;
+  if (s === 'TASK_STATE_SUBMITTED' && task.metadata?.[META.held] === true) return 'held';
   if (s === 'TASK_STATE_SUBMITTED' && task.metadata?.[META.queued] === true) return 'queued';
   return V03_STATES[s] ?? s;
 }
@@ -48,7 +56,9 @@ export function replyOf(task: Task): string | undefined {
 export function summarize(task: Task, machine: string): TaskSummary {
   const ref = parseTaskRef(task.id, String(task.metadata?.[META.machine] ?? machine));
   const state = task.status.state;
-  const reply = state === 'TASK_STATE_SUBMITTED' || state === 'TASK_STATE_WORKING' ? undefined : replyOf(task);
+  const open = state === 'TASK_STATE_SUBMITTED' || state === 'TASK_STATE_WORKING';
+  const reply = open ? undefined : replyOf(task);
+  const note = open ? textOf(task.status.message) || undefined : undefined;
   const request = textOf(task.history?.[0]) || undefined;
   return {
     task: ref.task,
@@ -57,7 +67,9 @@ export function summarize(task: Task, machine: string): TaskSummary {
     status: shortState(task),
     finished: isTerminal(state),
     needsInput: isInterrupted(state),
+    held: state === 'TASK_STATE_SUBMITTED' && task.metadata?.[META.held] === true,
     ...(reply !== undefined ? { reply } : {}),
+    ...(note !== undefined ? { note } : {}),
     ...(request !== undefined ? { request } : {}),
     ...(task.metadata?.[META.device]
       ? { from: displayOrigin(String(task.metadata[META.device]), task.metadata[META.from] ? String(task.metadata[META.from]) : undefined) }
@@ -66,6 +78,11 @@ export function summarize(task: Task, machine: string): TaskSummary {
     acknowledged: task.metadata?.[META.acknowledged] !== undefined && task.metadata?.[META.acknowledged] !== false,
     stalled: task.metadata?.[META.stalled] !== undefined && task.metadata?.[META.stalled] !== false,
   };
+}
+
+/** How to let a held task run: its owner releases it on the worker's machine. */
+export function heldText(s: Pick<TaskSummary, 'task' | 'agent'>): string {
+  return `held for the owner of ${s.agent}: it runs once they release it (on that machine: shrooms-agent a2a release ${s.task}, or reject it)`;
 }
 
 /** One paragraph a model reads first: who, what state, the reply, and what to do next. */
@@ -83,7 +100,8 @@ export function describeTask(s: TaskSummary, opts: { waitedOut?: boolean } = {})
       return `${head}\nThe worker needs: ${s.reply ?? '(no text)'}\nAnswer with ask_agent, task "${s.task}".`;
     default: {
       const waited = opts.waitedOut ? ' The wait ended before it finished;' : '';
-      return `${head}${waited} follow it with task_status, task "${s.task}".`;
+      const why = s.held ? ` It is ${heldText(s)}.` : s.note ? ` Now: ${s.note.replace(/\.$/, '')}.` : '';
+      return `${head}${why}${waited} follow it with task_status, task "${s.task}".`;
     }
   }
 }

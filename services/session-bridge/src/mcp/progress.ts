@@ -5,7 +5,7 @@
  */
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { summarize } from '@shrooms/client';
+import { heldText, summarize } from '@shrooms/client';
 import type { Task } from '@shrooms/protocol';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -27,7 +27,8 @@ export function progressReporter(extra: ToolExtra, opts: { intervalMs: number; t
     const progress = waited > last ? waited : Math.round((last + 0.1) * 10) / 10;
     last = progress;
     const s = summarize(latest, opts.machine);
-    const message = `${s.task} is ${s.status} — waited ${Math.floor(waited)} s of ${opts.totalSeconds} s`;
+    const state = s.held ? heldText(s) : `${s.status}${s.note ? ` (${s.note})` : ''}`;
+    const message = `${s.task} is ${state} — waited ${Math.floor(waited)} s of ${opts.totalSeconds} s`;
     extra
       .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total: opts.totalSeconds, message } })
       .catch(() => {});

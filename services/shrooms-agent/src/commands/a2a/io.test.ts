@@ -43,6 +43,7 @@ describe('arguments and text', () => {
       status: 'working',
       finished: false,
       needsInput: false,
+      held: false,
       acknowledged: false,
       stalled: false,
     };

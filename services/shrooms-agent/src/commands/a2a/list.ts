@@ -41,6 +41,7 @@ export const TASKS_HELP = `usage: shrooms-agent a2a tasks [AGENT] [--state STATE
 
 The tasks of one session (default: SHROOMS_AGENT_SESSION), newest first, from the ledger.
 STATE: submitted, working, input-required, completed, failed, canceled, rejected (or TASK_STATE_…).
+STATUS shows queued and held (waiting for the owner's release) beside the states.
 --limit 1–100 (default 20); --page continues where the last page ended.
 `;
 
@@ -76,6 +77,8 @@ export function tasksCommand(args: string[]): Promise<number> {
         return [s.task, s.status, s.updatedAt ?? '', req.length > 60 ? `${req.slice(0, 57)}…` : req];
       });
       out.say(table([['TASK', 'STATUS', 'UPDATED', 'REQUEST'], ...rows]));
+      if (rows.some((r) => r[1] === 'held'))
+        out.say(`held: waiting for the owner of ${page.agent.name}; on that machine: shrooms-agent a2a release TASK (or reject TASK)`);
       if (page.nextPageToken) out.say(`(${page.totalSize} in all; next page: --page ${page.nextPageToken})`);
     }
     return 0;

@@ -1,9 +1,13 @@
 /**
  * The live line a person sees while `--wait` waits on a terminal (stderr, redrawn in place):
- * `⠹ laptop/demo:cli-… queued — 12 s`. Nothing at all when stderr is not a terminal.
+ * `⠹ laptop/demo:cli-… queued — 12 s`. When stderr is not a terminal (a script, a log, an agent's
+ * shell), one plain line each time what it shows changes — so a wait is never silent: held for the
+ * owner, queued, working, what the bridge says meanwhile (the model endpoint failing, a turn that
+ * ended without task_update).
  */
 import { summarize } from '@shrooms/client';
 import type { Task } from '@shrooms/protocol';
+import { waitLabel } from './show.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -13,7 +17,17 @@ export interface ProgressLine {
 }
 
 export function progressLine(machine: string, stream: NodeJS.WriteStream = process.stderr): ProgressLine {
-  if (!stream.isTTY) return { update() {}, stop() {} };
+  if (!stream.isTTY) {
+    let shown = '';
+    return {
+      update(task) {
+        const label = waitLabel(summarize(task, machine));
+        if (label !== shown) stream.write(`${label}\n`);
+        shown = label;
+      },
+      stop() {},
+    };
+  }
   const started = Date.now();
   let frame = 0;
   let label = 'waiting';
@@ -25,8 +39,7 @@ export function progressLine(machine: string, stream: NodeJS.WriteStream = proce
   timer.unref();
   return {
     update(task) {
-      const s = summarize(task, machine);
-      label = `${s.task} ${s.status}`;
+      label = waitLabel(summarize(task, machine));
       draw();
     },
     stop() {

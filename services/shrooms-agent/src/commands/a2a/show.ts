@@ -1,5 +1,5 @@
 /** How a task reads on a terminal, and its `--json` document. */
-import { replyOf, summarize, type TaskSummary } from '@shrooms/client';
+import { heldText, replyOf, summarize, type TaskSummary } from '@shrooms/client';
 import type { Task } from '@shrooms/protocol';
 import { exitForTask, type Out } from './io.js';
 
@@ -19,10 +19,12 @@ export function taskText(s: TaskSummary, opts: { waitedOut?: boolean; replyOnly?
     case 'input-required':
     case 'auth-required':
       return `${s.task} needs input: ${s.reply ?? ''}\nanswer it: shrooms-agent a2a send --task ${s.task} "…"`;
-    default:
+    default: {
+      const now = s.held ? `\n${heldText(s)}` : s.note ? `\n${s.note}` : '';
       return opts.waitedOut
-        ? `${s.task} is still ${s.status}; follow it: shrooms-agent a2a get ${s.task} --wait`
-        : `${s.task} ${s.status}${s.stalled ? ' (stalled)' : ''}${s.from ? `, asked by ${s.from}` : ''}`;
+        ? `${s.task} is still ${s.status}; follow it: shrooms-agent a2a get ${s.task} --wait${now}`
+        : `${s.task} ${s.status}${s.stalled ? ' (stalled)' : ''}${s.from ? `, asked by ${s.from}` : ''}${now}`;
+    }
   }
 }
 
@@ -32,6 +34,11 @@ export function printTask(out: Out, task: Task, machine: string, opts: { waitedO
   out.data(taskJson(task, machine, opts.waitedOut !== undefined ? { waitedOut: opts.waitedOut } : {}));
   out.say(taskText(s, opts));
   return exitForTask(s);
+}
+
+/** The live label of a task being waited on: its state and, when held or noted, why it waits. */
+export function waitLabel(s: TaskSummary): string {
+  return s.held ? `${s.task} ${heldText(s)}` : `${s.task} ${s.status}${s.note ? ` (${s.note})` : ''}`;
 }
 
 export { replyOf };
