@@ -34,7 +34,13 @@ export const COMMON = {
 } as const satisfies ParseArgsConfig['options'];
 import { shellEnv } from '../../config.js';
 
-export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+type Options = NonNullable<ParseArgsConfig['options']>;
+/** What `parse` returns (named, so the package's declarations can say it). */
+export type Parsed<O extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: typeof COMMON & O; allowPositionals: true; strict: true }>
+>;
+
+export function parse<O extends Options>(args: string[], options: O): Parsed<O> {
   try {
     return parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
   } catch (err) {
