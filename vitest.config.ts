@@ -8,6 +8,8 @@ import { defineConfig } from 'vitest/config';
 // namespaces on real WireGuard, set up with `shrooms-agent mesh`; root, else skipped saying why).
 // No test asserts a wall-clock time.
 const resolve = { conditions: ['development'] };
+/** Cross-process projects run the compiled CLI where people do: built first when needed. */
+const build = 'test/build.setup.ts';
 
 export default defineConfig({
   resolve,
@@ -26,6 +28,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'e2e',
+          globalSetup: [build],
           include: ['test/e2e/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
@@ -37,7 +40,7 @@ export default defineConfig({
         test: {
           name: 'interop',
           include: ['test/interop/**/*.test.ts'],
-          globalSetup: ['test/interop/setup.ts'],
+          globalSetup: [build, 'test/interop/setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           // One demo session behind one `up`: files take turns.
@@ -49,6 +52,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'harness',
+          globalSetup: [build],
           include: ['test/harness/**/*.test.ts'],
           testTimeout: 240_000,
           hookTimeout: 120_000,
@@ -60,6 +64,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'chaos',
+          globalSetup: [build],
           include: ['test/chaos/**/*.test.ts'],
           testTimeout: 600_000,
           hookTimeout: 120_000,
@@ -83,6 +88,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'machines',
+          globalSetup: [build],
           include: ['test/machines/**/*.test.ts'],
           testTimeout: 300_000,
           // The rig may wait for another run of it on the same host to finish (a lock, libs/testing).

@@ -3,6 +3,8 @@
  * subprocess against a mesh of real processes (nats-server, gateway, echo bridges, scheduler);
  * `--json` output parsed, exit codes 0/1/2 checked, errors one line saying what to do.
  */
+import { join } from 'node:path';
+import { REPO_ROOT } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClientMesh, startSleepingSession, type ClientMesh } from './support/client-mesh.js';
 
@@ -257,7 +259,8 @@ describe('config', () => {
     const c = json(r.stdout);
     expect(c.env).toEqual({ SHROOMS_MACHINE: M, SHROOMS_AGENT_SESSION: 'demo', SHROOMS_GATEWAY_URL: mesh.gatewayUrl });
     expect(c.claude.mcpConfig.mcpServers.shrooms).toMatchObject({ type: 'stdio', command: process.execPath });
-    expect(c.claude.mcpConfig.mcpServers.shrooms.args.at(-1)).toBe('mcp');
+    // What the session starts is the compiled CLI, even when this one runs from its sources.
+    expect(c.claude.mcpConfig.mcpServers.shrooms.args).toEqual([join(REPO_ROOT, 'services/shrooms-agent/dist/main.js'), 'mcp']);
     expect(c.pi.args[0]).toBe('-e');
     const http = json((await mesh.cli(['config', '--session', 'demo', '--http-port', '7390', '--json'])).stdout);
     expect(http.claude.mcpConfig.mcpServers.shrooms).toEqual({ type: 'http', url: 'http://127.0.0.1:7390/mcp' });

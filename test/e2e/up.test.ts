@@ -55,7 +55,13 @@ beforeAll(async () => {
   state = await mkdtemp(join(tmpdir(), 'shrooms-up-'));
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
-  up = runTs(CLI, ['up', '--port', String(port), '--no-scheduler'], { SHROOMS_STATE_DIR: state, SHROOMS_MACHINE: 'upbox' });
+  // As `./shrooms up` runs it: the compiled CLI (built by the project's global setup).
+  up = runTs(
+    CLI,
+    ['up', '--port', String(port), '--no-scheduler'],
+    { SHROOMS_STATE_DIR: state, SHROOMS_MACHINE: 'upbox' },
+    { built: true },
+  );
   await up.waitFor(/Press Ctrl-C to stop/, 120_000);
 }, 150_000);
 
@@ -116,8 +122,8 @@ describe('up supervises its parts', () => {
   });
 
   it('logs each exit and restart, and Ctrl-C stops every part', async () => {
-    // Our parts only: tsx's esbuild helper is a child of `up` too, and ends on its own after it.
-    const parts = (await childProcesses(up.child.pid!)).filter((k) => /nats-server|main\.ts (gateway|guard|bridge)/.test(k.cmdline));
+    // Our parts only: the compiled CLI's services and NATS (no loader helpers beside them).
+    const parts = (await childProcesses(up.child.pid!)).filter((k) => /nats-server|dist\/main\.js (gateway|guard|bridge)/.test(k.cmdline));
     expect(parts).toHaveLength(4);
     for (const k of parts) seenPids.add(k.pid);
     up.child.kill('SIGINT');

@@ -1,5 +1,5 @@
 export { natsServerBinary, type NatsServerHandle, type StartNatsOptions, startNatsServer } from './nats-server.js';
-export { eventually, freePort, REPO_ROOT, runTs, type ServiceProcess, wrap } from './processes.js';
+export { builtFile, eventually, freePort, nodeArgs, REPO_ROOT, runTs, type ServiceProcess, wrap } from './processes.js';
 export {
   chain,
   type Conversation,

@@ -20,6 +20,8 @@ export interface MeshOptions {
   /** More environment for one service only (its NATS login, when the server has users). */
   serviceEnv?: Partial<Record<'gateway' | 'guard' | 'scheduler', Record<string, string>>>;
   nats?: NatsServerHandle;
+  /** Run the compiled CLI (services/shrooms-agent/dist, as people run it) instead of its sources under tsx. */
+  built?: boolean;
 }
 
 export interface Mesh {
@@ -52,6 +54,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     LOG_LEVEL: 'info',
     ...opts.env,
   };
+  const run = { built: opts.built };
   const services: ServiceProcess[] = [];
   const bridges = new Map<string, ServiceProcess>();
   const mesh: Mesh = {
@@ -65,7 +68,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     bridges,
     services,
     async startGateway() {
-      const p = runTs(CLI, ['gateway'], { ...env, ...opts.serviceEnv?.gateway });
+      const p = runTs(CLI, ['gateway'], { ...env, ...opts.serviceEnv?.gateway }, run);
       services.push(p);
       await p.waitFor(/gateway listening/, 60_000);
       mesh.gateway = p;
@@ -73,11 +76,16 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     },
     async startBridge(name, harness = 'echo', extra = {}) {
       await mkdir(join(tmp, name), { recursive: true });
-      const p = runTs(CLI, ['bridge', '--harness', harness, '--session', name, '--cwd', join(tmp, name)], {
-        ...env,
-        BRIDGE_STATE_DIR: join(tmp, 'state', name),
-        ...extra,
-      });
+      const p = runTs(
+        CLI,
+        ['bridge', '--harness', harness, '--session', name, '--cwd', join(tmp, name)],
+        {
+          ...env,
+          BRIDGE_STATE_DIR: join(tmp, 'state', name),
+          ...extra,
+        },
+        run,
+      );
       services.push(p);
       await p.waitFor(/bridge ready/, 120_000);
       bridges.set(name, p);
@@ -91,12 +99,12 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   };
   const starts: Promise<unknown>[] = [mesh.startGateway()];
   if (opts.guard) {
-    const g = runTs(CLI, ['guard'], { ...env, ...opts.serviceEnv?.guard });
+    const g = runTs(CLI, ['guard'], { ...env, ...opts.serviceEnv?.guard }, run);
     services.push(g);
     starts.push(g.waitFor(/guard ready/, 60_000));
   }
   if (opts.scheduler) {
-    const s = runTs(CLI, ['scheduler'], { ...env, ...opts.serviceEnv?.scheduler });
+    const s = runTs(CLI, ['scheduler'], { ...env, ...opts.serviceEnv?.scheduler }, run);
     services.push(s);
     starts.push(s.waitFor(/scheduler ready/, 60_000));
   }

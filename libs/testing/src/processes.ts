@@ -1,6 +1,7 @@
 /**
  * Runs our services as real child processes for cross-process tests: `node --import tsx` on a
- * service's main, with its environment, output captured, and a helper to wait for a line.
+ * service's main (or, `built`, node on its compiled JavaScript, as people run it), with its
+ * environment, output captured, and a helper to wait for a line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -17,14 +18,29 @@ export interface ServiceProcess {
   kill(): Promise<void>;
 }
 
-/** `node --conditions=development --import tsx <script> ...args` from the repository root. */
+/** The compiled file of a package's source (`X/src/a/b.ts` → `X/dist/a/b.js`; scripts/build.mjs builds it). */
+export function builtFile(script: string): string {
+  const m = /^(.*)\/src\/(.+)\.ts$/.exec(script);
+  if (!m) throw new Error(`${script} is not a package source (…/src/….ts)`);
+  return `${m[1]}/dist/${m[2]}.js`;
+}
+
+/** How node runs `script` (relative to the repository): its sources under tsx, or `built`. */
+export function nodeArgs(script: string, built = false): string[] {
+  return built ? [join(REPO_ROOT, builtFile(script))] : ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, script)];
+}
+
+/**
+ * `node --conditions=development --import tsx <script> ...args` from the repository root, or with
+ * `built` its compiled JavaScript (`node X/dist/….js`).
+ */
 export function runTs(
   script: string,
   args: string[],
   env: Record<string, string | undefined>,
-  opts: { cwd?: string } = {},
+  opts: { cwd?: string; built?: boolean } = {},
 ): ServiceProcess {
-  const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, script), ...args], {
+  const child = spawn(process.execPath, [...nodeArgs(script, opts.built), ...args], {
     cwd: opts.cwd ?? REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
