@@ -21,6 +21,8 @@ export interface HardenedBucketOptions {
   replicas: number;
   ttlMs?: number;
   maxValueSize?: number;
+  /** Most messages (keys, with history 1) the stream keeps; with discard new, one more is refused. */
+  maxMsgs?: number;
   description?: string;
 }
 
@@ -49,6 +51,7 @@ export async function createHardenedBucket(nc: NatsConnection, bucket: string, o
         discard: DiscardPolicy.New,
         max_msgs_per_subject: opts.history,
         max_msg_size: opts.maxValueSize ?? -1,
+        max_msgs: opts.maxMsgs ?? -1,
         max_age: (opts.ttlMs ?? 0) * 1_000_000,
         num_replicas: opts.replicas,
         allow_direct: true,
@@ -91,6 +94,26 @@ export async function hardenBucket(nc: NatsConnection, bucket: string): Promise<
     // got to it): the gateway, which may, hardens it.
     if (err instanceof Error && (err.name === 'PermissionViolationError' || /permissions violation/i.test(err.message)))
       return 'not permitted';
+    throw err;
+  }
+}
+
+/**
+ * Sets the most messages a bucket's stream keeps (the ledger's retainedTasks) on a stream made
+ * before, or with another limit. A replicated stream on nats-server 2.9 is left as it is, for the
+ * same reason as hardenBucket: its nodes replay the original configuration on restart.
+ */
+export async function limitBucket(nc: NatsConnection, bucket: string, maxMsgs: number): Promise<'set' | 'already' | 'left'> {
+  const jsm = await jetstreamManager(nc);
+  const name = `KV_${bucket}`;
+  try {
+    const info = await retryJetStream(() => jsm.streams.info(name));
+    if (info.config.max_msgs === maxMsgs) return 'already';
+    if ((info.config.num_replicas ?? 1) > 1 && /^2\.9\./.test(nc.info?.version ?? '')) return 'left';
+    await retryJetStream(() => jsm.streams.update(name, { ...info.config, max_msgs: maxMsgs }));
+    return 'set';
+  } catch (err) {
+    if (err instanceof Error && (err.name === 'PermissionViolationError' || /permissions violation/i.test(err.message))) return 'left';
     throw err;
   }
 }

@@ -90,3 +90,36 @@ it('answers a resend that reaches the intake with the stored task, and refuses a
   await expect(intake(ledger, req('something else'), { queued: false })).rejects.toMatchObject({ key: 'MESSAGE_ID_CONFLICT' });
   await expect(intake(ledger, req('hi', 'pi5'), { queued: false })).rejects.toMatchObject({ key: 'MESSAGE_ID_CONFLICT' });
 });
+
+it('retains at most retainedTasks: one more new task is refused, nothing is dropped, retained ones still change', async () => {
+  // A server of its own: the bucket's limit is set when it is made.
+  const server = await startNatsServer();
+  const conn = await connect({ servers: server.url });
+  const ledger = await Ledger.open(conn, { limits: { retainedTasks: 3 } });
+  const keys = ['a', 'b', 'c'].map((id) => ledger.key('box', 's', `full-${id}`));
+  for (const [i, key] of keys.entries()) expect(await ledger.create(key, asked(`full-${i}`))).not.toBeNull();
+  const one = ledger.key('box', 's', 'full-d');
+  await expect(ledger.create(one, asked('full-d'))).rejects.toMatchObject({
+    key: 'LIMIT_EXCEEDED',
+    details: { limit: 'retainedTasks', max: 3, setting: 'LIMIT_RETAINED_TASKS' },
+  });
+  expect(await ledger.get(one)).toBeNull();
+  // At the limit every retained task can still move on (its key replaces its own last value).
+  for (const key of keys) await ledger.transition(key, (e) => transitions.start(e, new Date()));
+  for (const key of keys) expect((await ledger.get(key))!.entry.task.status.state).toBe('TASK_STATE_WORKING');
+  await conn.close();
+  await server.stop();
+});
+
+it('a bucket made before, or with another limit, takes the limit the gateway opens it with', async () => {
+  const server = await startNatsServer();
+  const conn = await connect({ servers: server.url });
+  await Ledger.open(conn);
+  const ledger = await Ledger.open(conn, { limits: { retainedTasks: 1 } });
+  expect(await ledger.create(ledger.key('box', 's', 'first'), asked('first'))).not.toBeNull();
+  await expect(ledger.create(ledger.key('box', 's', 'second'), asked('second'))).rejects.toMatchObject({
+    details: { limit: 'retainedTasks', max: 1 },
+  });
+  await conn.close();
+  await server.stop();
+});

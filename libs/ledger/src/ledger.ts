@@ -4,6 +4,10 @@
  * the key's last revision (casPut of @shrooms/runtime, exact on the R3 bucket), so concurrent writers (bridge, gateway, sweeper) can never lose or reorder
  * a change, and nothing reopens a finished task.
  *
+ * The bucket retains at most `retainedTasks` entries (the stream's max messages, discard new): at the
+ * limit a new task is refused with LIMIT_EXCEEDED `retainedTasks` and nothing is dropped — every
+ * retained task can still change, and room comes back as finished tasks age out (finishedRetentionMs).
+ *
  * Reading one task is a direct get of its key (cost flat in ledger size). Reads and writes ride out
  * a stream leader's election (a few seconds in a cluster) with bounded retries. `reads` counts KV reads so
  * tests can show a page touches only what it returns.
@@ -13,7 +17,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
 import { casPut, isTransientJetStreamError, retryJetStream } from '@shrooms/runtime';
 import type { LedgerEntry, Stored } from './entry.js';
-import { createHardenedBucket, hardenBucket, type Hardening } from './harden.js';
+import { createHardenedBucket, hardenBucket, limitBucket, type Hardening } from './harden.js';
 
 export interface LedgerOptions {
   replicas?: number;
@@ -32,6 +36,8 @@ export class Ledger {
   watched = 0;
   /** How `open` left the bucket's stream (rollups and purges refused or not); unset after `bind`. */
   hardening?: Hardening;
+  /** The bucket's most tasks when this process made or limited it (`open`); unknown after `bind`. */
+  retained?: number;
   /** Revision and bytes of this process's latest write per key, for `transition` (bounded). */
   private written = new Map<string, { revision: number; data: Uint8Array }>();
 
@@ -53,10 +59,11 @@ export class Ledger {
       maxValueSize: limits.taskBytes + 64 * 1024,
       description: 'shrooms task ledger: one value per task, the task as it stands',
     };
-    await createHardenedBucket(nc, BUCKETS.tasks, { ...bucket, ttlMs: bucket.ttl });
+    await createHardenedBucket(nc, BUCKETS.tasks, { ...bucket, ttlMs: bucket.ttl, maxMsgs: limits.retainedTasks });
     const kv = await retryJetStream(() => new Kvm(nc).create(BUCKETS.tasks, bucket));
     const ledger = new Ledger(kv, limits);
     ledger.hardening = await hardenBucket(nc, BUCKETS.tasks);
+    if ((await limitBucket(nc, BUCKETS.tasks, limits.retainedTasks)) !== 'left') ledger.retained = limits.retainedTasks;
     return ledger;
   }
 
@@ -109,6 +116,7 @@ export class Ledger {
         // Refused, or answered as a duplicate — which may be this very write sent before a timeout.
         moved = true;
       } catch (err) {
+        if (expected === 0 && isMaxMessages(err)) throw this.full();
         if (!isTransientJetStreamError(err) || attempt >= 8) throw err;
         moved = false;
         await new Promise((r) => setTimeout(r, (delay = Math.min(delay * 2, 2_000))));
@@ -227,6 +235,13 @@ export class Ledger {
     };
   }
 
+  /** The refusal of a new task when the ledger holds `retainedTasks` already. */
+  private full(): ShroomsError {
+    const max = this.retained;
+    const message = `the ledger holds its limit of ${max ?? 'retained'} tasks; new ones fit again as finished tasks age out`;
+    return new ShroomsError('LIMIT_EXCEEDED', message, { limit: 'retainedTasks', ...(max !== undefined ? { max } : {}) });
+  }
+
   private encode(entry: LedgerEntry): Uint8Array {
     const data = enc.encode(JSON.stringify(entry));
     if (data.length > this.limits.taskBytes) {
@@ -253,4 +268,9 @@ function decode(e: KvEntry | null): Stored | null {
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
+}
+
+/** The stream's max messages reached (discard new refuses the publish). */
+function isMaxMessages(err: unknown): boolean {
+  return err instanceof Error && /maximum messages exceeded/i.test(err.message);
 }

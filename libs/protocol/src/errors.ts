@@ -167,6 +167,7 @@ export const LIMIT_SETTINGS: Readonly<Record<string, string>> = {
   queueLength: 'LIMIT_QUEUE_LENGTH',
   openTasksPerSession: 'LIMIT_OPEN_TASKS',
   taskBytes: 'LIMIT_TASK_BYTES',
+  retainedTasks: 'LIMIT_RETAINED_TASKS',
   recipients: 'LIMIT_RECIPIENTS',
   schedules: 'LIMIT_SCHEDULES',
   minIntervalMs: 'SCHEDULER_MIN_INTERVAL_MS',

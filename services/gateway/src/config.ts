@@ -43,6 +43,8 @@ export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.
     LIMIT_TASK_EXPIRY_MS: ms(DEFAULT_LIMITS.taskExpiryMs),
     LIMIT_FINISHED_RETENTION_MS: ms(DEFAULT_LIMITS.finishedRetentionMs),
     LIMIT_TASK_BYTES: ms(DEFAULT_LIMITS.taskBytes),
+    /** The ledger's most tasks; set when the gateway makes the bucket (and raised or lowered on a single-node one). */
+    LIMIT_RETAINED_TASKS: ms(DEFAULT_LIMITS.retainedTasks),
     LIMIT_METADATA_ENTRIES: ms(DEFAULT_LIMITS.metadataEntries),
   });
 export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;

@@ -17,7 +17,11 @@ export async function runGateway(env: Record<string, string | undefined> = proce
   const log = createLogger('gateway', config.LOG_LEVEL);
   log.info({ config: redactConfig(config) }, 'starting');
   const nc = await connectNats(config, log, `gateway ${config.SHROOMS_MACHINE}`);
-  const limits = { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS };
+  const limits = {
+    taskBytes: config.LIMIT_TASK_BYTES,
+    finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS,
+    retainedTasks: config.LIMIT_RETAINED_TASKS,
+  };
   const ledger = await Ledger.open(nc, { replicas: config.SHROOMS_REPLICAS, limits });
   const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS });
   for (const [bucket, state] of [
