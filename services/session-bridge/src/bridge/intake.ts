@@ -13,7 +13,9 @@ export async function takeIn(c: Core, req: DeliverRequest): Promise<IntakeResult
   if (isNew)
     c.view.checkRoom(`${c.machine}/${c.session}`, { queueLength: c.config.LIMIT_QUEUE_LENGTH, openTasks: c.config.LIMIT_OPEN_TASKS });
   const key = isNew ? c.ledger.key(c.machine, c.session, req.message.messageId) : '';
-  if (isNew && !(await c.ledger.get(key))) {
+  // The span is begun before the create, which tells a new task from a resend (no read first);
+  // a resend's span is discarded below (the first delivery's span is the task's).
+  if (isNew) {
     const traceparent = c.spans.begin(key, {
       taskId: `${c.session}:${req.message.messageId}`,
       session: `${c.machine}/${c.session}`,
@@ -23,8 +25,17 @@ export async function takeIn(c: Core, req: DeliverRequest): Promise<IntakeResult
     });
     if (traceparent) req = { ...req, metadata: { ...req.metadata, [META.traceparent]: traceparent } };
   }
-  const r = await intake(c.ledger, req, { queued: c.view.busy(c.harnessIdle()) || c.view.queued > 0 });
-  if (!r.created && key) c.spans.discard(key);
+  let r: IntakeResult;
+  try {
+    r = await intake(c.ledger, req, { queued: c.view.busy(c.harnessIdle()) || c.view.queued > 0 });
+  } catch (err) {
+    if (key) c.spans.discard(key);
+    throw err;
+  }
+  if (key) {
+    if (r.created) c.spans.taken(key);
+    else c.spans.discard(key);
+  }
   if (r.created || r.answered) c.view.track(r.stored);
   return r;
 }

@@ -10,10 +10,15 @@ import { SpanKind, SpanStatusCode, context, contextFromTraceparent, trace, trace
 
 export class TaskSpans {
   private spans = new Map<string, { span: Span; state?: string }>();
+  /** Spans begun for a delivery whose create has not yet said whether the task is new. */
+  private pending = new Map<string, { span: Span; traceparent?: string }>();
 
   constructor(readonly harness: string) {}
 
-  /** Starts the span of a task about to be created; returns the traceparent to store with it. */
+  /**
+   * Starts the span of a task about to be created; returns the traceparent to store with it. The
+   * span is the task's once `taken` (the create stored it) and is ended by `discard` (a resend).
+   */
   begin(key: string, attrs: { taskId: string; session: string; device: string; from?: string; depth?: number }): string | undefined {
     const span = tracer().startSpan(
       'task',
@@ -30,23 +35,38 @@ export class TaskSpans {
       },
       context.active(),
     );
-    this.spans.set(key, { span });
-    return traceparentOf(trace.setSpan(context.active(), span));
+    const traceparent = traceparentOf(trace.setSpan(context.active(), span));
+    this.pending.set(key, { span, traceparent });
+    return traceparent;
+  }
+
+  /** The create stored the task: the span begun for it is the task's. */
+  taken(key: string): void {
+    const p = this.pending.get(key);
+    if (!p) return; // adopted already, by `observe` of the create
+    this.pending.delete(key);
+    this.spans.set(key, { span: p.span });
   }
 
   /** The task already existed (a resend): its span was begun by the first delivery. */
   discard(key: string): void {
-    const s = this.spans.get(key);
-    if (!s) return;
-    s.span.updateName('task resend');
-    s.span.end();
-    this.spans.delete(key);
+    const p = this.pending.get(key);
+    if (!p) return;
+    p.span.updateName('task resend');
+    p.span.end();
+    this.pending.delete(key);
   }
 
   /** Follows a ledger entry of the session: an event per state change, the end at a terminal state. */
   observe(s: Stored): void {
     const task = s.entry.task;
     let cur = this.spans.get(s.key);
+    const p = cur ? undefined : this.pending.get(s.key);
+    if (p && task.metadata?.[META.traceparent] === p.traceparent) {
+      // The watch brought the create before the intake said it was stored.
+      this.pending.delete(s.key);
+      this.spans.set(s.key, (cur = { span: p.span }));
+    }
     if (!cur) {
       if (isTerminal(task.status.state)) return;
       // A task taken up after a restart or queued by the gateway: continue its stored context.
@@ -70,8 +90,9 @@ export class TaskSpans {
   }
 
   endAll(): void {
-    for (const { span } of this.spans.values()) span.end();
+    for (const { span } of [...this.spans.values(), ...this.pending.values()]) span.end();
     this.spans.clear();
+    this.pending.clear();
   }
 }
 
