@@ -37,5 +37,5 @@ export {
   tracingConfigured,
 } from './telemetry.js';
 export { casCreate, casPut, casUpdate, isCasConflict } from './cas.js';
-export { isNatsOutage, isTransientJetStreamError, isUndoneJetStreamError, retryJetStream } from './retry.js';
+export { isNatsOutage, isTransientJetStreamError, retryJetStream } from './retry.js';
 export { watchFile } from './watch-file.js';

@@ -1,21 +1,39 @@
 /**
- * Retries a JetStream call through the few seconds a cluster needs to elect a new stream leader
- * (or to settle two replicas creating the same bucket at once): only on errors that say so, with
- * backoff, bounded in attempts. Anything else is thrown at once.
+ * Retries a JetStream call through the few seconds a cluster needs to elect a new stream leader:
+ * only on errors whose class or code says so (never their text), with backoff, bounded in
+ * attempts. Anything else is thrown at once.
  */
-const NOT_DONE = /jetstream is not enabled|no responders|not current|stream is being|503/i;
-const TRANSIENT = /jetstream is not enabled|no responders|timeout|leader|not current|insufficient resources|stream is being|503/i;
+import { TimeoutError } from '@nats-io/nats-core';
+import { JetStreamApiError } from '@nats-io/jetstream';
 
-const text = (err: Error) => `${err.message} ${(err as { code?: unknown }).code ?? ''} ${String((err as { cause?: unknown }).cause ?? '')}`;
+/**
+ * JetStream API errors (`err_code`) that say the cluster could not take the request just now:
+ * 10004 incomplete results, 10008 temporarily unavailable (no meta leader), 10009 cannot handle the
+ * request (not the leader), 10023 insufficient resources, 10041 a raft error (not leader, not current).
+ */
+const UNAVAILABLE_API_CODES: ReadonlySet<number> = new Set([10004, 10008, 10009, 10023, 10041]);
 
-/** The call may be retried: it failed, or (a timeout) it may not have happened. For reads. */
-export function isTransientJetStreamError(err: unknown): boolean {
-  return err instanceof Error && TRANSIENT.test(text(err));
+/** The error and its causes, outermost first. */
+function chain(err: unknown): Error[] {
+  const out: Error[] = [];
+  for (let e = err; e instanceof Error && !out.includes(e) && out.length < 8; e = e.cause) out.push(e);
+  return out;
 }
 
-/** The call surely did not happen (no leader, no responders): a write may be sent again. */
-export function isUndoneJetStreamError(err: unknown): boolean {
-  return err instanceof Error && NOT_DONE.test(text(err));
+/** One link of the chain says the call failed for a while, not for good. */
+function transientLink(e: Error): boolean {
+  if (e instanceof TimeoutError) return true;
+  // The client's NoRespondersError (also the cause of a RequestError, and of the JetStreamNotEnabled
+  // a JetStream call turns it into): nobody was there to take it, e.g. no stream leader yet.
+  if (e.name === 'NoResponders') return true;
+  // A status message of a pull or publish (JetStreamStatusError): 503 is "no responders".
+  if (e.name === 'JetStreamStatusError' && (e as { code?: unknown }).code === 503) return true;
+  return e instanceof JetStreamApiError && UNAVAILABLE_API_CODES.has(e.code);
+}
+
+/** The call may be retried: it failed for a while, or (a timeout) it may not have happened. For reads. */
+export function isTransientJetStreamError(err: unknown): boolean {
+  return chain(err).some(transientLink);
 }
 
 /** Defaults: 8 attempts, 100 ms doubling to at most 2 s between them (about 8 s in all). */

@@ -1,0 +1,46 @@
+import { NoRespondersError, RequestError, TimeoutError } from '@nats-io/nats-core';
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { describe, expect, it } from 'vitest';
+import { isTransientJetStreamError, retryJetStream } from './retry.js';
+
+// The errors as the NATS client builds them (its own classes), not look-alikes.
+const apiError = (err_code: number, code: number, description: string) => new JetStreamApiError({ err_code, code, description });
+const noResponders = () => new RequestError('no responders', { cause: new NoRespondersError('$JS.API.STREAM.INFO.X') });
+
+describe('isTransientJetStreamError', () => {
+  it('is true for a timeout, for no responders and for a call whose cause had none', () => {
+    expect(isTransientJetStreamError(new TimeoutError())).toBe(true);
+    expect(isTransientJetStreamError(noResponders())).toBe(true);
+    // How a JetStream call wraps it (JetStreamNotEnabled, which the client does not export).
+    expect(isTransientJetStreamError(new Error('jetstream is not enabled', { cause: noResponders() }))).toBe(true);
+  });
+
+  it('is true for the API codes of a cluster between leaders', () => {
+    expect(isTransientJetStreamError(apiError(10008, 503, 'JetStream system temporarily unavailable'))).toBe(true);
+    expect(isTransientJetStreamError(apiError(10009, 500, 'JetStream cluster can not handle request'))).toBe(true);
+    expect(isTransientJetStreamError(apiError(10023, 503, 'insufficient resources'))).toBe(true);
+  });
+
+  it('is false for refusals and for a text that only reads like an outage', () => {
+    expect(isTransientJetStreamError(apiError(JetStreamApiCodes.StreamWrongLastSequence, 400, 'wrong last sequence: 3'))).toBe(false);
+    expect(isTransientJetStreamError(apiError(JetStreamApiCodes.StreamNotFound, 404, 'stream not found'))).toBe(false);
+    const account = apiError(JetStreamApiCodes.JetStreamNotEnabledForAccount, 503, 'JetStream not enabled for account');
+    expect(isTransientJetStreamError(new Error(account.message, { cause: account }))).toBe(false);
+    expect(isTransientJetStreamError(new Error('timeout: no responders, leader not current (503)'))).toBe(false);
+    expect(isTransientJetStreamError('timeout')).toBe(false);
+  });
+});
+
+describe('retryJetStream', () => {
+  it('retries a transient failure and throws any other at once', async () => {
+    let calls = 0;
+    await expect(retryJetStream(async () => (++calls < 3 ? Promise.reject(new TimeoutError()) : 'ok'), { firstDelayMs: 1 })).resolves.toBe(
+      'ok',
+    );
+    expect(calls).toBe(3);
+    calls = 0;
+    const refused = apiError(JetStreamApiCodes.StreamWrongLastSequence, 400, 'wrong last sequence: 3');
+    await expect(retryJetStream(async () => (++calls, Promise.reject(refused)), { firstDelayMs: 1 })).rejects.toBe(refused);
+    expect(calls).toBe(1);
+  });
+});
