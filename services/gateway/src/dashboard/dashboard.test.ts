@@ -122,8 +122,16 @@ it('shows a mesh device everything but lets only this machine itself act', async
 });
 
 it('takes actions only from its own page: a JSON body, its header, its own origin', async () => {
+  const form = await post(
+    '/dashboard/api/tasks/cancel',
+    { key: 'box.h.held' },
+    { 'content-type': 'text/plain', origin: 'http://attacker.example' },
+  );
+  expect(form.statusCode).toBe(403);
   const noHeader = await post('/dashboard/api/tasks/cancel', { key: 'box.h.held' }, { 'content-type': 'text/plain' });
-  expect(noHeader.statusCode).toBe(403);
+  expect(noHeader.json().error.key).toBe('CONTENT_TYPE_NOT_SUPPORTED'); // no browser page: refused all the same
+  const noDashboardHeader = await post('/dashboard/api/tasks/cancel', { key: 'box.h.held' }, { 'content-type': 'application/json' });
+  expect(noDashboardHeader.statusCode).toBe(403);
   const crossSite = await post(
     '/dashboard/api/tasks/cancel',
     { key: 'box.h.held' },
