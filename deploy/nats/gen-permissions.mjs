@@ -9,7 +9,9 @@
 //                 machine the compose/k3s stack runs on
 //   --machine M   (repeatable) the bridges of machine M log in as `bridge-M` ($NATS_BRIDGE_<M>_PASSWORD)
 //   --session M/S (repeatable) the bridge of session S of machine M alone logs in as `bridge-M-S`
-//                 ($NATS_BRIDGE_<M>_<S>_PASSWORD): least privilege per session
+//                 ($NATS_BRIDGE_<M>_<S>_PASSWORD): least privilege per session; a session of the
+//                 --local machine as `session-S` ($NATS_SESSION_<S>_PASSWORD), names that do not
+//                 depend on the machine, so compose files and manifests can spell them
 //   --no-admin    leave out the operators' `admin` user (full access, for the nats CLI)
 //   --out FILE    write FILE instead of standard output
 //
@@ -193,9 +195,9 @@ export function bridgeUser(machine, { local = false } = {}) {
       `${js}.INFO`,
       `shrooms.signal.${m}.>`,
       `shrooms.notify.${m}.>`,
-      // The session's own tools (task_update) and its owner's CLI (release/reject) reach its bridge.
-      `shrooms.bridge.${m}.*.update`,
-      `shrooms.bridge.${m}.*.control`,
+      // No request to any bridge (deliver, cancel, update, control): only the gateway sends them,
+      // past its rules; a session's own task_update stays inside its bridge, its owner's CLI and
+      // the dashboard go through the gateway.
     ],
     deny: storeDeny(),
     subscribe: [`shrooms.bridge.${m}.>`, `${bridgeInbox(machine)}.>`, ...srv(SERVICE.bridge)],
@@ -206,9 +208,11 @@ export function bridgeUser(machine, { local = false } = {}) {
  * The user of one session's bridge, where the deployment knows its sessions (`--session M/S`):
  * only that session's ledger entries, signal, notifications, deliveries and replies — least
  * privilege per session, not only per machine. Its bridge connects with inboxPrefix
- * `_INBOX_bridge.m.s` (subjects.bridgeInbox(machine, session)).
+ * `_INBOX_bridge.m.s` (subjects.bridgeInbox(machine, session)). `local`: M is the `--local` machine,
+ * whose sessions are named without it (`session-S`, `$NATS_SESSION_<S>_PASSWORD`), as its
+ * machine-wide user is `bridge`.
  */
-export function sessionUser(agent) {
+export function sessionUser(agent, { local = false } = {}) {
   const slash = agent.indexOf('/');
   const machine = agent.slice(0, slash);
   const session = agent.slice(slash + 1);
@@ -218,8 +222,8 @@ export function sessionUser(agent) {
   const ms = `${m}.${encodeToken(session)}`;
   const upper = (x) => x.toUpperCase().replace(/[^A-Z0-9]/g, '_');
   return {
-    user: `bridge-${machine}-${session}`,
-    password: `NATS_BRIDGE_${upper(machine)}_${upper(session)}_PASSWORD`,
+    user: local ? `session-${session}` : `bridge-${machine}-${session}`,
+    password: local ? `NATS_SESSION_${upper(session)}_PASSWORD` : `NATS_BRIDGE_${upper(machine)}_${upper(session)}_PASSWORD`,
     why: `the bridge of session ${machine}/${session} only; connect with inboxPrefix "${bridgeInbox(machine)}.${encodeToken(session)}"`,
     publish: [
       ...kvScoped(BUCKET.tasks, `${ms}.>`),
@@ -229,8 +233,6 @@ export function sessionUser(agent) {
       `${js}.INFO`,
       `shrooms.signal.${ms}`,
       `shrooms.notify.${ms}.>`,
-      `shrooms.bridge.${ms}.update`,
-      `shrooms.bridge.${ms}.control`,
     ],
     deny: storeDeny(),
     subscribe: [`shrooms.bridge.${ms}.>`, `${bridgeInbox(machine)}.${encodeToken(session)}.>`, ...srv(SERVICE.bridge)],
@@ -278,7 +280,7 @@ export function renderPermissions({ local, machines = [], sessions = [], admin =
   const bridges = [
     ...(local ? [bridgeUser(local, { local: true })] : []),
     ...machines.map((m) => bridgeUser(m)),
-    ...sessions.map((a) => sessionUser(a)),
+    ...sessions.map((a) => sessionUser(a, { local: local !== undefined && a.slice(0, a.indexOf('/')) === local })),
   ];
   const users = [...serviceUsers(), ...bridges, ...(admin ? [adminUser()] : [])];
   const seen = new Map();

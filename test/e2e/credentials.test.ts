@@ -52,7 +52,7 @@ describe('generated NATS credentials', () => {
   const passwords = generate();
 
   it('come out in the documented format, all different', () => {
-    expect(passwords.length).toBe(300 + 20 * 5 + 6 * 5);
+    expect(passwords.length).toBe(300 + 20 * 6 + 6 * 6);
     expect(passwords.filter((p) => !FORMAT.test(p))).toEqual([]);
     expect(new Set(passwords).size).toBe(passwords.length);
   });

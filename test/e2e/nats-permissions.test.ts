@@ -26,6 +26,8 @@ const PASSWORDS = {
   NATS_BRIDGE_PASSWORD: 'laptop-bridge-secret',
   NATS_BRIDGE_PI5_PASSWORD: 'pi5-bridge-secret',
   NATS_BRIDGE_MY_BOX_PASSWORD: 'my-box-bridge-secret',
+  NATS_SESSION_WEBAPP_PASSWORD: 'laptop-webapp-secret',
+  NATS_BRIDGE_PI5_JIMMY_PASSWORD: 'pi5-jimmy-secret',
   NATS_ADMIN_PASSWORD: 'admin-secret',
 };
 const PERMISSION_VIOLATION = /Permissions Violation/;
@@ -53,6 +55,10 @@ beforeAll(async () => {
     'pi5',
     '--machine',
     'my.box',
+    '--session',
+    'laptop/webapp',
+    '--session',
+    'pi5/jimmy',
     '--out',
     join(dir, 'permissions.conf'),
   ]);
@@ -169,8 +175,8 @@ describe('a bridge credential of machine laptop', () => {
     expect(String(await every.closed)).toMatch(PERMISSION_VIOLATION);
   });
 
-  it('cannot deliver or cancel a task itself, not even to its own sessions: only the gateway may (past the guard)', async () => {
-    for (const op of ['deliver', 'cancel'] as const) {
+  it('cannot send a bridge any request, not even its own sessions: only the gateway may (past its rules and the guard)', async () => {
+    for (const op of ['deliver', 'cancel', 'update', 'control'] as const) {
       for (const [m, sess] of [
         ['laptop', 'webapp'],
         ['pi5', 'jimmy'],
@@ -246,6 +252,42 @@ describe('a bridge credential of machine pi5', () => {
     const gateway = await login('gateway', PASSWORDS.NATS_GATEWAY_PASSWORD);
     gateway.publish(subjects.bridge('pi5', 'jimmy', 'deliver'), 'task');
     for await (const m of own) expect(m.string()).toBe('task');
+  });
+});
+
+describe('a session credential', () => {
+  // A session of the --local machine is `session-S`; of another machine `bridge-M-S`.
+  const sessions = [
+    { user: 'session-webapp', pass: PASSWORDS.NATS_SESSION_WEBAPP_PASSWORD, machine: 'laptop', own: 'webapp', sibling: 'other' },
+    { user: 'bridge-pi5-jimmy', pass: PASSWORDS.NATS_BRIDGE_PI5_JIMMY_PASSWORD, machine: 'pi5', own: 'jimmy', sibling: 'other' },
+  ];
+
+  it("writes and receives only its own session's, not another session's of its machine", async () => {
+    for (const s of sessions) {
+      const nc = await login(s.user, s.pass, { inboxPrefix: subjects.bridgeInbox(s.machine, s.own) });
+      const tasks = await new Kvm(nc).open(BUCKETS.tasks, { allow_direct: true });
+      await tasks.put(keys.task(s.machine, s.own, 'm1'), JSON.stringify({ v: 1 }));
+      await expect(tasks.put(keys.task(s.machine, s.sibling, 'forged'), '{}'), s.user).rejects.toThrow(PERMISSION_VIOLATION);
+      const sibling = nc.subscribe(subjects.bridge(s.machine, s.sibling, 'deliver'));
+      expect(String(await sibling.closed), s.user).toMatch(PERMISSION_VIOLATION);
+      const own = nc.subscribe(subjects.bridge(s.machine, s.own, 'deliver'), { max: 1 });
+      await nc.flush();
+      const gateway = await login('gateway', PASSWORDS.NATS_GATEWAY_PASSWORD);
+      gateway.publish(subjects.bridge(s.machine, s.own, 'deliver'), 'task');
+      for await (const m of own) expect(m.string()).toBe('task');
+    }
+  });
+
+  it('cannot send any bridge a request, its own session included', async () => {
+    for (const s of sessions) {
+      const nc = await login(s.user, s.pass, { inboxPrefix: subjects.bridgeInbox(s.machine, s.own) });
+      for (const session of [s.own, s.sibling])
+        for (const op of ['deliver', 'cancel', 'update', 'control'] as const)
+          await expect(
+            nc.request(subjects.bridge(s.machine, session, op), '{}', { timeout: 5000 }),
+            `${s.user} ${session} ${op}`,
+          ).rejects.toThrow(PERMISSION_VIOLATION);
+    }
   });
 });
 

@@ -2,7 +2,7 @@
  * NATS users for a server of one machine — `up`'s, and the tests' that run the mesh as deployed
  * (docs/security.md): each part gets its own user with the deployment's least-privilege
  * permissions, from the one generator (deploy/nats/gen-permissions.mjs): gateway, guard, scheduler,
- * the machine's bridges (`bridge`), each named session's bridge alone (`bridge-MACHINE-SESSION`)
+ * the machine's bridges (`bridge`), each named session's bridge alone (`session-SESSION`)
  * and `admin` for operators. Passwords are new
  * on every start (192 random bits); they live only in files of mode 0600 in a state folder of mode
  * 0700, and in the environment of the processes that need them — never on a command line or in a log.
@@ -35,7 +35,7 @@ interface GeneratedUser {
 interface Generator {
   serviceUsers(): GeneratedUser[];
   bridgeUser(machine: string, o: { local: boolean }): GeneratedUser;
-  sessionUser(agent: string): GeneratedUser;
+  sessionUser(agent: string, o: { local: boolean }): GeneratedUser;
   adminUser(): GeneratedUser;
   renderPermissions(o: { local: string; sessions: string[]; admin: boolean; command: string }): string;
 }
@@ -66,7 +66,7 @@ export async function prepareLocalNats(stateDir: string, machine: string, sessio
     bridge: gen.bridgeUser(machine, { local: true }),
     admin: gen.adminUser(),
   };
-  const perSession = new Map(sessions.map((s, i) => [s, gen.sessionUser(agents[i]!)]));
+  const perSession = new Map(sessions.map((s, i) => [s, gen.sessionUser(agents[i]!, { local: true })]));
   const secrets = Object.fromEntries([...Object.values(users), ...perSession.values()].map((u) => [u.password, password()]));
   const command = [`--local ${machine}`, ...agents.map((a) => `--session ${a}`)].join(' ');
   await privateFile(join(dir, 'permissions.conf'), gen.renderPermissions({ local: machine, sessions: agents, admin: true, command }));
