@@ -12,8 +12,8 @@
  * configuration update can not cancel deny purge" and crashes on every start — a node lost for
  * good after its first restart. hardenBucket remains for streams made before.
  */
-import { DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { PermissionViolationError, type NatsConnection } from '@nats-io/nats-core';
 import { retryJetStream } from '@shrooms/runtime';
 
 export interface HardenedBucketOptions {
@@ -39,7 +39,7 @@ export async function createHardenedBucket(nc: NatsConnection, bucket: string, o
     return;
   } catch (err) {
     // Not ours to create (a user that may only read it), or there: the KV client decides as before.
-    if (!(err instanceof Error && /stream not found/i.test(err.message))) return;
+    if (!isStreamNotFound(err)) return;
   }
   try {
     await retryJetStream(() =>
@@ -62,10 +62,10 @@ export async function createHardenedBucket(nc: NatsConnection, bucket: string, o
     );
   } catch (err) {
     // Another replica created it meanwhile.
-    if (err instanceof Error && /already in use/i.test(err.message)) return;
+    if (hasApiCode(err, STREAM_NAME_IN_USE)) return;
     // A user that may not create it (a bridge) started before its owner (the gateway): wait for
     // the owner to create it, as Ledger.bind waits for the ledger (about 30 s at most).
-    if (err instanceof Error && /permissions violation/i.test(err.message)) {
+    if (isPermissionViolation(err)) {
       await retryJetStream(() => jsm.streams.info(name), { attempts: 40, maxDelayMs: 1_000, retryIf: isStreamNotFound });
       return;
     }
@@ -73,7 +73,19 @@ export async function createHardenedBucket(nc: NatsConnection, bucket: string, o
   }
 }
 
-const isStreamNotFound = (err: unknown) => err instanceof Error && /stream not found/i.test(err.message);
+/** JSStreamNameExistErr: a stream of that name exists (with another configuration than asked for). */
+const STREAM_NAME_IN_USE = 10058;
+
+/** The error, or the error it wraps, is a JetStream API error with this code. */
+function hasApiCode(err: unknown, code: number): boolean {
+  return [err, err instanceof Error ? err.cause : undefined].some((e) => e instanceof JetStreamApiError && e.code === code);
+}
+
+const isStreamNotFound = (err: unknown) => hasApiCode(err, JetStreamApiCodes.StreamNotFound);
+
+/** The server refused the request to this user (the client may wrap it in a RequestError). */
+const isPermissionViolation = (err: unknown) =>
+  err instanceof PermissionViolationError || (err instanceof Error && err.cause instanceof PermissionViolationError);
 
 /** How a bucket's stream stands after hardenBucket. */
 export type Hardening = 'hardened' | 'already' | 'not permitted' | 'left soft: replicated on nats-server 2.9';
@@ -92,8 +104,7 @@ export async function hardenBucket(nc: NatsConnection, bucket: string): Promise<
   } catch (err) {
     // A user that may only read the stream (a bridge opening the signal field before the gateway
     // got to it): the gateway, which may, hardens it.
-    if (err instanceof Error && (err.name === 'PermissionViolationError' || /permissions violation/i.test(err.message)))
-      return 'not permitted';
+    if (isPermissionViolation(err)) return 'not permitted';
     throw err;
   }
 }
@@ -113,7 +124,7 @@ export async function limitBucket(nc: NatsConnection, bucket: string, maxMsgs: n
     await retryJetStream(() => jsm.streams.update(name, { ...info.config, max_msgs: maxMsgs }));
     return 'set';
   } catch (err) {
-    if (err instanceof Error && (err.name === 'PermissionViolationError' || /permissions violation/i.test(err.message))) return 'left';
+    if (isPermissionViolation(err)) return 'left';
     throw err;
   }
 }
