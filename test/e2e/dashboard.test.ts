@@ -243,6 +243,21 @@ it('stops reminders for a session from the agents view', async () => {
   await shot('agents');
 });
 
+it('shows a session’s loop-guard window and lets the owner empty it, as the guard then has it', async () => {
+  const guard = async () => (await rpc(`${mesh.gatewayUrl}/a2a/gamma`, 'GuardWindow', {})).result;
+  await send('gamma', 'g-1', 'one more for the window');
+  const before = await guard();
+  expect(before.count).toBeGreaterThanOrEqual(1);
+  await open('agents');
+  const line = page.locator('[data-agent="testbox/gamma"] [data-guard]');
+  await page.waitForSelector(`[data-agent="testbox/gamma"] [data-guard][data-count="${before.count}"]`);
+  await expect(line.textContent()).resolves.toContain(`${before.count} of ${before.limit} new tasks from testbox`);
+  await line.locator('[data-action="reset-guard"]').click();
+  await page.waitForSelector('[data-agent="testbox/gamma"] [data-guard][data-count="0"]', { timeout: 30_000 });
+  expect((await guard()).count).toBe(0);
+  expect((await send('gamma', 'g-2', 'admitted after the reset')).result.task.id).toBe('gamma:g-2');
+});
+
 it('shows task text as text, never as markup', async () => {
   const evil = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script> & done';
   await send('slow', 'xss-1', evil);

@@ -141,6 +141,21 @@ it('takes actions only from its own page: a JSON body, its header, its own origi
   expect((await ledger.get('box.h.held'))!.entry.task.status.state).toBe('TASK_STATE_SUBMITTED');
 });
 
+it('lets only this machine itself see or reset a loop-guard window', async () => {
+  for (const [method, path] of [
+    ['GET', '/dashboard/api/guard?agent=box%2Fa'],
+    ['POST', '/dashboard/api/guard/reset'],
+  ] as const) {
+    const res = method === 'GET' ? await get(path, PHONE) : await post(path, { agent: 'box/a', device: 'phone.home' }, undefined, PHONE);
+    expect(res.statusCode, path).toBe(403);
+    expect(res.json().error.key, path).toBe('ACTION_FORBIDDEN');
+  }
+  // The owner passes the rule; this gateway runs without a guard, so there is no window to show.
+  const own = await get('/dashboard/api/guard?agent=box%2Fa');
+  expect(own.json().error.key).toBe('GUARD_UNAVAILABLE');
+  expect((await get('/dashboard/api/guard?agent=pi5%2Fa')).json().error.key).toBe('NOT_ALLOWED');
+});
+
 it('refuses to release a task that is not held', async () => {
   const res = await post('/dashboard/api/tasks/release', { key: 'box.h.stalled' });
   expect(res.statusCode).toBe(400);

@@ -47,6 +47,7 @@ const ChainsQuerySchema = z.object({
 });
 const TaskActionSchema = z.object({ key: KeySchema });
 const RemindersSchema = z.object({ agent: z.string().max(200), stop: z.boolean() });
+const GuardWindowSchema = z.object({ agent: z.string().max(200), device: z.string().min(1).max(200).optional() });
 
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const r = schema.safeParse(input ?? {});
@@ -137,6 +138,23 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
     const stored = await deps.ledger.get(key);
     if (!stored) throw new ShroomsError('TASK_NOT_FOUND', 'no such task in the ledger');
     return { session: where.session, stored };
+  };
+
+  /** A session of this machine, by MACHINE/SESSION, for the owner's controls. */
+  const localSession = (agent: string, what: string) => {
+    const a = parseAgent(agent);
+    if (!a?.machine) throw new ShroomsError('INVALID_PARAMS', 'agent must be MACHINE/SESSION');
+    if (a.machine !== machine)
+      throw new ShroomsError('NOT_ALLOWED', `${agent} is on ${a.machine}; ${what} from ${a.machine}'s own dashboard`);
+    return a.session;
+  };
+
+  /** A device's loop-guard window for a session (default: the viewer's own device); the `control` rule decides. */
+  const guardWindow = async (input: unknown, viewer: Viewer, reset: boolean) => {
+    const { agent, device } = parse(GuardWindowSchema, input);
+    const session = localSession(agent, reset ? 'reset its loop-guard window' : 'see its loop-guard window');
+    const { ids: _ids, ...window } = await deps.tasks.guardWindow(session, viewer, device ?? viewer.device, reset);
+    return { agent, window };
   };
 
   const freshRow = async (key: string) => {
@@ -272,13 +290,20 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
         '/api/agents/reminders',
         action(async (body, viewer) => {
           const { agent, stop } = parse(RemindersSchema, body);
-          const a = parseAgent(agent);
-          if (!a?.machine) throw new ShroomsError('INVALID_PARAMS', 'agent must be MACHINE/SESSION');
-          if (a.machine !== machine)
-            throw new ShroomsError('NOT_ALLOWED', `${agent} is on ${a.machine}; change its reminders from ${a.machine}'s own dashboard`);
-          const result = await deps.tasks.control(a.session, stop ? 'stop_reminders' : 'resume_reminders', undefined, viewer);
+          const session = localSession(agent, 'change its reminders');
+          const result = await deps.tasks.control(session, stop ? 'stop_reminders' : 'resume_reminders', undefined, viewer);
           return { agent, ...(result as object) };
         }),
+      );
+
+      // The loop guard's window (owner only: the `control` rule, checked by TaskService.guardWindow).
+      scope.get(
+        '/api/guard',
+        read((req, viewer) => guardWindow(req.query, viewer, false)),
+      );
+      scope.post(
+        '/api/guard/reset',
+        action((body, viewer) => guardWindow(body, viewer, true)),
       );
 
       scope.addHook('onClose', async () => feed.close());

@@ -506,14 +506,22 @@ export const APP_JS = String.raw`
 
   function refusalTable(list) {
     return h('table', { 'class': 'list', id: 'refusals' }, [
-      h('thead', null, h('tr', null, ['when', 'refused', 'asked by', 'to', 'why'].map(function (x) { return h('th', { text: x }); }))),
+      h('thead', null, h('tr', null, ['when', 'refused', 'asked by', 'to', 'why', ''].map(function (x) { return h('th', { text: x }); }))),
       h('tbody', null, list.map(function (f) {
+        var agent = f.machine + '/' + f.session;
+        var reset = f.key === 'LOOP_GUARD' && S.viewer.self && f.machine === S.machine
+          ? h('button', { type: 'button', 'data-action': 'reset-guard', text: 'Reset window', title: 'Empty the loop-guard window of ' + f.device + ' for ' + agent, onclick: function (e) {
+              e.target.disabled = true;
+              resetGuard(agent, f.device, function () { e.target.textContent = 'Window reset'; });
+            } })
+          : null;
         return h('tr', { 'data-refusal': f.key }, [
           h('td', { 'class': 'nowrap' }, ageEl(Date.parse(f.at) || Date.now(), '')),
           h('td', { 'class': 'nowrap' }, [badge(f.key, 'stalled'), ' ', h('span', { 'class': 'mono', text: String(f.code) })]),
           h('td', { text: f.from ? f.device + ' (' + f.from + ')' : f.device }),
-          h('td', { 'class': 'nowrap', text: f.machine + '/' + f.session }),
-          h('td', { text: f.message })
+          h('td', { 'class': 'nowrap', text: agent }),
+          h('td', { text: f.message }),
+          h('td', { 'class': 'nowrap' }, reset)
         ]);
       }))
     ]);
@@ -567,10 +575,64 @@ export const APP_JS = String.raw`
         a.lastSpokeAt ? h('span', { 'class': 'fresh' }, ['spoke ', ageEl(Date.parse(a.lastSpokeAt), ''), ' ago']) : null
       ]),
       a.cwd ? h('div', { 'class': 'cwd mono', text: a.cwd }) : null,
+      a.local && S.viewer.self ? guardLine(a) : null,
       reminders || a.dashboardUrl ? h('div', { 'class': 'actions' }, [reminders, a.dashboardUrl && /^https?:\/\//.test(a.dashboardUrl) ? h('a', { href: a.dashboardUrl, rel: 'noopener noreferrer', text: 'dashboard of ' + a.machine + ' ↗' }) : null]) : null
     ]);
     paintSignal(sig, a, Date.now());
     return card;
+  }
+
+  // The loop guard's window of this machine's own device for each local session: the owner sees
+  // the count, the limit and when it frees, and may empty it (owner only: the control rule).
+  var guards = {};
+  function guardText(g) {
+    if (!g) return 'loop guard: …';
+    if (g.err) return 'loop guard: ' + g.err;
+    var w = g.w;
+    var t = 'loop guard: ' + w.count + ' of ' + w.limit + ' new tasks from ' + w.device + ' within ' + ago(w.windowMs);
+    if (w.retryAfterMs > 0) return t + ' · full: the next is admitted in ' + ago(w.retryAfterMs);
+    if (w.count > 0 && w.oldestAt) return t + ' · the oldest leaves it in ' + ago(Date.parse(w.oldestAt) + w.windowMs - Date.now());
+    return t;
+  }
+  function paintGuard(agent) {
+    var g = guards[agent];
+    document.querySelectorAll('[data-guard]').forEach(function (el) {
+      if (el.getAttribute('data-guard') !== agent) return;
+      el.firstChild.textContent = guardText(g);
+      if (g && g.w) el.setAttribute('data-count', String(g.w.count));
+      var b = el.querySelector('button');
+      if (b) { b.hidden = !(g && g.w); b.disabled = false; }
+    });
+  }
+  function resetGuard(agent, device, done) {
+    return postJSON('/dashboard/api/guard/reset', device ? { agent: agent, device: device } : { agent: agent }).then(function (res) {
+      if (!device || device === S.viewer.device) guards[agent] = { w: res.window, at: Date.now() };
+      paintGuard(agent);
+      toast('Emptied the loop-guard window of ' + res.window.device + ' for ' + agent);
+      if (done) done();
+    }, function (err) { toast(err.message, true); paintGuard(agent); });
+  }
+  function guardLine(a) {
+    var reset = h('button', { type: 'button', 'data-action': 'reset-guard', hidden: true, text: 'Reset window', title: 'Empty the window: new tasks from ' + S.viewer.device + ' are admitted again', onclick: function (e) {
+      e.target.disabled = true;
+      resetGuard(a.agent);
+    } });
+    return h('div', { 'class': 'row guard', 'data-guard': a.agent }, [h('span', { 'class': 'fresh', text: guardText(guards[a.agent]) }), reset]);
+  }
+  function loadGuards() {
+    S.agents.forEach(function (a) {
+      if (!a.local || !S.viewer.self) return;
+      var g = guards[a.agent];
+      if (g && Date.now() - g.at < 5000) { paintGuard(a.agent); return; }
+      guards[a.agent] = { w: g && g.w, err: g && g.err, at: Date.now() };
+      getJSON('/dashboard/api/guard' + qs({ agent: a.agent })).then(function (d) {
+        guards[a.agent] = { w: d.window, at: Date.now() };
+        paintGuard(a.agent);
+      }, function (err) {
+        guards[a.agent] = { err: err.message, at: Date.now() };
+        paintGuard(a.agent);
+      });
+    });
   }
 
   views.agents = function () {
@@ -585,6 +647,7 @@ export const APP_JS = String.raw`
       return [h('div', { 'class': 'machine-h', text: m + (m === S.machine ? ' (this machine)' : '') }),
         h('div', { 'class': 'agents' }, byMachine[m].map(function (p) { return agentCard(p[0], p[1]); }))];
     })));
+    loadGuards();
     return Promise.resolve();
   };
 
