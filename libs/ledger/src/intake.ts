@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { META, ShroomsError, formatTaskId, parseTaskName, type DeliverRequest, type Message, type Metadata } from '@shrooms/protocol';
 import type { Stored } from './entry.js';
 import type { Ledger } from './ledger.js';
-import { answer, newTask } from './transitions.js';
+import { answer, newStarted, newTask } from './transitions.js';
 
 /** Request metadata that the task keeps (everything under `shrooms/`, plus what the sender set). */
 function taskMetadata(req: DeliverRequest): Metadata {
@@ -35,7 +35,15 @@ export function localTaskKey(ledger: Ledger, machine: string, session: string, t
   return ledger.key(machine, session, name.messageId);
 }
 
-export async function intake(ledger: Ledger, req: DeliverRequest, opts: { queued: boolean; now?: Date }): Promise<IntakeResult> {
+/**
+ * `queued`: the task waits behind others (`shrooms/queued`). `start`: the session is free, so a new
+ * task is stored already WORKING — create and start in one write (its bridge then runs its turn).
+ */
+export async function intake(
+  ledger: Ledger,
+  req: DeliverRequest,
+  opts: { queued: boolean; start?: boolean; now?: Date },
+): Promise<IntakeResult> {
   const now = opts.now ?? new Date();
   if (req.taskId) {
     const key = localTaskKey(ledger, req.machine, req.session, req.taskId);
@@ -55,14 +63,8 @@ export async function intake(ledger: Ledger, req: DeliverRequest, opts: { queued
   const messageId = req.message.messageId;
   const key = ledger.key(req.machine, req.session, messageId);
   const id = formatTaskId(req.session, messageId);
-  const entry = newTask({
-    id,
-    contextId: req.message.contextId ?? randomUUID(),
-    message: req.message,
-    metadata: taskMetadata(req),
-    queued: opts.queued,
-    now,
-  });
+  const asked = { id, contextId: req.message.contextId ?? randomUUID(), message: req.message, metadata: taskMetadata(req), now };
+  const entry = opts.start ? newStarted(asked) : newTask({ ...asked, queued: opts.queued });
   const created = await ledger.create(key, entry);
   if (created) return { stored: created, created: true, answered: false };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ShroomsError } from '@shrooms/protocol';
-import { annotate, answer, block, cancel, complete, expire, needAuth, newTask, start, view } from './transitions.js';
+import { annotate, answer, block, cancel, complete, expire, needAuth, newStarted, newTask, start, view } from './transitions.js';
 
 const now = new Date('2026-11-30T10:00:00Z');
 const fresh = () =>
@@ -22,6 +22,16 @@ describe('task transitions', () => {
     expect(done.task.artifacts?.[0]?.parts[0]?.text).toBe('all green');
     expect(done.task.metadata?.['shrooms/queued']).toBeUndefined();
     expect(done.events.map((e) => Object.keys(e)[0])).toEqual(['artifactUpdate', 'statusUpdate']);
+  });
+
+  it('stores a task started at once as two writes would leave it, with the events of both', () => {
+    const message = { messageId: 'm1', role: 'ROLE_USER' as const, parts: [{ text: 'do it' }] };
+    const input = { id: 's:m1', contextId: 'c', message, metadata: {}, now };
+    const once = newStarted(input);
+    const twice = start(newTask({ ...input, queued: false }), now);
+    expect(once.v).toBe(twice.v);
+    expect(once.task).toEqual(twice.task);
+    expect(once.events).toEqual([...newTask({ ...input, queued: false }).events, ...twice.events]);
   });
 
   it('returns files and data alone in the artifact when the summary is empty', () => {

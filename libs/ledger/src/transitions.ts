@@ -43,6 +43,16 @@ export function newTask(input: NewTaskInput): LedgerEntry {
   return { v: 1, task, events: [{ task: structuredClone(task) }] };
 }
 
+/**
+ * A new task its session starts at once (it was idle, nothing waited): asked and started in one
+ * entry, as `start(newTask(…))` would leave it after two writes, with the events of both.
+ */
+export function newStarted(input: Omit<NewTaskInput, 'queued'>): LedgerEntry {
+  const asked = newTask({ ...input, queued: false });
+  const started = start(asked, input.now);
+  return { ...started, events: [...asked.events, ...started.events] };
+}
+
 function next(entry: LedgerEntry, task: Task, events: StreamResponse[]): LedgerEntry {
   return { v: entry.v + 1, task, events };
 }

@@ -151,7 +151,9 @@ export class Bridge {
     const permission = taskId ? await this.serial.run(() => this.permissions.answer({ ...req, taskId })) : undefined;
     if (permission) return { task: permission.entry.task, v: permission.entry.v };
     const result = await this.serial.run(() => takeIn(this.core, req));
-    void this.turns.pump();
+    // A task the free session took at once runs now; any other waits for the turn loop.
+    if (result.started) void this.turns.run(result.stored);
+    else void this.turns.pump();
     return { task: result.stored.entry.task, v: result.stored.entry.v };
   }
 

@@ -6,9 +6,14 @@
 import { META, type DeliverRequest } from '@shrooms/protocol';
 import { intake, type IntakeResult } from '@shrooms/ledger';
 import type { Core } from './core.js';
+import { startedTask } from './turns.js';
 
-/** Run under the lock. */
-export async function takeIn(c: Core, req: DeliverRequest): Promise<IntakeResult> {
+/**
+ * Run under the lock. A new task for a free session (nothing current, nothing queued, the harness
+ * idle, not held for its owner) is stored already WORKING and becomes the current task: `started`
+ * tells the caller to run its turn. Otherwise it waits in the queue for the turn loop.
+ */
+export async function takeIn(c: Core, req: DeliverRequest): Promise<IntakeResult & { started: boolean }> {
   const isNew = !req.taskId;
   if (isNew)
     c.view.checkRoom(`${c.machine}/${c.session}`, { queueLength: c.config.LIMIT_QUEUE_LENGTH, openTasks: c.config.LIMIT_OPEN_TASKS });
@@ -25,9 +30,11 @@ export async function takeIn(c: Core, req: DeliverRequest): Promise<IntakeResult
     });
     if (traceparent) req = { ...req, metadata: { ...req.metadata, [META.traceparent]: traceparent } };
   }
+  const waits = c.view.busy(c.harnessIdle()) || c.view.queued > 0;
+  const start = isNew && !waits && !c.stopping() && req.metadata[META.held] !== true;
   let r: IntakeResult;
   try {
-    r = await intake(c.ledger, req, { queued: c.view.busy(c.harnessIdle()) || c.view.queued > 0 });
+    r = await intake(c.ledger, req, { queued: waits, start });
   } catch (err) {
     if (key) c.spans.discard(key);
     throw err;
@@ -36,6 +43,8 @@ export async function takeIn(c: Core, req: DeliverRequest): Promise<IntakeResult
     if (r.created) c.spans.taken(key);
     else c.spans.discard(key);
   }
-  if (r.created || r.answered) c.view.track(r.stored);
-  return r;
+  const started = start && r.created;
+  if (started) startedTask(c, r.stored);
+  else if (r.created || r.answered) c.view.track(r.stored);
+  return { ...r, started };
 }

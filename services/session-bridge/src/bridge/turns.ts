@@ -28,9 +28,7 @@ export class TurnLoop {
       for (let q = c.view.next(); q; q = c.view.next()) {
         try {
           const s = await c.ledger.transition(q.key, (e) => transitions.start(e, new Date()));
-          const tp = s.entry.task.metadata?.[META.traceparent];
-          c.view.start({ key: q.key, taskId: q.taskId, ...(typeof tp === 'string' ? { traceparent: tp } : {}) }, s.entry.task.status.state);
-          c.changed();
+          startedTask(c, s);
           return s;
         } catch (err) {
           if (err instanceof ShroomsError) continue; // finished or gone meanwhile
@@ -43,7 +41,8 @@ export class TurnLoop {
     if (next) void this.run(next);
   }
 
-  private async run(s: Stored): Promise<void> {
+  /** Runs the turn of a task the view has just started (`startedTask`), then looks for the next. */
+  async run(s: Stored): Promise<void> {
     const c = this.c;
     const task = s.entry.task;
     const turnId = `${task.id}#${s.entry.v}`;
@@ -118,4 +117,11 @@ export class TurnLoop {
     }
     c.changed();
   }
+}
+
+/** The session works on `s` from now (stored WORKING): the view's current task. Run under the lock. */
+export function startedTask(c: Core, s: Stored): void {
+  const tp = s.entry.task.metadata?.[META.traceparent];
+  c.view.start({ key: s.key, taskId: s.entry.task.id, ...(typeof tp === 'string' ? { traceparent: tp } : {}) }, s.entry.task.status.state);
+  c.changed();
 }
