@@ -1,7 +1,8 @@
 /**
  * What the client needs to know, and how it reads it from the environment of a session or a shell.
  *
- *   SHROOMS_GATEWAY_URL / GATEWAY_URL   this machine's gateway (default http://127.0.0.1:7387)
+ *   SHROOMS_GATEWAY_URL                 this machine's gateway (default http://127.0.0.1:7387;
+ *                                       GATEWAY_URL, its old name, with a warning)
  *   SHROOMS_MACHINE                     this machine's name (default: asked from the gateway's card)
  *   SHROOMS_AGENT_SESSION               who is asking: SESSION or MACHINE/SESSION → metadata shrooms/from
  *   SHROOMS_TASK_ID                     the task the asker works on (MACHINE/SESSION:ID) → shrooms/parent
@@ -9,6 +10,7 @@
  *   SHROOMS_GATEWAYS                    MACHINE=URL,… for machines whose sessions announce none
  *   NATS_URL, NATS_CREDS, NATS_USER, NATS_PASS, NATS_TOKEN   where the scheduler is asked
  */
+import { withRenamedSettings } from '@shrooms/runtime';
 import { z } from 'zod';
 
 export const DEFAULT_GATEWAY_URL = 'http://127.0.0.1:7387';
@@ -22,7 +24,7 @@ export interface NatsSettings {
 }
 
 export interface ClientOptions {
-  /** This machine's gateway. Default: SHROOMS_GATEWAY_URL, GATEWAY_URL, then http://127.0.0.1:7387. */
+  /** This machine's gateway. Default: SHROOMS_GATEWAY_URL, then http://127.0.0.1:7387. */
   gatewayUrl?: string;
   /** This machine's name. Default: SHROOMS_MACHINE, else the name on the gateway's machine card. */
   machine?: string;
@@ -69,7 +71,6 @@ const opt = z.preprocess(empty, z.string().optional());
 export const ClientEnvSchema = z
   .object({
     SHROOMS_GATEWAY_URL: opt,
-    GATEWAY_URL: opt,
     SHROOMS_MACHINE: opt,
     SHROOMS_AGENT_SESSION: opt,
     SHROOMS_TASK_ID: opt,
@@ -96,9 +97,9 @@ export function gatewayUrlOf(raw: string): string {
 
 /** Client options from an environment (a session's, or a shell's). Explicit overrides win. */
 export function clientOptionsFromEnv(env: Record<string, string | undefined> = process.env, overrides: ClientOptions = {}): ClientOptions {
-  const e = ClientEnvSchema.parse(env);
+  const e = ClientEnvSchema.parse(withRenamedSettings(env));
   return {
-    gatewayUrl: gatewayUrlOf(e.SHROOMS_GATEWAY_URL ?? e.GATEWAY_URL ?? DEFAULT_GATEWAY_URL),
+    gatewayUrl: gatewayUrlOf(e.SHROOMS_GATEWAY_URL ?? DEFAULT_GATEWAY_URL),
     ...(e.SHROOMS_MACHINE ? { machine: e.SHROOMS_MACHINE } : {}),
     ...(e.SHROOMS_AGENT_SESSION ? { as: e.SHROOMS_AGENT_SESSION } : {}),
     ...(e.SHROOMS_TASK_ID ? { currentTask: () => e.SHROOMS_TASK_ID } : {}),

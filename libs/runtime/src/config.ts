@@ -27,8 +27,38 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Settings that had another name (one name per setting across every command): the old name is
+ * still read when the new one is not set, with one line saying so.
+ */
+export const RENAMED_SETTINGS: Readonly<Record<string, string>> = Object.freeze({
+  GATEWAY_URL: 'SHROOMS_GATEWAY_URL',
+  SCHEDULER_GATEWAY_URL: 'SHROOMS_GATEWAY_URL',
+  SCHEDULER_GATEWAYS: 'SHROOMS_GATEWAYS',
+});
+
+const warnedRenames = new Set<string>();
+
+/** `env` with each old name's value under its new name (unless set), warning once per name and process. */
+export function withRenamedSettings(
+  env: Record<string, string | undefined>,
+  warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Record<string, string | undefined> {
+  let out = env;
+  for (const [old, now] of Object.entries(RENAMED_SETTINGS)) {
+    if (env[old] === undefined || env[old] === '') continue;
+    const used = env[now] === undefined || env[now] === '';
+    if (used) out = { ...out, [now]: env[old] };
+    if (!warnedRenames.has(old)) {
+      warnedRenames.add(old);
+      warn(`${old} is an old name: use ${now}${used ? '' : ` (set too, so ${old} is ignored)`}`);
+    }
+  }
+  return out;
+}
+
 export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): Readonly<z.infer<S>> {
-  const result = schema.safeParse(env);
+  const result = schema.safeParse(withRenamedSettings(env));
   if (!result.success) {
     throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
   }

@@ -1,4 +1,14 @@
-export { type BaseConfig, BaseConfigSchema, ConfigError, envBool, loadConfig, redactConfig, redactUrls } from './config.js';
+export {
+  type BaseConfig,
+  BaseConfigSchema,
+  ConfigError,
+  envBool,
+  loadConfig,
+  redactConfig,
+  redactUrls,
+  RENAMED_SETTINGS,
+  withRenamedSettings,
+} from './config.js';
 export { createLogger, type Logger } from './log.js';
 export { connectNats, type NatsConnection, onShutdown } from './nats.js';
 export { addService, jsonEndpoint, requestJson, type Service, type ServiceMsg, type ServiceSpec } from './service.js';

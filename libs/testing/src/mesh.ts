@@ -49,7 +49,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     NATS_URL: nats.url,
     SHROOMS_MACHINE: machine,
     GATEWAY_PORT: String(gatewayPort),
-    GATEWAY_URL: gatewayUrl,
+    SHROOMS_GATEWAY_URL: gatewayUrl,
     GATEWAY_GUARD: opts.guard ? 'required' : 'off',
     LOG_LEVEL: 'info',
     ...opts.env,

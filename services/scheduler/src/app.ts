@@ -40,8 +40,8 @@ export async function buildScheduler({ nc, log, config, send, resolveGateway, no
       resolveGateway ??
       gatewayResolver(nc, {
         machine: config.SHROOMS_MACHINE,
-        localUrl: config.SCHEDULER_GATEWAY_URL,
-        staticMap: config.SCHEDULER_GATEWAYS,
+        localUrl: config.SHROOMS_GATEWAY_URL,
+        staticMap: config.SHROOMS_GATEWAYS,
       }),
     readTask: ledgerReader(nc),
     log,

@@ -23,7 +23,7 @@ const GatewayMapSchema = z
         .trim()
         .replace(/\/$/, '');
       if (eq <= 0 || !/^https?:\/\/\S+$/.test(url)) {
-        ctx.addIssue({ code: 'custom', message: `SCHEDULER_GATEWAYS entry ${JSON.stringify(item)} is not MACHINE=http://HOST:PORT` });
+        ctx.addIssue({ code: 'custom', message: `SHROOMS_GATEWAYS entry ${JSON.stringify(item)} is not MACHINE=http://HOST:PORT` });
         continue;
       }
       out[machine] = url;
@@ -51,12 +51,12 @@ export const SchedulerConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.
   /** Shortest repeat interval accepted (bounded by default; tests lower it). */
   SCHEDULER_MIN_INTERVAL_MS: ms(60_000),
   /** Gateway of this machine's sessions when neither the map nor their signal names one. */
-  SCHEDULER_GATEWAY_URL: z
+  SHROOMS_GATEWAY_URL: z
     .string()
     .default('http://127.0.0.1:7387')
     .transform((u) => u.replace(/\/$/, '')),
   /** Gateways by machine, `MACHINE=URL,…`; an entry wins over the URL a session announces in its signal. */
-  SCHEDULER_GATEWAYS: GatewayMapSchema,
+  SHROOMS_GATEWAYS: GatewayMapSchema,
   /** This replica's name in leases (default host-pid). */
   SCHEDULER_REPLICA_ID: z.string().default(() => `${hostname().split('.')[0] || 'scheduler'}-${process.pid}`),
   LIMIT_SCHEDULES: ms(10_000),

@@ -325,7 +325,7 @@ export class Engine {
             recipient,
             result: {
               outcome: 'retry',
-              error: { key: 'NO_GATEWAY', message: `no gateway known for machine ${msg.machine} (no signal, not in SCHEDULER_GATEWAYS)` },
+              error: { key: 'NO_GATEWAY', message: `no gateway known for machine ${msg.machine} (no signal, not in SHROOMS_GATEWAYS)` },
             } as SendResult,
           };
         return { recipient, result: await this.d.send(url, msg) };

@@ -20,8 +20,8 @@ export const BridgeConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.sha
   XDG_STATE_HOME: z.string().optional(),
   /** The session runs tools without asking (pi always does). */
   BRIDGE_AUTO_APPROVE: envBool(false),
-  /** The gateway that serves this machine, announced in the signal field. */
-  GATEWAY_URL: z.string().default('http://127.0.0.1:7387'),
+  /** The gateway that serves this machine, announced in the signal field (old name GATEWAY_URL). */
+  SHROOMS_GATEWAY_URL: z.string().default('http://127.0.0.1:7387'),
   BRIDGE_MODEL: z.string().optional(),
   /** Echo harness only: wait this long before finishing each task (a slow worker for demos and tests). */
   ECHO_DELAY_MS: z.coerce.number().int().min(0).default(0),

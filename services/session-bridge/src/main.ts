@@ -80,7 +80,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     context: {
       machine: config.SHROOMS_MACHINE,
       session: config.BRIDGE_SESSION,
-      gatewayUrl: config.GATEWAY_URL,
+      gatewayUrl: config.SHROOMS_GATEWAY_URL,
       env,
       nc,
       currentTask: () => {

@@ -33,7 +33,7 @@ export async function startPresence(
             : config.BRIDGE_HARNESS,
         state: state(p),
         cwd: config.BRIDGE_CWD,
-        gatewayUrl: config.GATEWAY_URL,
+        gatewayUrl: config.SHROOMS_GATEWAY_URL,
         openTasks: p.openTasks,
         queuedTasks: p.queuedTasks,
         lastSpokeAt: p.lastSpokeAt,

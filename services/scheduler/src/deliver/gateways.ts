@@ -1,7 +1,7 @@
 /**
- * Which gateway serves a recipient: the operator's static map (`SCHEDULER_GATEWAYS`) when it names
+ * Which gateway serves a recipient: the operator's static map (`SHROOMS_GATEWAYS`) when it names
  * the machine, else the one the session announces in the signal field (`gatewayUrl`), else — for
- * this machine's own sessions — the local gateway (`SCHEDULER_GATEWAY_URL`). The map comes first
+ * this machine's own sessions — the local gateway (`SHROOMS_GATEWAY_URL`). The map comes first
  * because it is configuration the operator wrote, while a signal is an announcement any bridge of
  * that machine makes; the signal field is only a routing hint here, never a task's state.
  */

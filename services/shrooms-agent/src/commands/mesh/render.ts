@@ -61,7 +61,7 @@ export function gatewayUrl(mesh: MeshFile, m: Machine): string {
   return `http://${host(m.address)}:${mesh.ports.gateway}`;
 }
 
-/** `MACHINE=URL,…` of every machine with a gateway (SHROOMS_GATEWAYS, SCHEDULER_GATEWAYS). */
+/** `MACHINE=URL,…` of every machine with a gateway (SHROOMS_GATEWAYS). */
 const gatewayMap = (mesh: MeshFile) =>
   mesh.machines
     .filter((m) => m.services.includes('gateway'))
@@ -205,7 +205,7 @@ export function renderMachine(input: RenderInput): RenderedFile[] {
     });
     // The bridge announces its gateway in its signal: the mesh URL, so other machines' sessions can
     // reach it (a loopback URL is no use to them); SHROOMS_GATEWAYS names every machine's for its tools.
-    files.push(service('bridge', 'bridge', { GATEWAY_URL: gatewayUrl(mesh, self), SHROOMS_GATEWAYS: gatewayMap(mesh) }));
+    files.push(service('bridge', 'bridge', { SHROOMS_GATEWAY_URL: gatewayUrl(mesh, self), SHROOMS_GATEWAYS: gatewayMap(mesh) }));
     files.push({
       path: 'units/shrooms-bridge@.service',
       secret: false,
@@ -231,8 +231,8 @@ export function renderMachine(input: RenderInput): RenderedFile[] {
   if (self.services.includes('scheduler')) {
     files.push(
       service('scheduler', 'scheduler', {
-        SCHEDULER_GATEWAYS: gatewayMap(mesh),
-        SCHEDULER_GATEWAY_URL: `http://127.0.0.1:${mesh.ports.gateway}`,
+        SHROOMS_GATEWAYS: gatewayMap(mesh),
+        SHROOMS_GATEWAY_URL: `http://127.0.0.1:${mesh.ports.gateway}`,
       }),
     );
     files.push({
