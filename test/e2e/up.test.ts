@@ -2,9 +2,11 @@
  * `shrooms-agent up` keeps its parts alive: the demo bridge, the gateway and NATS itself are each
  * killed with SIGKILL under a running `up`; each comes back (NATS first, on the same port and data)
  * and the demo session answers again through the gateway. Ctrl-C then stops every part, and the
- * restarts are in logs/up.log.
+ * restarts are in logs/up.log. Before that, a bridge and the CLI started by hand next to it find
+ * the mesh with no connection settings, the bridge as a NATS user of its own session alone.
  */
 import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { createConnection } from 'node:net';
 import { connect } from '@nats-io/transport-node';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,15 +85,105 @@ describe('up runs NATS with users', () => {
     ];
     for (const f of files) expect((await stat(f)).mode & 0o777, f).toBe(0o600);
     const { NATS_PASS } = Object.fromEntries(
-      (await readFile(join(auth, 'bridge.env'), 'utf8'))
+      (await readFile(join(auth, 'admin.env'), 'utf8'))
         .trim()
         .split('\n')
         .map((l) => l.split('=')),
     ) as Record<string, string>;
-    const nc = await connect({ servers: url, user: 'bridge', pass: NATS_PASS!, reconnect: false });
+    const nc = await connect({ servers: url, user: 'admin', pass: NATS_PASS!, reconnect: false });
     await nc.close();
     for (const f of files.filter((f) => f.endsWith('.log'))) expect(await readFile(f, 'utf8'), f).not.toContain(NATS_PASS!);
     expect(up.output()).not.toContain(NATS_PASS!);
+    // No machine-wide bridge login is left lying about for people to take.
+    expect(await readdir(auth)).not.toContain('bridge.env');
+  });
+
+  it('writes where its mesh is to local-mesh.json, 0600, without a password', async () => {
+    const file = join(state, 'local-mesh.json');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const mesh = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    expect(mesh).toMatchObject({ machine: 'upbox', gatewayUrl, pid: up.child.pid, sessionUsers: join(state, 'up.sock') });
+    expect(mesh.natsUrl).toBe(/NATS {10}(nats:\/\/\S+)/.exec(up.output())![1]);
+    expect(JSON.stringify(mesh)).not.toMatch(/pw[0-9a-f]{48}/);
+  });
+});
+
+/** Nothing in the environment says where the mesh is: what a person's fresh shell has. */
+const bare = {
+  NATS_URL: undefined,
+  NATS_USER: undefined,
+  NATS_PASS: undefined,
+  NATS_CREDS: undefined,
+  NATS_TOKEN: undefined,
+  SHROOMS_GATEWAY_URL: undefined,
+  GATEWAY_URL: undefined,
+  SHROOMS_MACHINE: undefined,
+};
+
+/** One line to up's socket, one line back. */
+function askUp(line: string): Promise<Record<string, string>> {
+  return new Promise((resolve, reject) => {
+    const c = createConnection(join(state, 'up.sock'));
+    let buf = '';
+    c.on('connect', () => c.write(`${line}\n`));
+    c.on('data', (d) => (buf += d.toString()));
+    c.on('end', () => resolve(JSON.parse(buf) as Record<string, string>));
+    c.on('error', reject);
+  });
+}
+
+describe('a bridge started by hand next to up', () => {
+  let bridge: ServiceProcess | undefined;
+  afterAll(async () => void (await bridge?.stop()));
+
+  it('joins with no connection flags or variables, and its session answers an ask', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'shrooms-hand-'));
+    // SHROOMS_STATE_DIR is where this test's `up` keeps its state (a person's is the repository's .state/).
+    bridge = runTs(
+      CLI,
+      ['bridge', '--harness', 'echo', '--session', 'byhand', '--cwd', cwd],
+      { ...bare, SHROOMS_STATE_DIR: state, XDG_STATE_HOME: join(cwd, 'xdg') },
+      { built: true },
+    );
+    await bridge.waitFor(/bridge ready for upbox\/byhand/, 60_000);
+    expect(bridge.output()).toMatch(/joining the local mesh of .*local-mesh\.json: upbox\/byhand, NATS nats:\/\/\S+ as session-byhand/);
+    expect(up.output()).toMatch(/NATS user session-byhand made for a bridge of upbox\/byhand started by hand/);
+    const res = await rpc(`${gatewayUrl}/a2a/byhand`, 'SendMessage', {
+      message: { messageId: 'hand-1', role: 'ROLE_USER', parts: [{ text: 'by hand' }] },
+      configuration: { returnImmediately: false },
+    });
+    const task = await eventually(async () => {
+      const t = (await rpc(`${gatewayUrl}/a2a/byhand`, 'GetTask', { id: res.result?.task?.id ?? 'byhand:hand-1' })).result;
+      return t?.status.state === 'TASK_STATE_COMPLETED' ? t : undefined;
+    }, 30_000);
+    expect(task.artifacts?.[0]?.parts?.[0]?.text).toBe('by hand');
+  });
+
+  it('gets a user of its own session alone, not the machine-wide one', async () => {
+    const login = await askUp(JSON.stringify({ session: 'byhand' }));
+    expect(login.NATS_USER).toBe('session-byhand');
+    const url = /NATS {10}(nats:\/\/\S+)/.exec(up.output())![1]!;
+    const nc = await connect({ servers: url, user: login.NATS_USER, pass: login.NATS_PASS, reconnect: false });
+    try {
+      // The demo session's deliveries are not this user's to read.
+      const refused = new Promise<string>((resolve) => {
+        void (async () => {
+          for await (const s of nc.status()) if (s.type === 'error') resolve(String((s as { error?: Error }).error?.message ?? s.type));
+        })();
+      });
+      nc.subscribe('shrooms.bridge.upbox.demo.deliver');
+      expect(await refused).toMatch(/Permissions Violation for Subscription to "shrooms\.bridge\.upbox\.demo\.deliver"/);
+    } finally {
+      await nc.close();
+    }
+    expect(await askUp(JSON.stringify({ session: '../x' }))).toMatchObject({ error: expect.stringMatching(/not valid/) });
+  });
+
+  it('lets `a2a list` find the mesh with no flags', async () => {
+    const list = runTs(CLI, ['a2a', 'list', '--json'], { ...bare, SHROOMS_STATE_DIR: state }, { built: true });
+    expect(await new Promise((resolve) => list.child.once('exit', resolve))).toBe(0);
+    const names = (JSON.parse(list.output()) as { agents: { name: string }[] }).agents.map((a) => a.name);
+    expect(names).toEqual(expect.arrayContaining(['upbox/demo', 'upbox/byhand']));
   });
 });
 

@@ -26,6 +26,8 @@ export interface NatsServerHandle {
    * `kill()`, a signal from outside); returns the unsubscribe. Only for a server started here.
    */
   onExit?(listener: (exit: { code: number | null; signal: string | null }) => void): () => void;
+  /** Reads its config files again (SIGHUP) and resolves once the server says it did. Local only. */
+  reload?(): Promise<void>;
 }
 
 export function natsServerBinary(): string {
@@ -44,6 +46,12 @@ export interface StartNatsOptions {
   dataDir?: string;
   /** More environment for the server (values its config references as `$NAME`). */
   env?: Record<string, string>;
+  /**
+   * The config file (`args`) turns JetStream on with `dataDir` as its store, so no `-js -sd`: a
+   * reload (SIGHUP) keeps JetStream only when the file says so (nats-server 2.9 drops what flags
+   * enabled, and refuses a store named only by a flag).
+   */
+  jetStreamInConfig?: boolean;
 }
 
 export async function startNatsServer(opts: StartNatsOptions = {}): Promise<NatsServerHandle> {
@@ -98,6 +106,7 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
   const exitListeners = new Set<(exit: { code: number | null; signal: string | null }) => void>();
   let url = '';
   let monitorUrl = '';
+  let stderr = '';
 
   async function launch(): Promise<void> {
     const portsDir = join(dir, `ports-${Date.now()}`);
@@ -109,9 +118,7 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
       String(port),
       '-m',
       String(monitorPort),
-      '-js',
-      '-sd',
-      dataDir,
+      ...(opts.jetStreamInConfig ? [] : ['-js', '-sd', dataDir]),
       '--ports_file_dir',
       portsDir,
       ...(opts.args ?? []),
@@ -121,7 +128,7 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
     child.once('exit', (code, signal) => {
       if (!expectedExit) for (const l of exitListeners) l({ code, signal });
     });
-    let stderr = '';
+    stderr = '';
     child.stderr!.on('data', (d: Buffer) => {
       stderr = (stderr + d.toString()).slice(-4000);
     });
@@ -202,6 +209,18 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
       child.kill('SIGTERM');
       await waitExit(5000);
       await launch();
+    },
+    async reload() {
+      // `config_load_time` in /varz moves when a reload took; a config it refuses leaves it.
+      const loaded = async () => ((await (await fetch(`${monitorUrl}/varz`)).json()) as { config_load_time?: string }).config_load_time;
+      const before = await loaded();
+      child.kill('SIGHUP');
+      const deadline = Date.now() + 5_000;
+      while (Date.now() < deadline) {
+        if ((await loaded()) !== before) return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`nats-server did not reload its config within 5 s: ${stderr.slice(-500)}`);
     },
   };
 }

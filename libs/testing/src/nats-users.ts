@@ -22,8 +22,13 @@ export interface LocalNats {
   login(role: Role): { NATS_USER: string; NATS_PASS: string };
   /** The login of one named session's bridge alone. */
   sessionLogin(session: string): { NATS_USER: string; NATS_PASS: string };
-  /** Where people find a login for bridges they start by hand (`set -a; . FILE`). */
-  bridgeEnvFile: string;
+  /**
+   * The login of session `session`'s bridge alone, made now when the session had none: the
+   * permissions file is written again with it (reload the server to let it in). What a bridge
+   * started by hand next to `up` gets — never the machine-wide `bridge` user.
+   */
+  addSession(session: string): Promise<{ NATS_USER: string; NATS_PASS: string; added: boolean }>;
+  /** The operators' login (`set -a; . FILE`), for the nats CLI. */
   adminEnvFile: string;
 }
 
@@ -56,8 +61,17 @@ export async function privateFile(file: string, text: string): Promise<void> {
   await chmod(file, 0o600);
 }
 
-/** Writes the config and credentials under `stateDir/nats-auth` (0700; files 0600). */
-export async function prepareLocalNats(stateDir: string, machine: string, sessions: string[] = []): Promise<LocalNats> {
+/**
+ * Writes the config and credentials under `stateDir/nats-auth` (0700; files 0600). With
+ * `jetStreamDir` the config turns JetStream on with that store (start the server with
+ * `jetStreamInConfig`), so that a reload for `addSession` keeps it.
+ */
+export async function prepareLocalNats(
+  stateDir: string,
+  machine: string,
+  sessions: string[] = [],
+  o: { jetStreamDir?: string } = {},
+): Promise<LocalNats> {
   const gen = (await import(String(new URL('../../../deploy/nats/gen-permissions.mjs', import.meta.url)))) as Generator;
   const dir = await privateDir(join(stateDir, 'nats-auth'));
   const agents = sessions.map((s) => `${machine}/${s}`);
@@ -68,16 +82,35 @@ export async function prepareLocalNats(stateDir: string, machine: string, sessio
   };
   const perSession = new Map(sessions.map((s, i) => [s, gen.sessionUser(agents[i]!, { local: true })]));
   const secrets = Object.fromEntries([...Object.values(users), ...perSession.values()].map((u) => [u.password, password()]));
-  const command = [`--local ${machine}`, ...agents.map((a) => `--session ${a}`)].join(' ');
-  await privateFile(join(dir, 'permissions.conf'), gen.renderPermissions({ local: machine, sessions: agents, admin: true, command }));
+  // Sessions added while the server runs: its environment is fixed, so their passwords are
+  // variables defined in the permissions file itself (nats-server does not carry a variable of one
+  // file into the files it includes; the file is 0600 like the env files).
+  const added = new Map<string, string>();
+  const writePermissions = async () => {
+    const all = [...perSession.keys()].map((s) => `${machine}/${s}`);
+    const command = [`--local ${machine}`, ...all.map((a) => `--session ${a}`)].join(' ');
+    const vars = [...added].map(([name, value]) => `${name}: ${JSON.stringify(value)}\n`).join('');
+    await privateFile(join(dir, 'permissions.conf'), vars + gen.renderPermissions({ local: machine, sessions: all, admin: true, command }));
+  };
+  await writePermissions();
   const confFile = join(dir, 'nats.conf');
-  await privateFile(confFile, 'include "permissions.conf"\n');
+  const jetstream = o.jetStreamDir ? `jetstream { store_dir: ${JSON.stringify(o.jetStreamDir)} }\n` : '';
+  await privateFile(confFile, `${jetstream}include "permissions.conf"\n`);
   const of = (u: GeneratedUser) => ({ NATS_USER: u.user, NATS_PASS: secrets[u.password]! });
   const login = (role: Role) => of(users[role]);
   const sessionLogin = (session: string) => {
     const u = perSession.get(session);
     if (!u) throw new Error(`no NATS user for session ${session}: name it when preparing`);
     return of(u);
+  };
+  const addSession = async (session: string) => {
+    if (perSession.has(session)) return { ...sessionLogin(session), added: false };
+    const u = gen.sessionUser(`${machine}/${session}`, { local: true });
+    perSession.set(session, u);
+    added.set(u.password, password());
+    secrets[u.password] = added.get(u.password)!;
+    await writePermissions();
+    return { ...sessionLogin(session), added: true };
   };
   const envFile = async (name: string, role: Role) => {
     const file = join(dir, `${name}.env`);
@@ -87,10 +120,11 @@ export async function prepareLocalNats(stateDir: string, machine: string, sessio
   };
   return {
     confFile,
-    serverEnv: secrets,
+    // A copy: the variables of sessions added later live in the permissions file, not here.
+    serverEnv: { ...secrets },
     login,
     sessionLogin,
-    bridgeEnvFile: await envFile('bridge', 'bridge'),
+    addSession,
     adminEnvFile: await envFile('admin', 'admin'),
   };
 }

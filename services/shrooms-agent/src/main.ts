@@ -5,6 +5,11 @@
  */
 import { initTelemetry } from '@shrooms/runtime';
 import { COMMANDS, usage } from './commands/index.js';
+import { clientDefaults } from './commands/local-mesh.js';
+import { shellEnv } from './config.js';
+
+/** Commands that talk to this machine's gateway: they find `up`'s mesh when nothing says where. */
+const CLIENTS = new Set(['a2a', 'mcp', 'config']);
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -17,6 +22,9 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`shrooms-agent: unknown command "${name}"\n\n${usage()}`);
     return 1;
   }
+  // The one place the environment is completed, so every reader of it (and a session started from
+  // `config`'s output) sees the same gateway and machine.
+  if (CLIENTS.has(name)) Object.assign(shellEnv(), await clientDefaults(shellEnv()));
   // Traces go out only when OTEL_* variables configure an exporter (spec §10).
   const flush = initTelemetry(`shrooms-${name}`);
   const code = await cmd.run(rest);

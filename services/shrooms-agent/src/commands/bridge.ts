@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { NAME_RULE, isValidName } from '@shrooms/protocol';
+import { joinLocalMesh } from './local-mesh.js';
 import type { Command } from './types.js';
 import { shellEnv } from '../config.js';
 
@@ -9,8 +10,10 @@ const HELP = `usage: shrooms-agent bridge --session NAME [--harness claude|pi|ac
 Runs the session-bridge next to one session: owns its harness process, its queue and watchdog,
 its MCP tools; records every task change in the ledger. The acp harness drives any Agent Client
 Protocol agent: a known one by name (--agent), or any other by its command line (--agent-command).
-Other settings come from the environment (NATS_URL, SHROOMS_MACHINE, GATEWAY_URL, BRIDGE_*,
-WATCHDOG_*).
+Next to \`shrooms-agent up\` it needs no connection settings: it reads up's local-mesh.json (in
+SHROOMS_STATE_DIR, else the repository's .state/) and gets a NATS user for this session alone.
+Elsewhere, or to override: NATS_URL, NATS_USER/NATS_PASS (or NATS_CREDS), SHROOMS_MACHINE,
+SHROOMS_GATEWAY_URL. Other settings: BRIDGE_*, WATCHDOG_* (docs/operators.md).
 `;
 
 export const bridgeCommand: Command = {
@@ -51,6 +54,14 @@ export const bridgeCommand: Command = {
       process.stderr.write(`shrooms-agent bridge: the session name ${JSON.stringify(env.BRIDGE_SESSION)} is not valid: use ${NAME_RULE}\n`);
       return 1;
     }
+    let joined: string;
+    try {
+      joined = await joinLocalMesh(env, env.BRIDGE_SESSION);
+    } catch (err) {
+      process.stderr.write(`shrooms-agent bridge: ${(err as Error).message}\n`);
+      return 1;
+    }
+    process.stderr.write(`shrooms-agent bridge: ${joined}\n`);
     const { runBridge } = await import('@shrooms/session-bridge');
     await runBridge(env);
     return -1;

@@ -6,12 +6,15 @@
  * exit and restart is printed and written to the state folder's logs/up.log.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, createWriteStream, existsSync } from 'node:fs';
+import { appendFileSync, createWriteStream, existsSync, rmSync } from 'node:fs';
+import { chmod } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { isValidName, NAME_RULE } from '@shrooms/protocol';
 import type { Command } from './types.js';
 import { cliEnv, shellEnv } from '../config.js';
+import { LOCAL_MESH_FILE, serveSessionUsers, type LocalMesh } from './local-mesh.js';
 import { Supervisor, type RunningPart } from './supervise.js';
 import type { Role } from '@shrooms/testing';
 
@@ -54,7 +57,7 @@ export const upCommand: Command = {
       return undefined;
     });
     if (!helpers) return 1;
-    const { natsServerBinary, prepareLocalNats, privateDir, REPO_ROOT, startNatsServer, wrap } = helpers;
+    const { natsServerBinary, prepareLocalNats, privateDir, privateFile, REPO_ROOT, startNatsServer, wrap } = helpers;
     const bin = natsServerBinary();
     if (!cliEnv().NATS_URL && bin === 'nats-server' && !onPath('nats-server')) {
       process.stderr.write('nats-server is not installed. Install it with:  sudo apt-get install -y nats-server\n');
@@ -65,7 +68,8 @@ export const upCommand: Command = {
     const logDir = await privateDir(join(stateDir, 'logs'));
     const machine = cliEnv().SHROOMS_MACHINE ?? (hostname().split('.')[0] || 'localhost');
     // A server of our own runs with users and permissions; one given as NATS_URL is the operator's.
-    const auth = cliEnv().NATS_URL ? undefined : await prepareLocalNats(stateDir, machine, [values.session!]);
+    const natsData = await privateDir(join(stateDir, 'nats'));
+    const auth = cliEnv().NATS_URL ? undefined : await prepareLocalNats(stateDir, machine, [values.session!], { jetStreamDir: natsData });
 
     const upLog = join(logDir, 'up.log');
     const supervisor = new Supervisor({
@@ -77,9 +81,9 @@ export const upCommand: Command = {
     const natsPart = async (): Promise<RunningPart> => {
       if (!nats)
         nats = await startNatsServer({
-          dataDir: await privateDir(join(stateDir, 'nats')),
+          dataDir: natsData,
           port: Number(values['nats-port']),
-          ...(auth ? { args: ['-c', auth.confFile], env: auth.serverEnv } : {}),
+          ...(auth ? { args: ['-c', auth.confFile], env: auth.serverEnv, jetStreamInConfig: true } : {}),
         });
       else await nats.restart();
       const handle = nats;
@@ -108,7 +112,7 @@ export const upCommand: Command = {
       NATS_URL: natsUrl,
       SHROOMS_MACHINE: machine,
       GATEWAY_PORT: String(values.port),
-      GATEWAY_URL: gatewayUrl,
+      SHROOMS_GATEWAY_URL: gatewayUrl,
       GATEWAY_GUARD: values['no-guard'] ? 'off' : cliEnv().GATEWAY_GUARD,
       // The machine card (what the A2A TCK and generic clients read first) leads to the demo session.
       GATEWAY_DEFAULT_SESSION: cliEnv().GATEWAY_DEFAULT_SESSION ?? values.session!,
@@ -162,6 +166,40 @@ export const upCommand: Command = {
       await supervisor.stop();
       return 1;
     }
+    // Where a bridge started by hand gets a NATS user of its own session, never a machine-wide one.
+    const socket = join(stateDir, 'up.sock');
+    const sessionUsers = auth
+      ? await serveSessionUsers(socket, async (session) => {
+          if (!isValidName(session)) throw new Error(`the session name ${JSON.stringify(session)} is not valid: use ${NAME_RULE}`);
+          const { added, ...login } = await auth.addSession(session);
+          if (added) {
+            await nats!.reload!();
+            process.stderr.write(`NATS user ${login.NATS_USER} made for a bridge of ${machine}/${session} started by hand\n`);
+          }
+          return login;
+        }).then(
+          async (server) => (await chmod(socket, 0o600), server),
+          (err: unknown) => {
+            process.stderr.write(
+              `cannot serve session users on ${socket} (${(err as Error).message}): bridges started by hand need NATS_USER/NATS_PASS\n`,
+            );
+            return undefined;
+          },
+        )
+      : undefined;
+    const meshFile = join(stateDir, LOCAL_MESH_FILE);
+    const details: LocalMesh = {
+      machine,
+      natsUrl,
+      gatewayUrl,
+      pid: process.pid,
+      ...(sessionUsers ? { sessionUsers: socket } : {}),
+      ...(auth ? { operators: auth.adminEnvFile } : {}),
+    };
+    await privateFile(meshFile, `${JSON.stringify(details, null, 2)}\n`);
+    // Gone with us, also on a crash of this process (a stale file names a pid that is gone).
+    const forget = () => rmSync(meshFile, { force: true });
+    process.once('exit', forget);
     const a2a = `${gatewayUrl}/a2a/${values.session}`;
     // With the trailing slash, every card resolver finds the session's card from this URL as given
     // (a2a-js's `createFromUrl` drops a last segment that has none).
@@ -174,11 +212,12 @@ export const upCommand: Command = {
         `  demo session  ${machine}/${values.session} (${values.harness === 'tck' ? 'tck' : 'echo'} harness)`,
         `  A2A endpoint  ${endpoint}   (JSON-RPC and HTTP+JSON; A2A 1.0 and 0.3)`,
         `  agent card    ${endpoint}.well-known/agent-card.json`,
-        `  state, logs   ${stateDir}`,
+        `  state, logs   ${stateDir}   (shrooms-agent logs [PART|SESSION])`,
+        `  joining       ${meshFile}: bridge, mcp, a2a and config started here find this mesh with no flags`,
         ...(auth
           ? [
-              `  NATS users    one per part (deploy/nats); a bridge you start by hand: set -a; . ${auth.bridgeEnvFile}; set +a`,
-              `                operators (nats CLI): ${auth.adminEnvFile}`,
+              `  NATS users    one per part (deploy/nats); a bridge you start by hand gets one for its session alone`,
+              `                operators (nats CLI): set -a; . ${auth.adminEnvFile}; set +a`,
             ]
           : []),
         '',
@@ -196,6 +235,8 @@ export const upCommand: Command = {
         if (stopping) return;
         stopping = true;
         process.stdout.write('\nstopping…\n');
+        forget();
+        sessionUsers?.close();
         void supervisor.stop().then(done);
       };
       process.once('SIGINT', stop);
