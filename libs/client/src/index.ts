@@ -5,6 +5,7 @@
 export { ShroomsClient, isFinished, type ListInput, type ScheduleInput, type SendInput, type Sent, type Target } from './client.js';
 export { AgentInfoSchema, gatewayFor, resolveTarget, type AgentInfo } from './agents.js';
 export { GatewayUnreachableError, fromJsonRpcError, isGatewayUnreachable, isNetworkError, normalizeError } from './errors.js';
+export { GatewayWire, type GatewayWireOptions } from './http.js';
 export {
   ClientEnvSchema,
   DEFAULT_GATEWAY_URL,

@@ -26,7 +26,7 @@ describe('a2aSender', () => {
     });
     expect(await send('http://gw', msg)).toEqual({ outcome: 'sent', taskId: 'review:sched-x-20260501T080000Z' });
     expect(seen.url).toBe('http://gw/a2a/review');
-    expect((seen.init!.headers as Record<string, string>)['a2a-version']).toBe('1.0');
+    expect(new Headers(seen.init!.headers).get('a2a-version')).toBe('1.0');
     const body = JSON.parse(String(seen.init!.body));
     expect(body).toMatchObject({
       method: 'SendMessage',

@@ -1,11 +1,11 @@
 /**
  * One occurrence for one recipient, sent the way any client asks for a task: an A2A v1.0
  * `SendMessage` (JSON-RPC, `A2A-Version: 1.0`, `returnImmediately`) to the gateway that serves the
- * recipient's machine. So the guard, the ledger and the bridge treat it as an ordinary task, and
+ * recipient's machine, through the client's wire (libs/client), which reads its answers and errors. So the guard, the ledger and the bridge treat it as an ordinary task, and
  * the derived message id makes every resend of the occurrence the same task.
  */
-import { randomUUID } from 'node:crypto';
-import { ERRORS, META, errorByCode, type Metadata } from '@shrooms/protocol';
+import { GatewayWire } from '@shrooms/client';
+import { ERRORS, META, ShroomsError, type Metadata } from '@shrooms/protocol';
 import { SpanKind, inSpan, traceHeaders } from '@shrooms/runtime';
 
 export interface OutgoingMessage {
@@ -29,7 +29,7 @@ export type SendResult =
 export type SendMessage = (url: string, msg: OutgoingMessage) => Promise<SendResult>;
 
 export function a2aSender(opts: { timeoutMs: number; fetch?: typeof fetch }): SendMessage {
-  const doFetch = opts.fetch ?? fetch;
+  const wire = new GatewayWire({ fetch: opts.fetch, requestTimeoutMs: opts.timeoutMs });
   return function sendA2A(url, msg) {
     // Each send is the root of the task's trace (a schedule is a chain root): gateway, guard,
     // bridge and the worker's own asks join it through the traceparent header.
@@ -47,43 +47,25 @@ export function a2aSender(opts: { timeoutMs: number; fetch?: typeof fetch }): Se
   };
 
   async function post(url: string, msg: OutgoingMessage, trace: Record<string, string>): Promise<SendResult> {
-    const body = {
-      jsonrpc: '2.0',
-      id: randomUUID(),
-      method: 'SendMessage',
-      params: {
-        message: { messageId: msg.messageId, role: 'ROLE_USER', parts: [{ text: msg.text }], metadata: msg.metadata },
-        configuration: { returnImmediately: true },
-        metadata: msg.metadata,
-      },
+    const params = {
+      message: { messageId: msg.messageId, role: 'ROLE_USER', parts: [{ text: msg.text }], metadata: msg.metadata },
+      configuration: { returnImmediately: true },
+      metadata: msg.metadata,
     };
-    let res: Response;
-    let text: string;
+    let result: { task?: { id?: string }; id?: string } | undefined;
     try {
-      res = await doFetch(`${url}/a2a/${encodeURIComponent(msg.session)}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...trace },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(opts.timeoutMs),
-      });
-      text = await res.text();
+      result = (await wire.rpc(url, msg.session, 'SendMessage', params, trace)) as typeof result;
     } catch (err) {
-      return { outcome: 'retry', error: { key: 'GATEWAY_UNREACHABLE', message: `${url}: ${(err as Error).message}` } };
+      if (!(err instanceof ShroomsError)) {
+        return { outcome: 'retry', error: { key: 'GATEWAY_UNREACHABLE', message: `${url}: ${(err as Error).message}` } };
+      }
+      const error = { key: err.key, message: err.message };
+      if (err.key === 'MESSAGE_ID_CONFLICT') return { outcome: 'existing', taskId: `${msg.session}:${msg.messageId}` };
+      // Not an answer of a gateway of ours (a proxy's page, no JSON): it may be back later.
+      if (err.key === 'INVALID_AGENT_RESPONSE') return { outcome: 'retry', error };
+      return { outcome: ERRORS[err.key].retryable ? 'retry' : 'refused', error };
     }
-    let reply: { result?: { task?: { id?: string }; id?: string }; error?: { code?: number; message?: string } };
-    try {
-      reply = JSON.parse(text) as typeof reply;
-    } catch {
-      return { outcome: 'retry', error: { key: 'GATEWAY_UNREACHABLE', message: `${url} answered HTTP ${res.status} without JSON` } };
-    }
-    if (reply.error) {
-      const key = typeof reply.error.code === 'number' ? errorByCode(reply.error.code) : undefined;
-      const error = { key: key ?? `CODE_${reply.error.code}`, message: reply.error.message ?? '' };
-      if (key === 'MESSAGE_ID_CONFLICT') return { outcome: 'existing', taskId: `${msg.session}:${msg.messageId}` };
-      const retryable = key ? ERRORS[key].retryable : res.status >= 500;
-      return { outcome: retryable ? 'retry' : 'refused', error };
-    }
-    const taskId = reply.result?.task?.id ?? reply.result?.id;
+    const taskId = result?.task?.id ?? result?.id;
     if (typeof taskId !== 'string')
       return { outcome: 'retry', error: { key: 'INVALID_AGENT_RESPONSE', message: `${url} answered without a task` } };
     return { outcome: 'sent', taskId };
