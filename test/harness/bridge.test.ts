@@ -33,9 +33,19 @@ let otlp: OtlpReceiver;
 let mesh: Mesh;
 let nc: NatsConnection;
 const notes: { subject: string; data: any }[] = [];
+/** A prompt with FLAKY gets `fails` HTTP 500s, then waits for `gate` before its planned answer. */
+let flaky: { fails: number; gate: Promise<void> } | undefined;
 
 beforeAll(async () => {
-  fake = await startFakeModel({ slow: { chunks: 8, delayMs: 500 } });
+  fake = await startFakeModel({
+    slow: { chunks: 8, delayMs: 500 },
+    async respond(ctx) {
+      if (!flaky || !ctx.conversation.prompt.includes('FLAKY')) return undefined;
+      if (flaky.fails > 0) return (flaky.fails--, { kind: 'fail', status: 500 });
+      await flaky.gate;
+      return undefined;
+    },
+  });
   otlp = await startOtlpReceiver();
   const dir = await mkdtemp(join(tmpdir(), 'bridge-harness-'));
   const policy = await permissivePolicy(dir);
@@ -51,6 +61,7 @@ beforeAll(async () => {
     env: { GUARD_POLICY_FILE: policy, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '200' },
     sessions: [
       { name: 'cc', harness: 'claude', env: claude },
+      { name: 'ccr', harness: 'claude', env: { ...claude, CLAUDE_CODE_MAX_RETRIES: '2' } },
       { name: 'pi', harness: 'pi', env: pi },
       { name: 'pi2', harness: 'pi', env: pi },
       {
@@ -127,6 +138,28 @@ describe.each([['cc'], ['pi']])('the %s session', (session) => {
   });
 });
 
+describe('model trouble', () => {
+  it('shows on the task that the model endpoint answers 500 while Claude Code retries, and logs it at warn', async () => {
+    let open!: () => void;
+    flaky = { fails: 1, gate: new Promise<void>((r) => (open = r)) };
+    const t = (await ask('ccr', 'ccr-flaky', `FLAKY ${done('made it after all')}`)).result.task;
+    const noted = await until('ccr', t.id, (x) => x.status.state === 'TASK_STATE_WORKING' && !!x.status.message);
+    expect(noted.status.message.parts[0].text).toBe('the model endpoint answers 500; retrying (attempt 1 of 2)');
+    await mesh.bridges.get('ccr')!.waitFor(/"level":40[^\n]*the model endpoint answers 500; retrying/);
+    open();
+    const finished = await until('ccr', t.id, (x) => x.status.state === 'TASK_STATE_COMPLETED');
+    expect(finished.artifacts[0].parts[0].text).toBe('made it after all');
+    flaky = undefined;
+  });
+
+  it("fails the task with the endpoint's error when the retries run out, and logs it at warn", async () => {
+    const t = (await ask('ccr', 'ccr-fail', 'this will FAIL')).result.task;
+    const failed = await until('ccr', t.id, (x) => x.status.state === 'TASK_STATE_FAILED');
+    expect(failed.status.message.parts[0].text).toMatch(/^the session's turn failed: API Error: 500/);
+    await mesh.bridges.get('ccr')!.waitFor(/"level":40[^\n]*the session's turn failed/);
+  });
+});
+
 describe('Claude Code asking pi', () => {
   it('relays the permission prompt as INPUT_REQUIRED, and on "allow" gets pi\'s answer as its tool result', async () => {
     const script = chain(useTool('ask_agent', { to: 'pi', text: nest(done('pi did it')) }), done('cc got: $RESULT'));
@@ -159,6 +192,10 @@ describe('the watchdog with a real session', () => {
     const t = (await ask('dozy', 'dozy-1', 'think about the roadmap')).result.task;
     const stalled = await until('dozy', t.id, (x) => !!x.metadata['shrooms/stalled'], 180_000);
     expect(stalled.status.state).toBe('TASK_STATE_WORKING');
+    // Meanwhile the task says why it waits (its turns ended without task_update).
+    expect(stalled.status.message.parts[0].text).toBe(
+      "the session's turn ended without task_update; the task stays open and the session is reminded after 2 s of quiet",
+    );
     expect(stalled.metadata['shrooms/nudges']).toBe(6);
     const reminders = fake.requests.map((r) => r.conversation.prompt).filter((p) => p.startsWith('[shrooms reminder]') && p.includes(t.id));
     expect(reminders).toHaveLength(6);

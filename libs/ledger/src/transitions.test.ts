@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ShroomsError } from '@shrooms/protocol';
-import { annotate, answer, block, cancel, complete, expire, needAuth, newStarted, newTask, start, view } from './transitions.js';
+import { annotate, answer, block, cancel, complete, expire, needAuth, newStarted, newTask, note, start, view } from './transitions.js';
 
 const now = new Date('2026-11-30T10:00:00Z');
 const fresh = () =>
@@ -77,6 +77,19 @@ describe('task transitions', () => {
     expect(e.task.status.state).toBe('TASK_STATE_CANCELED');
     expect(e.task.metadata?.['shrooms/expired']).toBe(now.toISOString());
     expect(expire(complete(start(fresh(), now), 'ok', now), now)).toBeNull();
+  });
+
+  it('notes on a working task as its status message, takes it away with "", and leaves other states alone', () => {
+    const w = start(fresh(), now);
+    const noted = note(w, 'the model endpoint answers 500; retrying', now)!;
+    expect(noted.task.status).toMatchObject({
+      state: 'TASK_STATE_WORKING',
+      message: { role: 'ROLE_AGENT', parts: [{ text: 'the model endpoint answers 500; retrying' }] },
+    });
+    expect(noted.events).toHaveLength(1);
+    expect(note(noted, 'the model endpoint answers 500; retrying', now)).toBeNull();
+    expect(note(noted, '', now)!.task.status.message).toBeUndefined();
+    expect(note(fresh(), 'x', now)).toBeNull();
   });
 
   it('annotates any state but writes nothing when nothing changes', () => {

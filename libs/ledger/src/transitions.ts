@@ -204,6 +204,23 @@ export function answer(entry: LedgerEntry, message: Message, now: Date): LedgerE
   return next(entry, task, [statusEvent(task)]);
 }
 
+/**
+ * What the bridge says of a working task meanwhile (the model endpoint failing, a turn that ended
+ * without `task_update`): the status message of the WORKING state, shown by GetTask, the dashboard
+ * and the CLI. `''` takes it away; `metadata` is merged (the last worker line). Null (no change) unless
+ * the task is WORKING and something differs.
+ */
+export function note(entry: LedgerEntry, text: string, now: Date, metadata: Metadata = {}): LedgerEntry | null {
+  if (entry.task.status.state !== 'TASK_STATE_WORKING') return null;
+  const had = entry.task.status.message?.parts?.[0];
+  const cur = entry.task.metadata ?? {};
+  const sameMeta = Object.entries(metadata).every(([k, v]) => JSON.stringify(cur[k]) === JSON.stringify(v));
+  if ((had && 'text' in had ? had.text : '') === text && sameMeta) return null;
+  const message = text ? agentMessage(entry.task, text, now, `note-${entry.v}`) : undefined;
+  const task = withState(entry, 'TASK_STATE_WORKING', now, { ...(message ? { message } : {}), metadata });
+  return next(entry, task, [statusEvent(task)]);
+}
+
 /** Metadata-only bookkeeping (ack, nudges, stalled, last worker line); allowed on any state. */
 export function annotate(entry: LedgerEntry, metadata: Metadata, eventMetadata?: Metadata): LedgerEntry | null {
   const cur = entry.task.metadata ?? {};

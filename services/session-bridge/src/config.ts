@@ -43,6 +43,11 @@ export const BridgeConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.sha
 });
 export type BridgeConfig = z.infer<typeof BridgeConfigSchema>;
 
+/** The quiet before the watchdog's first reminder, ms: `WATCHDOG_FIRST_MS`, else 2 min for pi, 5 min for the others. */
+export function watchdogFirstMs(config: Pick<BridgeConfig, 'WATCHDOG_FIRST_MS' | 'BRIDGE_HARNESS'>): number {
+  return config.WATCHDOG_FIRST_MS ?? (config.BRIDGE_HARNESS === 'pi' ? 120_000 : 300_000);
+}
+
 /** Set by a surrounding Claude Code session; inherited, they would confuse the child CLI. */
 const SESSION_MARKERS = ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SSE_PORT', 'CLAUDE_AGENT_SDK_VERSION'];
 

@@ -17,7 +17,7 @@ import {
 } from '@shrooms/runtime';
 import { Bridge, type BridgeDeps } from './bridge/bridge.js';
 import { startMcpHttpServer } from './mcp/index.js';
-import { BridgeConfigSchema, harnessBaseEnv } from './config.js';
+import { BridgeConfigSchema, harnessBaseEnv, watchdogFirstMs } from './config.js';
 import { registerBridgeService } from './endpoints.js';
 import { harnessFactory } from './harness/index.js';
 import { startPresence } from './presence.js';
@@ -97,7 +97,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
   const watchdog = new Watchdog(
     bridge,
     {
-      firstMs: config.WATCHDOG_FIRST_MS ?? (config.BRIDGE_HARNESS === 'pi' ? 120_000 : 300_000),
+      firstMs: watchdogFirstMs(config),
       ladderMs: parseLadder(config.WATCHDOG_LADDER_MS),
       maxPerHour: config.WATCHDOG_MAX_PER_HOUR,
       hourMs: config.WATCHDOG_HOUR_MS,

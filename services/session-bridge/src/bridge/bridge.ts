@@ -104,7 +104,12 @@ export class Bridge {
       ...this.d.harnessOptions,
       log: this.log.child({ harness: this.d.config.BRIDGE_HARNESS }),
       events: {
-        ...activityEvents(a, () => this.changed()),
+        ...activityEvents(
+          a,
+          () => this.changed(),
+          () => void this.turns.spoke(),
+        ),
+        trouble: (what) => void this.turns.trouble(what),
         permission: (req) =>
           void this.serial.run(() => this.permissions.ask(req)).catch((err) => this.log.warn({ err }, 'permission relay failed')),
         exit: (code) => void this.recovery.harnessExited(code),

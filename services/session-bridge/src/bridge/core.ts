@@ -63,7 +63,11 @@ export interface PresenceState {
 }
 
 /** The harness's events that only tell what the session did (its state, its words, its background jobs). */
-export function activityEvents(a: Activity, changed: () => void): Pick<HarnessEvents, 'state' | 'text' | 'backgroundJobs'> {
+export function activityEvents(
+  a: Activity,
+  changed: () => void,
+  spoke: () => void = () => {},
+): Pick<HarnessEvents, 'state' | 'text' | 'backgroundJobs'> {
   return {
     state: () => {
       a.lastActivityAt = Date.now();
@@ -71,6 +75,7 @@ export function activityEvents(a: Activity, changed: () => void): Pick<HarnessEv
     },
     text: (line) => {
       a.lines.said(line);
+      spoke();
       a.lastSpokeAt = new Date().toISOString();
       a.lastActivityAt = Date.now();
     },

@@ -18,6 +18,11 @@ export class WorkerLines {
     this.turnKey = key;
   }
 
+  /** The task the running turn works on. */
+  get turn(): string | undefined {
+    return this.turnKey;
+  }
+
   /** The turn ended: nothing said from now on counts for its task. */
   end(): void {
     this.turnKey = undefined;

@@ -7,6 +7,8 @@ import { META, ShroomsError } from '@shrooms/protocol';
 import { transitions, type Stored } from '@shrooms/ledger';
 import { deliverAttachments } from '../attachments.js';
 import { answerText, deliveryText, isAnswer } from '../prompt.js';
+import { watchdogFirstMs } from '../config.js';
+import { humanDuration } from '../watchdog/ladder.js';
 import type { Core } from './core.js';
 
 export interface TurnLoopHooks {
@@ -15,6 +17,9 @@ export interface TurnLoopHooks {
 }
 
 export class TurnLoop {
+  /** Tasks whose status message says the model endpoint fails (taken away once the model speaks). */
+  private readonly troubled = new Set<string>();
+
   constructor(
     private readonly c: Core,
     private readonly hooks: TurnLoopHooks,
@@ -65,14 +70,21 @@ export class TurnLoop {
         .finally(() => lines.end());
       if (r.text && c.view.knows(s.key)) lines.keep(s.key, r.text);
       if (r.status === 'failed' && c.view.isCurrent(s.key)) {
+        c.log.warn({ taskId: task.id, error: r.error }, "the session's turn failed; failing its task");
         await this.hooks.fail(task.id, `the session's turn failed: ${r.error ?? r.text}`).catch(() => {});
-      } else if (lines.of(s.key) && c.view.isCurrent(s.key)) {
+      } else if (c.view.isCurrent(s.key)) {
+        // The turn ended and the task is still open: the worker did not call task_update (yet).
         const line = lines.of(s.key);
-        await c.ledger.transition(s.key, (e) => transitions.annotate(e, { [META.lastWorkerLine]: line })).catch(() => {});
+        const wait = humanDuration(watchdogFirstMs(c.config));
+        const why = `the session's turn ended without task_update; the task stays open and the session is reminded after ${wait} of quiet`;
+        await c.ledger
+          .transition(s.key, (e) => transitions.note(e, why, new Date(), line ? { [META.lastWorkerLine]: line } : {}))
+          .catch(() => {});
       }
     } catch (err) {
       c.log.warn({ err, taskId: task.id }, 'turn ended abnormally');
     } finally {
+      this.troubled.delete(s.key);
       if (!c.view.knows(s.key)) c.activity.lines.forget(s.key);
       c.changed();
       void this.pump();
@@ -98,6 +110,29 @@ export class TurnLoop {
       c.changed();
       void this.pump();
     }
+  }
+
+  /**
+   * The model endpoint answers errors and the harness retries: a warning in the log and, on the
+   * task the turn works on, a status message saying so (the task stays WORKING).
+   */
+  async trouble(what: string): Promise<void> {
+    const c = this.c;
+    const key = c.activity.lines.turn;
+    const taskId = key ? c.view.current?.taskId : undefined;
+    c.log.warn({ ...(taskId ? { taskId } : {}) }, what);
+    if (!key) return;
+    this.troubled.add(key);
+    await c.ledger
+      .transition(key, (e) => transitions.note(e, what, new Date()))
+      .catch((err) => c.log.debug({ err }, 'no note on the task'));
+  }
+
+  /** The model spoke: a note that it failed is no longer true. */
+  async spoke(): Promise<void> {
+    const key = this.c.activity.lines.turn;
+    if (!key || !this.troubled.delete(key)) return;
+    await this.c.ledger.transition(key, (e) => transitions.note(e, '', new Date())).catch(() => {});
   }
 
   /** Frees the session from a stalled task (it stays open) so the queue moves on. */

@@ -38,9 +38,17 @@ export const ClaudeEventSchema = z.discriminatedUnion('type', [
     terminal_reason: field(z.string()),
     errors: field(z.array(z.unknown())),
   }),
-  /** `session_state_changed`, `init`, background commands (`task_started`, `task_updated`, `task_notification`) … */
+  /**
+   * `session_state_changed`, `init`, background commands (`task_started`, `task_updated`,
+   * `task_notification`), `api_retry` (the model endpoint answered an error; the CLI waits
+   * `retry_delay_ms` and tries again: `attempt` of `max_retries`, `error_status` the HTTP status) …
+   */
   event('system', {
     subtype: field(z.string()),
+    attempt: field(z.number()),
+    max_retries: field(z.number()),
+    error_status: field(z.number().nullable()),
+    error: field(z.string()),
     state: field(z.string()),
     task_id: field(z.string()),
     status: field(z.string()),

@@ -15,6 +15,9 @@
  * - Permissions: `--permission-prompt-tool stdio` makes the CLI ask us with a `can_use_tool` control
  *   request (as the Agent SDKs do). We relay it (`events.permission`, state `waiting`) and answer it
  *   with `answerPermission`. An interrupt while one waits gets a `control_cancel_request`.
+ * - Model trouble: on an HTTP error from the model endpoint Claude Code retries (`CLAUDE_CODE_MAX_RETRIES`,
+ *   default 10, with backoff) and says so with `system/api_retry` before each wait: told to the bridge
+ *   (`events.trouble`), which shows it on the task. When the retries run out, the `result` is an error.
  * - Background commands: `system/task_started` and `system/task_updated`/`task_notification` (a
  *   terminal status) — counted for the watchdog (`events.backgroundJobs`).
  */
@@ -205,7 +208,11 @@ export class ClaudeHarness extends CliHarness<ClaudeEvent, ClaudeControlResponse
   }
 
   private onSystem(ev: ClaudeSystemEvent): void {
-    if (ev.subtype === 'session_state_changed' && ev.state === 'running' && !this.turn) {
+    if (ev.subtype === 'api_retry') {
+      const answers = ev.error_status ? `answers ${ev.error_status}` : `fails${ev.error ? ` (${ev.error})` : ''}`;
+      const attempt = ev.attempt !== undefined && ev.max_retries !== undefined ? ` (attempt ${ev.attempt} of ${ev.max_retries})` : '';
+      this.opts.events.trouble?.(`the model endpoint ${answers}; retrying${attempt}`);
+    } else if (ev.subtype === 'session_state_changed' && ev.state === 'running' && !this.turn) {
       // Claude Code started a turn of its own (a background command finished).
       this.ownTurnRunning = true;
       if (this._state === 'idle') this.setState('busy');

@@ -32,6 +32,12 @@ export interface HarnessEvents {
   text?(line: string): void;
   /** The agent wants permission to run a tool (Claude Code, ACP agents; shows as INPUT_REQUIRED). */
   permission?(req: PermissionRequest): void;
+  /**
+   * The model endpoint answers errors and the CLI retries (Claude Code's `api_retry`): what to tell
+   * people, e.g. "the model endpoint answers 500; retrying (attempt 1 of 10)". The turn goes on; if
+   * the retries run out the turn fails as usual.
+   */
+  trouble?(what: string): void;
   /** Number of background commands the session started that still run (the watchdog waits). */
   backgroundJobs?(n: number): void;
   exit?(code: number | null): void;
