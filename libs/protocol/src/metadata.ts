@@ -34,4 +34,10 @@ export const META = {
   machine: 'shrooms/machine',
   createdAt: 'shrooms/created_at',
   canceledBy: 'shrooms/canceled_by',
+  /** How many times the bridge delivered the task again after its harness died on it. */
+  redeliveries: 'shrooms/redeliveries',
+  /** On a task delivered again into a new conversation: why the earlier one could not be continued. */
+  conversationLost: 'shrooms/conversation_lost',
+  /** When the watchdog reminded the worker of the task in the last hour (ms since the epoch each). */
+  nudgeLog: 'shrooms/nudge_log',
 } as const;

@@ -7,7 +7,7 @@
  * A2A surface lets it (cancel a task it asked for).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ShroomsError, isTerminal, parseAgent, type TaskState } from '@shrooms/protocol';
+import { META, ShroomsError, isTerminal, parseAgent, type TaskState } from '@shrooms/protocol';
 import { authorize, type Action } from '../authz/rules.js';
 import type { Ledger, SignalField } from '@shrooms/ledger';
 import type { Logger, NatsConnection } from '@shrooms/runtime';
@@ -277,7 +277,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
             const { key } = parse(TaskActionSchema, body);
             const { session, stored } = await localTask(key);
             const t = stored.entry.task;
-            if (isTerminal(t.status.state as TaskState) || t.metadata?.['shrooms/held'] !== true) {
+            if (isTerminal(t.status.state as TaskState) || t.metadata?.[META.held] !== true) {
               throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${t.id} is not held for the owner; there is nothing to ${verb}`);
             }
             await deps.tasks.control(session, verb, t.id, viewer);

@@ -9,10 +9,6 @@ import { transitions, type LedgerEntry, type Stored } from '@shrooms/ledger';
 import type { Core } from './core.js';
 import type { TurnLoop } from './turns.js';
 
-export const REDELIVERIES = 'shrooms/redeliveries';
-/** On a task delivered again into a new conversation: why the earlier one could not be continued. */
-export const CONVERSATION_LOST = 'shrooms/conversation_lost';
-
 export class Recovery {
   constructor(
     private readonly c: Core,
@@ -32,7 +28,7 @@ export class Recovery {
         c.view.track(s);
         continue;
       }
-      const n = Number(t.metadata?.[REDELIVERIES] ?? 0);
+      const n = Number(t.metadata?.[META.redeliveries] ?? 0);
       const now = new Date();
       if (n >= c.config.BRIDGE_REDELIVERIES) {
         await c.ledger
@@ -89,7 +85,7 @@ export class Recovery {
     if (lost && again.length)
       await c.serial.run(async () => {
         for (const key of again)
-          await c.ledger.transition(key, (e) => transitions.annotate(e, { [CONVERSATION_LOST]: lost })).catch(() => {});
+          await c.ledger.transition(key, (e) => transitions.annotate(e, { [META.conversationLost]: lost })).catch(() => {});
       });
     void this.turns.pump();
   }
@@ -99,10 +95,10 @@ export class Recovery {
 function requeue(e: LedgerEntry, n: number, now: Date, lost?: string): LedgerEntry {
   const task = structuredClone(e.task);
   task.status = { state: 'TASK_STATE_SUBMITTED', timestamp: now.toISOString() };
-  task.metadata = { ...task.metadata, [META.queued]: true, [REDELIVERIES]: n, ...(lost ? { [CONVERSATION_LOST]: lost } : {}) };
+  task.metadata = { ...task.metadata, [META.queued]: true, [META.redeliveries]: n, ...(lost ? { [META.conversationLost]: lost } : {}) };
   return {
     v: e.v + 1,
     task,
-    events: [{ statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: { [REDELIVERIES]: n } } }],
+    events: [{ statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: { [META.redeliveries]: n } } }],
   };
 }

@@ -11,8 +11,6 @@ import type { Bridge } from '../bridge/bridge.js';
 import { origin } from '../prompt.js';
 import { humanDuration, underCap, verdict, type LadderConfig } from './ladder.js';
 
-const NUDGE_LOG = 'shrooms/nudge_log';
-
 export class Watchdog {
   private timer?: NodeJS.Timeout;
   private reminding = false;
@@ -41,7 +39,7 @@ export class Watchdog {
     const stored = await b.read(cur.key);
     if (!stored || stored.entry.task.status.state !== 'TASK_STATE_WORKING') return;
     const md = stored.entry.task.metadata ?? {};
-    const log = Array.isArray(md[NUDGE_LOG]) ? (md[NUDGE_LOG] as number[]) : [];
+    const log = Array.isArray(md[META.nudgeLog]) ? (md[META.nudgeLog] as number[]) : [];
     const state = {
       nudges: Number(md[META.nudges] ?? 0),
       lastNudge: md[META.lastNudge] ? Date.parse(String(md[META.lastNudge])) : undefined,
@@ -65,7 +63,7 @@ export class Watchdog {
     await b.annotate(cur.key, {
       [META.nudges]: state.nudges + 1,
       [META.lastNudge]: at,
-      [NUDGE_LOG]: [...log.filter((t) => now - t < this.cfg.hourMs), now],
+      [META.nudgeLog]: [...log.filter((t) => now - t < this.cfg.hourMs), now],
     });
     b.notify('reminder', { taskId: task.id, nudge: state.nudges + 1, at, text });
     b.log.info({ taskId: task.id, nudge: state.nudges + 1 }, 'reminding the session');
