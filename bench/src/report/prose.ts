@@ -54,11 +54,13 @@ ${table}
 
 The reference keeps tasks in a Map inside the one process that speaks HTTP; ours crosses NATS
 between three processes and writes every change durably: ${fmt(v(r, 'nats_messages_per_blocking_send', 'ours'), 1)} NATS messages per blocking send
-against the floor's ${fmt(v(r, 'nats_messages_per_blocking_send', 'floor'), 0)}, of which about ten are sequential round trips on the critical path
-(session look-up, resend check, guard admit with its own read and compare-and-set, delivery, and the bridge's
-create, start and complete writes, then the watch event back to the gateway). One session also does
+against the floor's ${fmt(v(r, 'nats_messages_per_blocking_send', 'floor'), 0)}, of which about seven are sequential hops on the critical path
+(guard admit with its own read and compare-and-set, delivery, the bridge's create — already started when
+the session is free — and complete writes, then the watch event back to the gateway; the session look-up
+and the resend check are answered from the gateway's memory). One session also does
 one task at a time by design (a coding-agent session cannot do two things at once), so tasks/s for one
-session is bounded by the bridge's serial section (three ledger writes per task). ${spreadSentence(r)}
+session is bounded by the bridge's serial section (two or three ledger writes per task: a task that
+waits is created, then started, then finished). ${spreadSentence(r)}
 Per task ours spends ${fmt(v(r, 'cpu_ms_per_task', 'ours'))} ms of CPU across its processes and nats-server, the reference
 ${fmt(v(r, 'cpu_ms_per_task', 'reference'))} ms, the floor ${fmt(v(r, 'cpu_ms_per_task', 'floor'), 3)} ms: on a small machine that, not the wire, is what caps ours. ${listSentence(r)}
 
@@ -115,16 +117,17 @@ export function limits(r: BenchResult): string {
   concurrency ${hi}, ${fmt(cpu(`tasks_per_s_c${hi}_blocking`, 'reference'), 0)}% the reference), but on ${r.machine.cores} cores it competes with the arm it drives: the
   floor's and the reference's tasks/s are partly limited by the generator sharing their CPU. Ours is not
   (its generator CPU is a few %).
-- **Blocking latency, ours:** sequential NATS round trips (about ten on the critical path, see above), each
+- **Blocking latency, ours:** sequential NATS hops (about seven on the critical path, see above), each
   a wake-up of another process; JetStream file-store writes (no fsync per write in nats-server 2.9 by
   default, so the disk is not the limit); the guard's read and compare-and-set.
 - **Tasks/s, ours, one session:** the bridge runs one task at a time and records create, start and complete
-  with a compare-and-set each; concurrency only lengthens the queue. The non-blocking figure counts
+  with a compare-and-set each (create and start are one write when the session is free, which under
+  load it rarely is); concurrency only lengthens the queue. The non-blocking figure counts
   accepted tasks (the bridge's intake, serialised with the rest of the bridge); "until all finished" waits
   for the queue to drain.
 - **Tasks/s, reference:** one Node process doing HTTP, JSON-RPC, the executor and the store; CPU-bound.
 - **SSE first event, ours:** the stream's first event is the task as the bridge took it, so it waits for
-  the same session look-up, resend check, guard and delivery as a blocking send, but not for the work.
+  the same guard and delivery as a blocking send, but not for the work.
 - **GetTask:** one KV direct get in ours (flat in ledger size); a Map lookup plus a structured clone in the
   reference. **ListTasks:** ours reads the page's ${r.run.plan.reads.pageSize} tasks with as many direct gets in parallel; the reference
   sorts all tasks of the tenant on every call.
@@ -178,7 +181,25 @@ What the profile says is avoidable:
 }
 
 export function changes(): string {
-  return `Each kept behaviour identical and ran the affected tests (\`vitest --project unit services/gateway
+  return `This round, each in its own commit with the figures of one \`pnpm bench --quick\` before and after;
+messages per blocking send counted by the nats-server's per-connection counters, which the machine's
+noise does not move (it moved the latencies: other work took 43–70% of the CPU during those runs):
+
+| change | where | NATS messages per blocking send |
+|---|---|---|
+| The gateway follows its machine's signals with one KV watch; a live signal is answered from memory, a miss or a faded one is still read (a bridge that just started is never refused for the watch's lag). | \`libs/ledger/src/signals.ts\` (\`follow\`), \`services/gateway/src/app.ts\` | 12.05 → 11.07 (gateway 4 → 3) |
+| A new task's resend check is the gateway's listing index: a key it never saw (its initial values in) costs no read; a resend racing its first send meets it in the bridge's intake, which now refuses an id reused for other content too (\`assertResend\`), and the guard counts one task id once. | \`services/gateway/src/tasks/service.ts\` (\`submit\`), \`tasks/live.ts\` (\`mayExist\`), \`libs/ledger/src/intake.ts\` | 11.07 → 10.07 (gateway 3 → 2) |
+| The bridge's intake begins a new task's span before the create and lets the create tell a new task from a resend, instead of reading the key first. | \`services/session-bridge/src/bridge/intake.ts\`, \`tasks/spans.ts\` | 10.07 → 9.07 (bridge 5.07 → 4.07) |
+| A new task for a free session (nothing current or queued, harness idle, not held) is stored WORKING in one write (\`transitions.newStarted\`) and becomes the current task under the same lock. A non-blocking send to a free session answers WORKING instead of SUBMITTED. | \`libs/ledger/src/transitions.ts\`, \`services/session-bridge/src/bridge/intake.ts\`, \`bridge/turns.ts\` | 9.07 → 8.09 (bridge 4.07 → 3.08) |
+
+Tried and not kept: **pipelined intake** (the create outside the bridge's lock, only the queue update
+under it). Ours alone, 3 alternating runs each on the loaded machine (load average 28): one session's
+non-blocking accepted rate 85–219 tasks/s with it against 140–285 without, blocking c=16 93–144 against
+98–193, CPU per task no lower — here the CPU, not the lock, is what limits one session.
+
+The round before:
+
+Each kept behaviour identical and ran the affected tests (\`vitest --project unit services/gateway
 services/session-bridge libs/ledger\`, \`--project e2e test/e2e/a2a-sdk.test.ts test/e2e/restart.test.ts
 test/e2e/a2a-errors.test.ts\`). Counted with the nats-server's per-connection counters over 200 blocking
 sends (a measure the machine's noise does not move):
@@ -210,7 +231,7 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
     const b = share(role, 'TimeoutError');
     return a === null || b === null ? '–' : `${fmt(a + b, 0)}%`;
   };
-  return `In order of what they would buy (owners' code, so not done here):
+  return `From the round before, in order of what they would buy (where one is done or tried since, it says so):
 
 1. **libs/runtime: a static import in \`requestJson\`, and \`noAsyncTraces: true\` in \`connectNats\`.**
    \`requestJson\` does \`await import('@nats-io/nats-core')\` on every call to get \`headers()\`; under tsx (how
@@ -222,19 +243,14 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    option \`noAsyncTraces: true\` turns that off, at the price of that stack on a NATS timeout. Tried
    together in a copy of the repository (ours alone, 5 alternating runs each, same load): blocking p50
    10.7–11.9 ms → 7.3–8.8 ms, about a quarter off; tasks/s up by a similar share. Each alone moved less.
-2. **The gateway's session look-up from memory.** \`requireSession\` reads the signal field (a KV get) on
-   every send; the gateway could follow the \`shrooms_signals\` bucket with a watch, as it follows the
-   ledger. One round trip fewer per send and per ListTasks. (services/gateway)
+2. **The gateway's session look-up from memory** — done this round (see above).
 3. **The guard's compare-and-set from the window it wrote last** — the same trick as the ledger's
    transition above: the guard reads each window before writing it, though with one guard replica it
    nearly always wrote it last. One round trip fewer per new task. (services/guard)
-4. **The resend check and the session look-up in parallel**, or the resend check left to the bridge's
-   intake (it already answers a resend with the existing task). The guard is idempotent per task id, so
-   a resend would not count twice — but a resend arriving when the window is full would then be refused
-   instead of answered, so this needs the owner's decision.
-5. **Pipelined intake in the bridge.** Deliveries wait on one lock for the whole intake (a ledger create);
-   creates of different tasks could be in flight together, keeping only the queue update under the lock.
-   That lifts the non-blocking (accepted) rate of one session; the session still works one task at a time.
+4. **The resend check** — done this round from the gateway's listing index (see above); a resend the
+   index knows is still answered without asking the guard.
+5. **Pipelined intake in the bridge** — tried this round and not kept: no gain where the CPU is the limit
+   (see above).
 6. **A count limit on the ledger.** \`retainedTasks\` (200,000) is declared in the limits but not applied
    (no \`max_msgs\`/\`maxBucketSize\` on \`shrooms_tasks\`), so the gateway's index — and its start-up, which
    reads every task of the machine — follow a week of history, not a limit.
