@@ -127,7 +127,7 @@ export const ERRORS = {
     503,
     'UNAVAILABLE',
     true,
-    'NATS or JetStream did not answer; nothing was changed. Retry after `retryAfterSeconds` (`Retry-After`).',
+    'NATS or JetStream did not answer. Retry after `retryAfterSeconds` (`Retry-After`): nothing was changed, except when a blocking send lost NATS while it waited on its task, which is kept (`taskId`; the same message again follows it).',
   ),
   CHAIN_PARENT_INVALID: e(
     -32067,

@@ -17,6 +17,7 @@ import { listenHosts, type GatewayConfig } from './config.js';
 import { Doors, registerDoors } from './doors/doors.js';
 import { registerDashboard } from './dashboard/routes.js';
 import { registerHealth } from './health.js';
+import { NatsLink } from './tasks/link.js';
 import { LiveTasks } from './tasks/live.js';
 import { TaskService, type GuardPort } from './tasks/service.js';
 import type { ScheduleProof } from './tasks/scheduled.js';
@@ -46,7 +47,8 @@ export interface Gateway {
 export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   const { config, log } = deps;
   const machine = config.SHROOMS_MACHINE;
-  const live = new LiveTasks(deps.ledger, machine, log);
+  const link = new NatsLink(deps.nc);
+  const live = new LiveTasks(deps.ledger, machine, log, link);
   await live.start();
   // Every send looks its session up in the signal field: followed here, that look-up is no read.
   const stopSignals = await deps.signals.follow(machine, {
@@ -113,6 +115,7 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
       addresses: [...listenHosts(config), ...config.SHROOMS_MESH_ADDRESSES],
       extraHosts: config.GATEWAY_ALLOWED_HOSTS,
     }),
+    link,
   );
   registerCards(app, ctx, config.GATEWAY_PUBLIC_URL);
   registerJsonRpc(app, ctx);

@@ -134,15 +134,22 @@ export class Doors {
   }
 }
 
-/** Puts the door in front of every route of `app`. */
-export function registerDoors(app: FastifyInstance, doors: Doors): void {
+/**
+ * Puts the door in front of every route of `app`. With `link`, a request that passes it while the
+ * gateway has lost NATS is answered NATS_UNAVAILABLE (with Retry-After) at once (tasks/link.ts).
+ */
+export function registerDoors(app: FastifyInstance, doors: Doors, link?: { readonly down: ShroomsError | undefined }): void {
   app.addHook('onRequest', function door(req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) {
     if (OPEN_PATHS.has(req.url.split('?')[0]!)) return done();
     try {
       doors.check(req);
+      const down = link?.down;
+      if (down) throw down;
       done();
     } catch (err) {
       if (!(err instanceof ShroomsError)) return done(err as Error);
+      const wait = err.retryAfterSeconds;
+      if (wait !== undefined) reply.header('retry-after', String(wait));
       // The dashboard's page reads its own error shape; everything else gets the binding's.
       if (req.url.startsWith('/dashboard'))
         reply

@@ -5,7 +5,8 @@
  */
 import { decodeToken, keys } from '@shrooms/protocol';
 import { TaskIndex, isOlderView, type Ledger, type LedgerEntry, type Stored } from '@shrooms/ledger';
-import type { Logger } from '@shrooms/runtime';
+import { isNatsOutage, type Logger } from '@shrooms/runtime';
+import type { NatsLink } from './link.js';
 
 type Listener = (s: Stored) => void;
 
@@ -24,6 +25,8 @@ export class LiveTasks {
     readonly ledger: Ledger,
     readonly machine: string,
     private readonly log?: Logger,
+    /** Tells waiters when the gateway loses NATS (link.ts), so they do not wait blind. */
+    private readonly link?: Pick<NatsLink, 'onOutage'>,
   ) {
     this.ready = new Promise((r) => (this.markReady = r));
     void this.ready.then(() => (this.isReady = true));
@@ -87,15 +90,18 @@ export class LiveTasks {
   /**
    * Reads `key` every `everyMs` and hands what it finds to the key's listeners (who skip what they
    * have seen). A backstop for the watch: after a stream leader's failover a KV watch can stall for
-   * a while before it resumes, and a waiting client must not wait with it.
+   * a while before it resumes, and a waiting client must not wait with it. A read that fails because
+   * NATS or JetStream is away (after the ledger's own retries) goes to `onOutage`.
    */
-  refreshEvery(key: string, everyMs = LIVE_REFRESH_MS): () => void {
+  refreshEvery(key: string, everyMs = LIVE_REFRESH_MS, onOutage?: (err: Error) => void): () => void {
     const timer = setInterval(() => {
       this.ledger.get(key).then(
         (s) => {
           if (s) for (const l of this.listeners.get(key) ?? []) l(s);
         },
-        () => {},
+        (err: unknown) => {
+          if (onOutage && isNatsOutage(err)) onOutage(err as Error);
+        },
       );
     }, everyMs);
     timer.unref();
@@ -118,7 +124,8 @@ export class LiveTasks {
    * latest entry when `timeoutMs` passes or `signal` aborts. `first` gives the entry to start from
    * once the listener is in place: by default a read of the ledger; a caller that writes the task
    * itself (a send) passes its write, so no change can fall between it and the wait and no second
-   * read is needed.
+   * read is needed. Rejects with the client's error when NATS or JetStream goes away meanwhile:
+   * nothing can be learned of the task until it is back, and the caller must not wait blind.
    */
   async waitFor(
     key: string,
@@ -129,14 +136,19 @@ export class LiveTasks {
   ): Promise<Stored | null> {
     let latest = null as Stored | null;
     let resolve!: (s: Stored | null) => void;
-    const result = new Promise<Stored | null>((r) => (resolve = r));
+    let reject!: (err: Error) => void;
+    const result = new Promise<Stored | null>((res, rej) => ((resolve = res), (reject = rej)));
+    // An outage may come while `first()` is still running, before anyone awaits `result`: it is
+    // then thrown by the await below, never left as an unhandled rejection (which ends the process).
+    result.catch(() => {});
     const unlisten = this.listen(key, (s) => {
       if (latest && !isOlderView(view(latest), view(s))) return;
       latest = s;
       if (done(s.entry)) resolve(s);
     });
     const timer = setTimeout(() => resolve(latest), timeoutMs);
-    const stopRefresh = this.refreshEvery(key);
+    const stopRefresh = this.refreshEvery(key, LIVE_REFRESH_MS, (err) => reject(err));
+    const stopOutage = this.link?.onOutage((err) => reject(err));
     const onAbort = () => resolve(latest);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -147,6 +159,7 @@ export class LiveTasks {
     } finally {
       clearTimeout(timer);
       stopRefresh();
+      stopOutage?.();
       unlisten();
       signal?.removeEventListener('abort', onAbort);
     }

@@ -34,7 +34,7 @@ import {
   type Stored,
 } from '@shrooms/ledger';
 import { bridgeClient, type BridgeClient } from '@shrooms/client';
-import { traceparentOf, type NatsConnection } from '@shrooms/runtime';
+import { isNatsOutage, traceparentOf, type NatsConnection } from '@shrooms/runtime';
 import type { Logger } from '@shrooms/runtime';
 import { authorize, waitsOnPermission } from '../authz/rules.js';
 import type { Caller } from './caller.js';
@@ -182,15 +182,27 @@ export class TaskService {
     // from, and every later change reaches the listener (one ledger read fewer per blocking send).
     // The message is checked first so that its errors come before those of its task id, as in submit.
     validateMessage(params.message, this.d.limits, params.metadata);
-    let stored!: Stored;
-    const out = await this.d.live.waitFor(
-      this.keyOfSend(session, params),
-      finished,
-      this.d.limits.blockingWaitMs,
-      signal,
-      async () => (stored = (await this.submit(session, params, caller)).stored),
-    );
-    return viewTask((out ?? stored).entry.task, { historyLength: cfg?.historyLength });
+    let stored: Stored | undefined;
+    let out: Stored | null;
+    try {
+      out = await this.d.live.waitFor(
+        this.keyOfSend(session, params),
+        finished,
+        this.d.limits.blockingWaitMs,
+        signal,
+        async () => (stored = (await this.submit(session, params, caller)).stored),
+      );
+    } catch (err) {
+      // NATS went away after the task was taken: it is kept; the same message again follows it.
+      if (stored && (isNatsOutage(err) || (err instanceof ShroomsError && err.key === 'NATS_UNAVAILABLE')))
+        throw new ShroomsError(
+          'NATS_UNAVAILABLE',
+          `NATS went away while this request waited for task ${stored.entry.task.id}; the task is kept: send the same message again to follow it`,
+          { taskId: stored.entry.task.id },
+        );
+      throw err;
+    }
+    return viewTask((out ?? stored!).entry.task, { historyLength: cfg?.historyLength });
   }
 
   private async deliver(
