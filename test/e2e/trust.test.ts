@@ -160,7 +160,7 @@ describe.skipIf(why !== undefined)(`trust across the mesh${why ? ` (skipped: ${w
   });
 
   describe("another device's task", () => {
-    it('is answered and canceled only by the device that asked (or the owner), never by another device', async () => {
+    it('is answered, canceled and acknowledged only by the device that asked (or the owner), never by another device', async () => {
       const asked = (await rpcFrom(laptop, 'target', 'SendMessage', msg('b-1', 'blocked: which branch?'))).result.task;
       await until('target', asked.id, (t) => t.status.state === 'TASK_STATE_INPUT_REQUIRED');
       const answer = await rpcFrom(pi5, 'target', 'SendMessage', msg('b-1-pi5', 'blocked: rm -rf', { taskId: asked.id }));
@@ -174,10 +174,20 @@ describe.skipIf(why !== undefined)(`trust across the mesh${why ? ` (skipped: ${w
       });
       expect(rest.status).toBe(403);
       expect(rest.json().error.details[0].reason).toBe('ACTION_FORBIDDEN');
+      expect((await rpcFrom(pi5, 'target', 'AckTask', { id: asked.id })).error.code).toBe(-32065);
+      // Nor may it finish the task as if it were the worker, whatever session it claims.
+      const forged = await rpcFrom(pi5, 'target', 'UpdateTask', {
+        id: asked.id,
+        status: 'done',
+        text: 'forged',
+        metadata: { 'shrooms/from': 'box/target' },
+      });
+      expect(forged.error.code).toBe(-32060);
       expect((await task('target', asked.id)).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
       // The asker answers it, and it works on and finishes.
       expect((await rpcFrom(laptop, 'target', 'SendMessage', msg('b-1-re', 'main', { taskId: asked.id }))).result).toBeDefined();
       await until('target', asked.id, (t) => t.status.state === 'TASK_STATE_COMPLETED');
+      expect((await rpcFrom(laptop, 'target', 'AckTask', { id: asked.id })).result.metadata['shrooms/acknowledged']).toBeDefined();
       // The asker cancels its own.
       const other = (await rpcFrom(laptop, 'target', 'SendMessage', msg('b-2', 'blocked: later'))).result.task;
       await until('target', other.id, (t) => t.status.state === 'TASK_STATE_INPUT_REQUIRED');

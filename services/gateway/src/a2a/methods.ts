@@ -18,6 +18,7 @@ import type { Stored } from '@shrooms/ledger';
 import { META, PartSchema, parseAgent } from '@shrooms/protocol';
 import { SpanKind, contextFromTraceparent, inSpan, type Context } from '@shrooms/runtime';
 import type { z } from 'zod';
+import { authorize } from '../authz/rules.js';
 import type { Caller } from '../tasks/caller.js';
 import type { TaskService } from '../tasks/service.js';
 import type { ScheduleHook } from '../tasks/schedule.js';
@@ -177,6 +178,9 @@ async function dispatch(method: string, params: unknown, ctx: MethodContext): Pr
  * the verified device and the claimed session, whatever the request says.
  */
 async function scheduleMethod(method: string, params: unknown, ctx: MethodContext): Promise<unknown> {
+  // A schedule asks for tasks (`send`); listing them is a read. Who may cancel one is decided by the
+  // scheduler, which holds the schedule (its owner's device or a recipient's machine).
+  if (method !== 'CancelSchedule') authorize(method === 'CreateSchedule' ? 'send' : 'read', ctx.caller, { machine: ctx.tasks.machine });
   if (!ctx.schedules)
     throw new ShroomsError('SCHEDULER_UNAVAILABLE', 'the scheduler is not running (this gateway has no scheduler client)');
   // The device is the verified one; the session may be claimed in metadata or in `origin.from`.

@@ -82,6 +82,7 @@ const DOORS: Record<'read' | 'list_agents' | 'send', Door[]> = {
     { name: 'dashboard chains', method: 'GET', url: '/dashboard/api/chains', dashboard: true },
     { name: 'dashboard attention', method: 'GET', url: '/dashboard/api/attention', dashboard: true },
     { name: 'dashboard feed', method: 'GET', url: '/dashboard/events', dashboard: true, stream: true },
+    { name: 'ListSchedules', method: 'POST', url: '/a2a/s', body: rpc('ListSchedules', {}) },
   ],
   list_agents: [
     { name: '/agents', method: 'GET', url: '/agents' },
@@ -94,12 +95,7 @@ const DOORS: Record<'read' | 'list_agents' | 'send', Door[]> = {
     { name: 'SendMessage', method: 'POST', url: '/a2a/s', body: rpc('SendMessage', message('new-1')) },
     { name: 'SendStreamingMessage', method: 'POST', url: '/a2a/s', body: rpc('SendStreamingMessage', message('new-2')), stream: true },
     { name: 'REST message:send', method: 'POST', url: '/a2a/s/message:send', body: message('new-3') },
-    {
-      name: 'SendMessage asking for a schedule',
-      method: 'POST',
-      url: '/a2a/s',
-      body: rpc('SendMessage', { ...message('new-4'), metadata: { 'shrooms/at': '2099-01-01T09:00:00Z' } }),
-    },
+    { name: 'CreateSchedule', method: 'POST', url: '/a2a/s', body: rpc('CreateSchedule', { recipients: ['box/s'], prompt: 'hi' }) },
   ],
 };
 

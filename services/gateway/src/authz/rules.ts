@@ -4,9 +4,9 @@
  * here except which of this machine's own sessions is speaking for `update`.
  *
  *   action             who may
- *   read               any device of the mesh (GetTask, ListTasks, SubscribeToTask, the dashboard)
- *   list_agents        any device of the mesh (/agents, cards, list_agents)
- *   send               any device of the mesh; the guard decides the rest (loop guard, chain, lists)
+ *   read               any device of the mesh (GetTask, ListTasks, SubscribeToTask, ListSchedules, the dashboard)
+ *   list_agents        any device of the mesh (/agents, cards, the dashboard's agents)
+ *   send               any device of the mesh (a new task, a schedule); the guard decides the rest
  *   cancel             the device that asked for the task, or the session owner's machine
  *   answer             the device that asked for the task, or the owner's machine (INPUT_REQUIRED)
  *   answer_permission  only the session owner's machine (a permission prompt of the worker)
