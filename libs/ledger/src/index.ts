@@ -5,5 +5,5 @@ export { isOlderView, type Page, type PageQuery, TaskIndex, type TaskSummary } f
 export * as transitions from './transitions.js';
 export { view as viewTask } from './transitions.js';
 export { assertResend, intake, type IntakeResult, localTaskKey } from './intake.js';
-export { createHardenedBucket, hardenBucket, type HardenedBucketOptions, type Hardening } from './harden.js';
+export { hardenBucket, type Hardening } from './harden.js';
 export { keysNow } from './keys-now.js';

@@ -5,7 +5,6 @@ export {
   envBool,
   loadConfig,
   redactConfig,
-  redactUrls,
   RENAMED_SETTINGS,
   withRenamedSettings,
 } from './config.js';
@@ -33,7 +32,6 @@ export {
   type Context,
   contextFromHeaders,
   contextFromTraceparent,
-  flushTelemetry,
   initTelemetry,
   inSpan,
   type Span,
@@ -41,10 +39,8 @@ export {
   SpanStatusCode,
   trace,
   traceHeaders,
-  traceLogFields,
   traceparentOf,
   tracer,
-  tracingConfigured,
 } from './telemetry.js';
 export { casCreate, casPut, casUpdate, isCasConflict } from './cas.js';
 export { isNatsOutage, isTransientJetStreamError, retryJetStream } from './retry.js';
