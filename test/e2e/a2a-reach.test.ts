@@ -61,6 +61,52 @@ describe('v0.3 beside v1.0', () => {
     expect(events.slice(1, -1).every((e) => e.final !== true)).toBe(true);
   });
 
+  it('serves v0.3 over HTTP+JSON under /v1/ in the v0.3 proto shapes, on the same ledger', async () => {
+    const card: any = await (await fetch(`${url}/.well-known/agent-card.json`)).json();
+    expect(card.additionalInterfaces).toContainEqual({ url, transport: 'HTTP+JSON' });
+    // What @a2a-js/sdk 0.3's RestTransport sends: `content`, proto role names, `{data: {data}}`, no A2A-Version.
+    const sent = await post(`${url}/v1/message:send`, {
+      message: {
+        messageId: 'v03-rest-1',
+        role: 'ROLE_USER',
+        content: [{ text: 'rest hi' }, { data: { data: { n: 1 } } }],
+        metadata: {},
+      },
+      configuration: { blocking: true },
+    });
+    expect(sent.status).toBe(200);
+    const { task } = JSON.parse(sent.text);
+    expect(task).toMatchObject({ id: 'demo:v03-rest-1', status: { state: 'TASK_STATE_COMPLETED' } });
+    expect(task.kind).toBeUndefined();
+    expect(Object.keys(task.artifacts[0].parts[0])).toEqual(['text']); // the echo of the text, with the data part's note
+    expect(task.artifacts[0].parts[0].text).toMatch(/^rest hi/);
+    expect(task.history[0]).toMatchObject({ role: 'ROLE_USER', content: [{ text: 'rest hi' }, { data: { data: { n: 1 } } }] });
+    expect(task.history[0].parts).toBeUndefined();
+    // One ledger: v1.0 reads it, and v0.3 REST reads a v1.0 task.
+    expect((await rpc(url, 'GetTask', { id: 'demo:v03-rest-1', historyLength: 5 })).result.history[0].parts[1]).toEqual({ data: { n: 1 } });
+    await rpc(url, 'SendMessage', msg('v03-rest-v1', 'asked in v1.0'));
+    const got = await fetch(`${url}/v1/tasks/${encodeURIComponent('demo:v03-rest-v1')}?historyLength=5`);
+    expect(((await got.json()) as any).history[0]).toMatchObject({ role: 'ROLE_USER', content: [{ text: 'asked in v1.0' }] });
+    // A stream: Task first, the closing status update final; a cancel answers TASK_STATE_CANCELLED.
+    const stream = await post(`${url}/v1/message:stream`, {
+      message: { messageId: 'v03-rest-2', role: 'ROLE_USER', content: [{ text: 'blocked: which branch?' }] },
+    });
+    expect(stream.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const events = stream.text
+      .split('\n\n')
+      .map((f) => f.split('\n').find((l) => l.startsWith('data: ')))
+      .filter((d): d is string => !!d)
+      .map((d) => JSON.parse(d.slice(6)));
+    expect(events[0]).toMatchObject({ task: { id: 'demo:v03-rest-2' } });
+    expect(events.at(-1)).toMatchObject({ statusUpdate: { final: true, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    const canceled = await post(`${url}/v1/tasks/${encodeURIComponent('demo:v03-rest-2')}:cancel`, undefined);
+    expect(JSON.parse(canceled.text).status.state).toBe('TASK_STATE_CANCELLED');
+    // Errors: the JSON-RPC code beside the HTTP status, as the v0.3 client reads them.
+    const missing = await fetch(`${url}/v1/tasks/${encodeURIComponent('demo:none')}`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ code: -32001, message: expect.any(String) });
+  });
+
   it('refuses a v0.3 message without kind on its parts with -32602, and v1.0 parts under v0.3 names', async () => {
     const r = JSON.parse(
       (await post(url, call('message/send', { message: { messageId: 'v03-bad', role: 'user', parts: [{ text: 'x' }] } }))).text,

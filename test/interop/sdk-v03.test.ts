@@ -2,10 +2,11 @@
  * `@a2a-js/sdk` 0.3.x — the v0.3 line most callers still run — through its `A2AClient` as its
  * README uses it (`A2AClient.fromCardUrl` on the session card): send, stream, get, cancel,
  * resubscribe. The same task then reads in v1.0 (one ledger), and a v1.0 task reads in v0.3.
+ * Then its newer `ClientFactory` choosing the card's HTTP+JSON interface (its `RestTransport`).
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { A2AClient } from '@a2a-js/sdk-v03/client';
+import { A2AClient, type Client, ClientFactory, ClientFactoryOptions, RestTransport, TaskNotFoundError } from '@a2a-js/sdk-v03/client';
 import { rpc } from '@shrooms/testing';
 
 const endpoint = inject('endpoint');
@@ -114,5 +115,40 @@ describe('the v0.3 A2AClient', () => {
       status: { state: 'completed' },
       artifacts: [{ parts: [{ kind: 'text', text: 'from v1' }] }],
     });
+  });
+});
+
+describe('the v0.3 Client over HTTP+JSON (ClientFactory preferring RestTransport)', () => {
+  let client: Client;
+  const connect = async () =>
+    (client ??= await new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ['HTTP+JSON'] }),
+    ).createFromUrl(endpoint));
+
+  it('sends, gets and streams over /v1/, in v0.3 shapes, on the same ledger', async () => {
+    const c = await connect();
+    expect((c as unknown as { transport: unknown }).transport).toBeInstanceOf(RestTransport);
+    const task = (await c.sendMessage(send('hello v0.3 rest'))) as any;
+    expect(task).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    expect(task.artifacts[0].parts[0]).toEqual({ kind: 'text', text: 'hello v0.3 rest' });
+    expect(await c.getTask({ id: task.id })).toMatchObject({ kind: 'task', id: task.id, status: { state: 'completed' } });
+    expect((await rpc(v1, 'GetTask', { id: task.id })).result.artifacts[0].parts[0]).toEqual({ text: 'hello v0.3 rest' });
+    const events = (await collect(c.sendMessageStream(send('streamed v0.3 rest')))) as any[];
+    expect(events[0].kind).toBe('task');
+    expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+  });
+
+  it('cancels, resubscribes to a blocked task, and types an unknown task as TaskNotFound', async () => {
+    const c = await connect();
+    const open = (await c.sendMessage(send('quiet: stays open', { blocking: false }))) as any;
+    expect(await c.cancelTask({ id: open.id })).toMatchObject({ kind: 'task', status: { state: 'canceled' } });
+    const blocked = (await c.sendMessage(send('blocked: which branch?'))) as any;
+    expect(blocked.status.state).toBe('input-required');
+    const sub = c.resubscribeTask({ id: blocked.id });
+    expect((await sub.next()).value).toMatchObject({ kind: 'task', id: blocked.id, status: { state: 'input-required' } });
+    await c.sendMessage({ message: { ...send('main').message, taskId: blocked.id } });
+    const rest = (await collect(sub)) as any[];
+    expect(rest.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+    await expect(c.getTask({ id: `demo:${randomUUID()}` })).rejects.toBeInstanceOf(TaskNotFoundError);
   });
 });

@@ -189,3 +189,4 @@ export {
   V03_METHODS,
   V03_STATES,
 } from './v03.js';
+export { resultToV03Rest, sendParamsFromV03Rest, streamEventToV03Rest, taskToV03Rest } from './v03-rest.js';

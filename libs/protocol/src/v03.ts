@@ -126,18 +126,22 @@ function artifactToV03(a: Artifact): Record<string, unknown> {
   return { ...a, parts: a.parts.map(partToV03) };
 }
 
+/** A completed task with an artifact: v0.3 callers get its answer there, without the status message. */
+export function answeredByArtifact(t: Task): boolean {
+  return t.status.state === 'TASK_STATE_COMPLETED' && (t.artifacts?.length ?? 0) > 0;
+}
+
 /**
  * A completed task's answer is its artifact; its status message repeats the same summary. v0.3
  * tooling (a2a-ai-provider, for one) joins the status message and the artifacts into one text, so
  * v0.3 callers get the artifact alone — the v1.0 view and the ledger keep both.
  */
 export function taskToV03(t: Task): Record<string, unknown> {
-  const answered = t.status.state === 'TASK_STATE_COMPLETED' && (t.artifacts?.length ?? 0) > 0;
   const { message: _repeat, ...status } = t.status;
   return {
     kind: 'task',
     ...t,
-    status: statusToV03(answered ? status : t.status),
+    status: statusToV03(answeredByArtifact(t) ? status : t.status),
     ...(t.artifacts ? { artifacts: t.artifacts.map(artifactToV03) } : {}),
     ...(t.history ? { history: t.history.map(messageToV03) } : {}),
   };

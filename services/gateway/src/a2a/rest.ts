@@ -2,9 +2,13 @@
  * The HTTP+JSON binding under `/a2a/{session}/` (spec §4): `message:send`, `message:stream`,
  * `tasks`, `tasks/{id}`, `tasks/{id}:cancel`, `tasks/{id}:subscribe`, `tasks/{id}:ack`, the
  * push-config paths, `extendedAgentCard`. Errors as `google.rpc.Status` with the HTTP status.
+ *
+ * Beside it, A2A v0.3 over HTTP+JSON under `/a2a/{session}/v1/` (what `@a2a-js/sdk` 0.3.x's
+ * RestTransport calls): the same methods on the same ledger, in v0.3's shapes (v03-rest.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ShroomsError, toRestError } from '@shrooms/protocol';
+import { ShroomsError, resultToV03Rest, sendParamsFromV03Rest, streamEventToV03Rest, toJsonRpcError, toRestError } from '@shrooms/protocol';
+import type { StreamResponse } from '@shrooms/protocol';
 import type { A2AContext } from './context.js';
 import { callerOf } from './caller.js';
 import { asShroomsError, parseBody, retryAfter } from './jsonrpc.js';
@@ -40,8 +44,21 @@ function taskPath(decoded: string): { id: string; verb?: string; configId?: stri
   return m ? { id: m[1]!, verb: m[2], configs: false } : { id: decoded, configs: false };
 }
 
-export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
-  const run = async (req: FastifyRequest, reply: FastifyReply, method: string, params: () => unknown, status = 200) => {
+/** How one flavour of the binding writes its answers: v1.0, or v0.3 (`/v1/` paths). */
+interface RestShape {
+  result(method: string, result: unknown): unknown;
+  event(e: StreamResponse): unknown;
+  error(se: ShroomsError): unknown;
+  contentType: string;
+}
+
+const V10: RestShape = { result: (_m, r) => r, event: (e) => e, error: toRestError, contentType: 'application/a2a+json' };
+const V03: RestShape = { result: resultToV03Rest, event: streamEventToV03Rest, error: toJsonRpcError, contentType: 'application/json' };
+
+type Run = (req: FastifyRequest, reply: FastifyReply, method: string, params: () => unknown, status?: number) => Promise<FastifyReply>;
+
+function runner(ctx: A2AContext, shape: RestShape): Run {
+  return async (req, reply, method, params, status = 200) => {
     try {
       checkVersion(req);
       const session = ctx.sessionName((req.params as { session: string }).session);
@@ -61,10 +78,13 @@ export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
           parent: headerContext(req),
         });
         if ('stream' in out) {
-          await ctx.sse.pipe(req, reply, out.stream, (e) => e);
+          await ctx.sse.pipe(req, reply, out.stream, shape.event);
           return reply;
         }
-        return reply.code(status).header('content-type', 'application/a2a+json').send(JSON.stringify(out.result));
+        return reply
+          .code(status)
+          .header('content-type', shape.contentType)
+          .send(JSON.stringify(shape.result(method, out.result)));
       } finally {
         req.raw.socket.off('close', onClose);
       }
@@ -75,16 +95,43 @@ export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
       return retryAfter(reply, se)
         .code(se.spec.http)
         .header('content-type', 'application/json')
-        .send(JSON.stringify(toRestError(se)));
+        .send(JSON.stringify(shape.error(se)));
     }
   };
-  const body = (req: FastifyRequest) => () => {
-    const b = parseBody(req.body);
-    if (b === null || typeof b !== 'object' || Array.isArray(b))
-      throw new ShroomsError('INVALID_REQUEST', 'the body must be a JSON object');
-    return b;
-  };
+}
 
+/** The JSON object body of a request (parsed lazily, inside `run`, so its errors are answered in shape). */
+const body = (req: FastifyRequest) => () => {
+  const b = parseBody(req.body);
+  if (b === null || typeof b !== 'object' || Array.isArray(b)) throw new ShroomsError('INVALID_REQUEST', 'the body must be a JSON object');
+  return b;
+};
+
+/** `tasks/{id}…` requests both flavours share: get, cancel, subscribe, push configs. Undefined when not one of them. */
+function taskRoute(req: FastifyRequest, reply: FastifyReply, run: Run, t: ReturnType<typeof taskPath>): Promise<FastifyReply> | undefined {
+  const q = req.query as Q;
+  if (t.configs) {
+    const method =
+      req.method === 'POST'
+        ? 'CreateTaskPushNotificationConfig'
+        : req.method === 'DELETE'
+          ? 'DeleteTaskPushNotificationConfig'
+          : t.configId
+            ? 'GetTaskPushNotificationConfig'
+            : 'ListTaskPushNotificationConfigs';
+    return run(req, reply, method, () => ({ taskId: t.id, id: t.configId }));
+  }
+  if (req.method === 'GET' && !t.verb)
+    return run(req, reply, 'GetTask', () => ({ id: t.id, historyLength: num(q.historyLength ?? q.history_length, 'historyLength') }));
+  if (req.method === 'POST' && t.verb === 'cancel')
+    return run(req, reply, 'CancelTask', () => ({ ...(req.body ? (body(req)() as object) : {}), id: t.id }));
+  if (t.verb === 'subscribe' && (req.method === 'POST' || req.method === 'GET'))
+    return run(req, reply, 'SubscribeToTask', () => ({ id: t.id }));
+  return undefined;
+}
+
+export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
+  const run = runner(ctx, V10);
   app.post('/a2a/:session/message::send', (req, reply) => run(req, reply, 'SendMessage', body(req)));
   app.post('/a2a/:session/message::stream', (req, reply) => run(req, reply, 'SendStreamingMessage', body(req)));
   app.get('/a2a/:session/tasks', (req, reply) =>
@@ -109,24 +156,8 @@ export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
     url: '/a2a/:session/tasks/*',
     handler: (req, reply) => {
       const t = taskPath((req.params as { '*': string })['*']);
-      const q = req.query as Q;
-      if (t.configs) {
-        const method =
-          req.method === 'POST'
-            ? 'CreateTaskPushNotificationConfig'
-            : req.method === 'DELETE'
-              ? 'DeleteTaskPushNotificationConfig'
-              : t.configId
-                ? 'GetTaskPushNotificationConfig'
-                : 'ListTaskPushNotificationConfigs';
-        return run(req, reply, method, () => ({ taskId: t.id, id: t.configId }));
-      }
-      if (req.method === 'GET' && !t.verb)
-        return run(req, reply, 'GetTask', () => ({ id: t.id, historyLength: num(q.historyLength, 'historyLength') }));
-      if (req.method === 'POST' && t.verb === 'cancel')
-        return run(req, reply, 'CancelTask', () => ({ ...(req.body ? (body(req)() as object) : {}), id: t.id }));
-      if (t.verb === 'subscribe' && (req.method === 'POST' || req.method === 'GET'))
-        return run(req, reply, 'SubscribeToTask', () => ({ id: t.id }));
+      const shared = taskRoute(req, reply, run, t);
+      if (shared) return shared;
       if (req.method === 'POST' && t.verb === 'ack') return run(req, reply, 'AckTask', () => ({ id: t.id }));
       if (req.method === 'POST' && t.verb === 'update')
         return run(req, reply, 'UpdateTask', () => ({ ...(body(req)() as object), id: t.id }));
@@ -134,5 +165,21 @@ export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
         return run(req, reply, 'ControlSession', () => ({ ...(req.body ? (body(req)() as object) : {}), action: t.verb, id: t.id }));
       return run(req, reply, 'unknown', () => ({}));
     },
+  });
+  registerRestV03(app, ctx);
+}
+
+/** v0.3 over HTTP+JSON: the A2A methods only (our extensions are v1.0's), in v0.3's shapes. */
+function registerRestV03(app: FastifyInstance, ctx: A2AContext): void {
+  const run = runner(ctx, V03);
+  const send = (req: FastifyRequest) => () => sendParamsFromV03Rest(body(req)());
+  app.post('/a2a/:session/v1/message::send', (req, reply) => run(req, reply, 'SendMessage', send(req)));
+  app.post('/a2a/:session/v1/message::stream', (req, reply) => run(req, reply, 'SendStreamingMessage', send(req)));
+  app.get('/a2a/:session/v1/card', (req, reply) => run(req, reply, 'GetExtendedAgentCard', () => ({})));
+  app.route({
+    method: ['GET', 'POST', 'DELETE'],
+    url: '/a2a/:session/v1/tasks/*',
+    handler: (req, reply) =>
+      taskRoute(req, reply, run, taskPath((req.params as { '*': string })['*'])) ?? run(req, reply, 'unknown', () => ({})),
   });
 }

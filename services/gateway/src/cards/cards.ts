@@ -20,8 +20,8 @@ const EXTENSION = {
 
 /**
  * How a client reaches an agent: v1.0's `supportedInterfaces` (JSON-RPC first, the SDKs' default),
- * and beside them v0.3's `url`/`preferredTransport`/`protocolVersion`, so a v0.3 client reading
- * the same card finds the same endpoint (v0.3 is served over JSON-RPC only).
+ * and beside them v0.3's `url`/`preferredTransport`/`protocolVersion`/`additionalInterfaces`, so a
+ * v0.3 client reading the same card finds the same endpoints (its HTTP+JSON transport adds `/v1/`).
  */
 function interfaces(url: string, rest = true) {
   return {
@@ -32,7 +32,7 @@ function interfaces(url: string, rest = true) {
     protocolVersion: '0.3.0',
     url,
     preferredTransport: 'JSONRPC',
-    additionalInterfaces: [{ url, transport: 'JSONRPC' }],
+    additionalInterfaces: [{ url, transport: 'JSONRPC' }, ...(rest ? [{ url, transport: 'HTTP+JSON' }] : [])],
   };
 }
 
