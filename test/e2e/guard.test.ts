@@ -29,7 +29,7 @@ function ask(req: Partial<GuardAdmitInput> & { taskId: string }) {
 function control(body: unknown) {
   return requestJson<Record<string, unknown>>(nc, subjects.guardControl(), body, {
     timeoutMs: 10_000,
-    unavailable: new ShroomsError('GUARD_UNAVAILABLE', 'no guard'),
+    unavailable: () => new ShroomsError('GUARD_UNAVAILABLE', 'no guard'),
   });
 }
 

@@ -75,12 +75,16 @@ function asInvalidOrInternal(e: unknown): ShroomsError {
   return new ShroomsError('INTERNAL', e instanceof Error ? e.message : String(e));
 }
 
-/** The other side of `jsonEndpoint`: NATS request, reply parsed, errors rethrown as ShroomsError. */
+/**
+ * The other side of `jsonEndpoint`: NATS request, reply parsed, errors rethrown as ShroomsError.
+ * `unavailable` makes the error thrown when no answer comes; it is called only then (an error built
+ * up front for every request costs its stack trace each time, on the send path twice).
+ */
 export async function requestJson<Res>(
   nc: NatsConnection,
   subject: string,
   body: unknown,
-  opts: { timeoutMs: number; headers?: Record<string, string>; unavailable: ShroomsError },
+  opts: { timeoutMs: number; headers?: Record<string, string>; unavailable: () => ShroomsError },
 ): Promise<Res> {
   let reply;
   try {
@@ -88,7 +92,7 @@ export async function requestJson<Res>(
     for (const [k, v] of Object.entries({ ...traceHeaders(), ...opts.headers })) h.set(k, v);
     reply = await nc.request(subject, JSON.stringify(body), { timeout: opts.timeoutMs, headers: h });
   } catch {
-    throw opts.unavailable;
+    throw opts.unavailable();
   }
   const data = reply.json<{ ok: boolean; error?: WireError } & Res>();
   if (!data.ok) throw fromWireError(data.error ?? { key: 'INTERNAL', message: 'no error in reply' });

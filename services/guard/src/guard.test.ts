@@ -17,7 +17,7 @@ const taskId = () => `t:${++seq}`;
 const control = (nc: NatsConnection, body: unknown) =>
   requestJson<Record<string, unknown>>(nc, subjects.guardControl(), body, {
     timeoutMs: 2000,
-    unavailable: new ShroomsError('GUARD_UNAVAILABLE', 'no guard'),
+    unavailable: () => new ShroomsError('GUARD_UNAVAILABLE', 'no guard'),
   });
 
 describe('buildGuard (two replicas in one process)', () => {

@@ -28,7 +28,7 @@ export function bridgeClient(nc: NatsConnection, { timeoutMs }: { timeoutMs: num
   const call = <T>(machine: string, session: string, op: 'deliver' | 'cancel' | 'update' | 'control', body: unknown) =>
     requestJson<{ ok: true } & T>(nc, subjects.bridge(machine, session, op), body, {
       timeoutMs,
-      unavailable: requestTimeoutError('BRIDGE_UNAVAILABLE', `${machine}/${session}`),
+      unavailable: () => requestTimeoutError('BRIDGE_UNAVAILABLE', `${machine}/${session}`),
     });
   return {
     async deliver(req) {

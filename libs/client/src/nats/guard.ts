@@ -30,9 +30,8 @@ export interface AskGuardOptions {
 
 export async function askGuard(nc: NatsConnection, req: GuardAdmitInput, opts: AskGuardOptions = {}): Promise<GuardDecision> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_LIMITS.guardTimeoutMs;
-  const unavailable = new ShroomsError('GUARD_UNAVAILABLE', `no guard answered within ${timeoutMs} ms; nothing was admitted`, {
-    timeoutMs,
-  });
+  const unavailable = () =>
+    new ShroomsError('GUARD_UNAVAILABLE', `no guard answered within ${timeoutMs} ms; nothing was admitted`, { timeoutMs });
   try {
     const reply = await requestJson<Record<string, unknown>>(nc, subjects.guardAdmit(), req, {
       timeoutMs,
@@ -65,7 +64,7 @@ export async function guardControl(
 ): Promise<Record<string, unknown>> {
   return requestJson<Record<string, unknown>>(nc, subjects.guardControl(), req, {
     timeoutMs,
-    unavailable: new ShroomsError('GUARD_UNAVAILABLE', `no guard answered within ${timeoutMs} ms`),
+    unavailable: () => new ShroomsError('GUARD_UNAVAILABLE', `no guard answered within ${timeoutMs} ms`),
   });
 }
 

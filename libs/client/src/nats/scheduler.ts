@@ -28,7 +28,7 @@ const unavailable = (why: string) => new ShroomsError('SCHEDULER_UNAVAILABLE', `
 function schedulerRequest<T>(nc: NatsConnection, op: SchedulerOp, body: unknown, timeoutMs: number): Promise<T> {
   return requestJson<T>(nc, subjects.scheduler(op), body, {
     timeoutMs,
-    unavailable: unavailable(`no replica answered on ${subjects.scheduler(op)} within ${timeoutMs} ms`),
+    unavailable: () => unavailable(`no replica answered on ${subjects.scheduler(op)} within ${timeoutMs} ms`),
   });
 }
 
