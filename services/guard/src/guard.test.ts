@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askGuard, guardRefusal } from '@shrooms/client';
 import { loadGuardConfig } from './config.js';
 import { buildGuard, type Guard } from './guard.js';
-import { RefusalEventSchema } from './refusals.js';
+import { RefusalEventSchema } from '@shrooms/protocol';
 
 const log = createLogger('guard-test', 'silent');
 let seq = 0;

@@ -6,16 +6,23 @@
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { BUCKETS, GuardAdmitRequestSchema, QUEUE_GROUPS, SERVICE_NAMES, subjects } from '@shrooms/protocol';
+import {
+  BUCKETS,
+  GuardAdmitRequestSchema,
+  GuardControlRequestSchema,
+  QUEUE_GROUPS,
+  SERVICE_NAMES,
+  subjects,
+  type PolicyFile,
+} from '@shrooms/protocol';
 import { addService, jsonEndpoint, type Logger, type Service } from '@shrooms/runtime';
 import { admitter, type Admit, type AdmitLimits } from './admit/admit.js';
 import type { GuardConfig } from './config.js';
-import { controller, GuardControlRequestSchema } from './control/control.js';
+import { controller } from './control/control.js';
 import { signalReader, type SignalReader } from './hold/signals.js';
 import { loadPolicyFile } from './policy/file.js';
 import { ruleFor } from './policy/match.js';
 import { PolicyOverrides } from './policy/overrides.js';
-import type { PolicyFile } from './policy/schema.js';
 import { refusalPublisher } from './refusals.js';
 import { WindowStore } from './window/store.js';
 

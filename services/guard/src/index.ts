@@ -3,7 +3,5 @@ export { buildGuard, GUARD_VERSION, type BuildGuardOptions, type Guard } from '.
 export { runGuard } from './run.js';
 export { GuardConfigSchema, loadGuardConfig, type GuardConfig } from './config.js';
 export { checkChain } from './chain/chain.js';
-export { GuardControlRequestSchema, type GuardControlRequest } from './control/control.js';
-export { PolicyFileSchema, RuleSchema, type PolicyFile, type Rule, type EffectiveRule } from './policy/schema.js';
+export type { EffectiveRule } from './policy/schema.js';
 export { parsePolicy } from './policy/file.js';
-export { RefusalEventSchema, type RefusalEvent } from './refusals.js';

@@ -5,8 +5,6 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { subjects, type GuardAdmitRequest, type RefusalEvent, type ShroomsError } from '@shrooms/protocol';
 
-export { RefusalEventSchema, type RefusalEvent } from '@shrooms/protocol';
-
 export function refusalPublisher(nc: NatsConnection, now: () => number = Date.now) {
   return function publishRefusal(req: GuardAdmitRequest, err: ShroomsError): void {
     const event: RefusalEvent = {

@@ -4,7 +4,6 @@ export { PeersMap, splitDeviceName, type Identity, type PeerEntry, type SelfSpec
 export { parsePeersMapFile, PeersMapFileSchema, type PeersSource } from './map-file.js';
 export { parseWgDump, peersFromWg, WgNamesFileSchema, type WgPeer } from './wg.js';
 export { bindPolicy, type BindDecision } from './bind.js';
-export { displayOrigin } from '@shrooms/protocol';
 export { IdentityConfigSchema, identityOptions, type IdentityConfig } from './config.js';
 export { parseAddress, parseCidr, contains, type Address, type Cidr } from './ip.js';
 export { requireDevice } from './require.js';

@@ -11,12 +11,11 @@
  *   { action: "budget.get", device, agent }                  an agent's budget window
  *   { action: "budget.reset", device, agent }                empty it
  */
-import { ShroomsError, keys, type GuardControlRequest } from '@shrooms/protocol';
+import { ShroomsError, keys, type GuardControlRequest, type PolicyFile } from '@shrooms/protocol';
 
-export { GuardControlRequestSchema, type GuardControlRequest } from '@shrooms/protocol';
 import type { PolicyOverrides } from '../policy/overrides.js';
 import { splitPattern } from '../policy/overrides.js';
-import type { EffectiveRule, PolicyFile } from '../policy/schema.js';
+import type { EffectiveRule } from '../policy/schema.js';
 import type { WindowStore } from '../window/store.js';
 import type { WindowSpec } from '../window/window.js';
 

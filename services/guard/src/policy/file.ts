@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '@shrooms/runtime';
 import { parse as parseYaml } from 'yaml';
-import { PolicyFileSchema, type PolicyFile } from './schema.js';
+import { PolicyFileSchema, type PolicyFile } from '@shrooms/protocol';
 import { watchFile } from '@shrooms/runtime';
 
 /** YAML or JSON (JSON is YAML). Throws with the file name and every problem. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { globMatch, refusalReason, ruleFor } from './match.js';
-import type { PolicyFile, Rule } from './schema.js';
+import type { PolicyFile, PolicyRule } from '@shrooms/protocol';
 
 describe('globMatch', () => {
   it('matches literally without a star', () => {
@@ -52,7 +52,7 @@ describe('ruleFor', () => {
   });
 
   it('lets a control rule replace the file rule of the same pattern', () => {
-    const overrides = new Map<string, Rule>([['homeserver/review', { agentTasks: false }]]);
+    const overrides = new Map<string, PolicyRule>([['homeserver/review', { agentTasks: false }]]);
     expect(ruleFor('homeserver/review', file, overrides)).toMatchObject({ devices: ['*.home', 'laptop'], agentTasks: false });
   });
 });

@@ -3,7 +3,8 @@
  * matches any run of characters; the most specific pattern naming the session wins (the one with
  * the most literal characters), so `homeserver/review` beats `homeserver/*` beats `*`.
  */
-import { BUILTIN_RULE, type EffectiveRule, type PolicyFile, type Rule } from './schema.js';
+import { BUILTIN_RULE, type EffectiveRule } from './schema.js';
+import type { PolicyFile, PolicyRule } from '@shrooms/protocol';
 
 export function globMatch(pattern: string, text: string): boolean {
   const parts = pattern.split('*');
@@ -28,10 +29,10 @@ const specificity = (pattern: string) => pattern.replaceAll('*', '').length;
  * (a control rule replaces the file's rule of the same pattern), the most specific match merged
  * over the defaults.
  */
-export function ruleFor(agent: string, file: PolicyFile, overrides: ReadonlyMap<string, Rule>): EffectiveRule {
-  const rules = new Map<string, Rule>(Object.entries(file.sessions ?? {}));
+export function ruleFor(agent: string, file: PolicyFile, overrides: ReadonlyMap<string, PolicyRule>): EffectiveRule {
+  const rules = new Map<string, PolicyRule>(Object.entries(file.sessions ?? {}));
   for (const [pattern, rule] of overrides) rules.set(pattern, rule);
-  let best: [string, Rule] | undefined;
+  let best: [string, PolicyRule] | undefined;
   for (const [pattern, rule] of rules) {
     if (!globMatch(pattern, agent)) continue;
     if (!best || specificity(pattern) > specificity(best[0]) || (specificity(pattern) === specificity(best[0]) && pattern < best[0])) {
@@ -62,6 +63,6 @@ export function refusalReason(rule: EffectiveRule, asker: Asker): string | undef
   return undefined;
 }
 
-function definedOnly(rule: Rule): Rule {
-  return Object.fromEntries(Object.entries(rule).filter(([, v]) => v !== undefined)) as Rule;
+function definedOnly(rule: PolicyRule): PolicyRule {
+  return Object.fromEntries(Object.entries(rule).filter(([, v]) => v !== undefined)) as PolicyRule;
 }

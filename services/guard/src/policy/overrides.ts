@@ -6,12 +6,11 @@
  */
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { BUCKETS, decodeToken, keys, parseAgent } from '@shrooms/protocol';
+import { BUCKETS, decodeToken, keys, parseAgent, PolicyRuleSchema, type PolicyRule } from '@shrooms/protocol';
 import type { Logger } from '@shrooms/runtime';
-import { RuleSchema, type Rule } from './schema.js';
 
 export class PolicyOverrides {
-  readonly rules = new Map<string, Rule>();
+  readonly rules = new Map<string, PolicyRule>();
   private stopWatch: () => void = () => {};
 
   private constructor(
@@ -31,7 +30,7 @@ export class PolicyOverrides {
   }
 
   /** `pattern` is `MACHINE/SESSION` where either part may be or contain `*`. */
-  async set(pattern: string, rule: Rule): Promise<void> {
+  async set(pattern: string, rule: PolicyRule): Promise<void> {
     const [machine, session] = splitPattern(pattern);
     await this.kv.put(keys.policy(machine, session), JSON.stringify(rule));
     this.rules.set(pattern, rule);
@@ -81,7 +80,7 @@ export class PolicyOverrides {
       this.rules.delete(pattern);
       return;
     }
-    const parsed = RuleSchema.safeParse(safeJson(e.string()));
+    const parsed = PolicyRuleSchema.safeParse(safeJson(e.string()));
     if (!parsed.success) {
       this.log.error({ key: e.key }, 'ignoring an unreadable allow-list rule in the policy bucket');
       return;

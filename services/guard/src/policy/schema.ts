@@ -18,8 +18,6 @@
  */
 import type { PolicyRule } from '@shrooms/protocol';
 
-export { PolicyFileSchema, PolicyRuleSchema as RuleSchema, type PolicyFile, type PolicyRule as Rule } from '@shrooms/protocol';
-
 export interface EffectiveRule {
   devices: string[];
   agents: string[];
