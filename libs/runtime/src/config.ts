@@ -80,7 +80,7 @@ export function redactConfig(config: object): Record<string, unknown> {
 }
 
 /** `nats://user:secret@host` → `nats://user:***@host` (and `nats://token@host` → `nats://***@host`), in any string. */
-function redactUrls<T>(value: T): T {
+export function redactUrls<T>(value: T): T {
   if (typeof value !== 'string') return value;
   return value.replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@:]*)(:[^\s/@]*)?@/gi, (_m, scheme: string, user: string, pass?: string) =>
     pass ? `${scheme}${user}:***@` : `${scheme}***@`,

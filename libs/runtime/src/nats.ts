@@ -1,14 +1,22 @@
 import { connect } from '@nats-io/transport-node';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { errors, type NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './config.js';
+import { redactUrls } from './config.js';
+import { hostPort, probeTcp } from './reach.js';
 import { flushTelemetry } from './telemetry.js';
 
 export type { NatsConnection };
 
+/** How long a first connection may take before the line that says why, then how often it is said again, ms. */
+export const NATS_FIRST_CONNECT_WARN_MS = 3_000;
+export const NATS_FIRST_CONNECT_REPEAT_MS = 30_000;
+
 /**
  * Connects with endless reconnects (a NATS node restart must not kill a service) and logs the
- * connection's life. Call `nc.drain()` on shutdown so in-flight replies still go out.
+ * connection's life. Until the first connection is made it says, after 3 s and then every 30 s,
+ * why not and what to do (a service keeps trying: it may start before NATS). A login NATS refuses
+ * fails at once. Call `nc.drain()` on shutdown so in-flight replies still go out.
  */
 export async function connectNats(
   config: Pick<BaseConfig, 'NATS_URL' | 'NATS_USER' | 'NATS_PASS' | 'NATS_TOKEN' | 'NATS_CREDS'>,
@@ -34,7 +42,30 @@ export async function connectNats(
     const { readFile } = await import('node:fs/promises');
     Object.assign(opts, { authenticator: credsAuthenticator(await readFile(config.NATS_CREDS)) });
   }
-  const nc = await connect(opts);
+  const servers = opts.servers as string[];
+  let timer: NodeJS.Timeout | undefined;
+  const explain = async () => {
+    const why = await Promise.all(servers.map(async (s) => `${redactUrls(s)} (${await whyNot(s)})`));
+    log.error(
+      { servers: servers.map(redactUrls) },
+      `cannot reach NATS at ${why.join(', ')}; still trying. Start the mesh (\`shrooms-agent up\`) or set NATS_URL to a running server`,
+    );
+    timer = setTimeout(() => void explain(), NATS_FIRST_CONNECT_REPEAT_MS);
+  };
+  timer = setTimeout(() => void explain(), NATS_FIRST_CONNECT_WARN_MS);
+  let nc: NatsConnection;
+  try {
+    nc = await connect(opts);
+  } catch (err) {
+    if (err instanceof errors.AuthorizationError)
+      throw new Error(
+        `NATS at ${servers.map(redactUrls).join(', ')} refused the login${config.NATS_USER ? ` of user ${config.NATS_USER}` : ' (none given)'}: check NATS_USER/NATS_PASS (or NATS_CREDS)`,
+        { cause: err },
+      );
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
   log.info({ server: nc.getServer(), version: nc.info?.version }, 'nats connected');
   void (async function watchStatus() {
     for await (const s of nc.status()) {
@@ -42,6 +73,13 @@ export async function connectNats(
     }
   })();
   return nc;
+}
+
+/** Why one server does not take a connection: refused, no such host, silence, or not a login. */
+async function whyNot(server: string): Promise<string> {
+  const { host, port } = hostPort(server);
+  const tcp = await probeTcp(host, port);
+  return tcp === 'open' ? 'the port answers, but not as a NATS server that lets us in' : tcp;
 }
 
 /** Runs `stop` once on SIGINT/SIGTERM, then exits. */

@@ -20,6 +20,7 @@ import { startMcpHttpServer } from './mcp/index.js';
 import { BridgeConfigSchema, harnessBaseEnv, watchdogFirstMs } from './config.js';
 import { registerBridgeService } from './endpoints.js';
 import { harnessFactory } from './harness/index.js';
+import { checkHarnessBinary, watchGateway } from './preflight.js';
 import { startPresence } from './presence.js';
 import { systemNote } from './prompt.js';
 import { parseLadder } from './watchdog/ladder.js';
@@ -29,6 +30,13 @@ export async function runBridge(env: Record<string, string | undefined> = proces
   const config = loadConfig(BridgeConfigSchema, env);
   const log = createLogger(`bridge ${config.BRIDGE_SESSION}`, config.LOG_LEVEL);
   log.info({ config: redactConfig(config) }, 'starting');
+  // Before anything connects: a missing CLI is said at once, not after NATS and the ledger.
+  checkHarnessBinary(
+    config.BRIDGE_HARNESS,
+    { agent: config.BRIDGE_ACP_AGENT, agentCommand: config.BRIDGE_ACP_COMMAND },
+    harnessBaseEnv(env),
+  );
+  const stopGatewayWatch = watchGateway(config.SHROOMS_GATEWAY_URL, log);
   // Replies to a bridge come to its session's own inbox prefix (under its machine's), so
   // permissions can scope them per machine or per session.
   const nc = await connectNats(config, log, `bridge ${config.SHROOMS_MACHINE}/${config.BRIDGE_SESSION}`, {
@@ -119,6 +127,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     `bridge ready for ${bridge.machine}/${bridge.session}`,
   );
   onShutdown(log, async () => {
+    stopGatewayWatch();
     await health?.close();
     watchdog.stop();
     await stopPresence();
