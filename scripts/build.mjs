@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Compiles what people run (`tsc -b tsconfig.build.json`: every library and service, the CLI last,
-// into each package's dist/) — only when a source is newer than the last build. `./shrooms` and
+// Compiles what people run (`tsc -b tsconfig.build.json`: every library and service, the CLI and
+// the bench last, into each package's dist/) — only when a source is newer than the last build. `./shrooms` and
 // `pnpm shrooms-agent` call it first; an up-to-date tree costs a walk of the sources (tens of
 // milliseconds), a change recompiles only the projects it touches (tsc's own incremental build).
 //
@@ -50,6 +50,9 @@ function newestInput() {
       see(join(dir, 'tsconfig.json'));
       walk(join(dir, 'src'));
     }
+  see(join(root, 'bench', 'package.json'));
+  see(join(root, 'bench', 'tsconfig.json'));
+  walk(join(root, 'bench', 'src'));
   return newest;
 }
 

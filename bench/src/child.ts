@@ -1,14 +1,25 @@
 /**
  * The bench's own helper processes (load generator, reference server, floor responders): each a
- * `node --import tsx` child with an IPC channel. The parent sends `{ id, ...command }` and gets back
+ * node child with an IPC channel, run the way this process runs (the compiled bench/dist when
+ * `pnpm bench` started it; the sources under tsx in development). The parent sends `{ id, ...command }` and gets back
  * `{ id, ok, result | error }`; a child says `{ ready: ... }` once it can take commands.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The folder of the running bench: bench/dist (compiled) or bench/src (under tsx). */
 export const BENCH_SRC = dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = join(BENCH_SRC, '..', '..');
+/** Whether this bench runs compiled: then every process it starts runs compiled code too. */
+export const BUILT = import.meta.url.endsWith('.js');
+
+/** How node runs the bench's own `script` (named by its source, `arms/x.ts`). */
+export function benchScript(script: string): string[] {
+  return BUILT
+    ? [join(BENCH_SRC, script.replace(/\.ts$/, '.js'))]
+    : ['--conditions=development', '--import', 'tsx', join(BENCH_SRC, script)];
+}
 
 export interface Child<Ready = unknown> {
   name: string;
@@ -30,7 +41,7 @@ export async function startChild<Ready>(
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
 ): Promise<Child<Ready>> {
-  const proc = spawn(process.execPath, [...nodeArgs, '--conditions=development', '--import', 'tsx', join(BENCH_SRC, script), ...args], {
+  const proc = spawn(process.execPath, [...nodeArgs, ...benchScript(script), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

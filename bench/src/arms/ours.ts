@@ -1,6 +1,6 @@
 /**
  * The ours arm: the full path, as a person runs it — gateway, guard (when the CLI has it) and a
- * session-bridge with the echo harness, each its own process through the `shrooms-agent` CLI,
+ * session-bridge with the echo harness, each its own process through the compiled `shrooms-agent` CLI,
  * over JetStream file storage. Limits that would refuse the load (queue length, open tasks, the
  * loop guard's rate) are raised for the run so their cost is measured, not their refusals.
  */
@@ -9,8 +9,8 @@ import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Ledger, transitions } from '@shrooms/ledger';
 import { META, SERVICE_NAMES, type Message } from '@shrooms/protocol';
-import { CLI, REPO_ROOT, startMesh, type Mesh, type NatsServerHandle } from '@shrooms/testing';
-import { join } from 'node:path';
+import { CLI, REPO_ROOT, nodeArgs, startMesh, type Mesh, type NatsServerHandle } from '@shrooms/testing';
+import { BUILT } from '../child.js';
 import { SHELF, SHELF_EPOCH_MS, shelfMessageId, shelfTaskId, shelfText } from './shelf.js';
 
 export const SESSION = 'bench';
@@ -34,7 +34,7 @@ export const SPREAD_SESSIONS = ['bench-2', 'bench-3', 'bench-4', 'bench-5', 'ben
 /** True when `shrooms-agent guard` exists (the guard service is wired into the CLI). */
 export function cliHasGuard(): Promise<boolean> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, CLI), 'guard', '--help'], {
+    const p = spawn(process.execPath, [...nodeArgs(CLI, BUILT), 'guard', '--help'], {
       cwd: REPO_ROOT,
       stdio: 'ignore',
     });
@@ -71,6 +71,7 @@ export async function startOurs(
     sessions: [SESSION, ...spread].map((name) => ({ name, harness: 'echo' as const })),
     guard: opts.guard,
     env: { ...RAISED_LIMITS, ...opts.env },
+    built: BUILT,
   });
   const nc = await connect({ servers: nats.url, name: 'bench preload' });
   const ledger = await Ledger.open(nc);
@@ -95,19 +96,7 @@ export async function startOurs(
       }
       return out;
     },
-    async preload(from, count, window = 256) {
-      let next = from;
-      const end = from + count;
-      const worker = async () => {
-        while (next < end) {
-          const i = next++;
-          const entry = shelfEntry(i);
-          const created = await ledger.create(ledger.key(MACHINE, SHELF, shelfMessageId(i)), entry);
-          if (!created) throw new Error(`shelf task ${i} exists already`);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(window, count) }, worker));
-    },
+    preload: (from, count, window) => preloadShelf(ledger, from, count, window),
     async guardAdmits() {
       if (!opts.guard) return null;
       try {
@@ -123,6 +112,20 @@ export async function startOurs(
       await mesh.stop();
     },
   };
+}
+
+/** Writes shelf tasks [from, from+count) straight into the ledger, `window` writes in flight. */
+export async function preloadShelf(ledger: Ledger, from: number, count: number, window = 256): Promise<void> {
+  let next = from;
+  const end = from + count;
+  const worker = async () => {
+    while (next < end) {
+      const i = next++;
+      const created = await ledger.create(ledger.key(MACHINE, SHELF, shelfMessageId(i)), shelfEntry(i));
+      if (!created) throw new Error(`shelf task ${i} exists already`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(window, count) }, worker));
 }
 
 /** Shelf task i as our path leaves it: asked, started, finished by the echo harness. */

@@ -5,9 +5,8 @@
  * Returns where each process spent its time.
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startNatsServer } from '@shrooms/testing';
+import { join } from 'node:path';
+import { REPO_ROOT, startNatsServer } from '@shrooms/testing';
 import { cliHasGuard, startOurs } from '../arms/ours.js';
 import { SHELF } from '../arms/shelf.js';
 import { startChild } from '../child.js';
@@ -37,7 +36,8 @@ export async function runProfile(plan: Plan, dir: string, log: (s: string) => vo
   try {
     guard = await cliHasGuard();
     // Node 20 refuses --cpu-prof in NODE_OPTIONS; a preloaded module starts the profiler instead.
-    const preload = join(dirname(fileURLToPath(import.meta.url)), 'cpu-prof-preload.mjs');
+    // A plain .mjs beside the sources (tsc does not copy it to dist).
+    const preload = join(REPO_ROOT, 'bench', 'src', 'profile', 'cpu-prof-preload.mjs');
     ours = await startOurs(nats, { guard, env: { NODE_OPTIONS: `--import ${preload}`, BENCH_CPU_PROF_DIR: dir } });
     pids = ours.pids();
     loadgen = await startChild('loadgen', 'loadgen/main.ts');
