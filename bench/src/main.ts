@@ -6,7 +6,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { judgeAims } from './aims.js';
 import { BENCH_SRC } from './child.js';
+import { runMemoryJob } from './memory-job.js';
 import { PLANS } from './plan.js';
 import { renderReport } from './report/markdown.js';
 import { runProfile } from './profile/run.js';
@@ -18,13 +20,14 @@ const { values } = parseArgs({
     quick: { type: 'boolean' },
     profile: { type: 'boolean' },
     render: { type: 'boolean' },
+    memory: { type: 'boolean' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
   process.stdout.write(
-    'usage: pnpm bench [--quick] [--profile] [--render] [--out DIR]\n\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
+    'usage: pnpm bench [--quick] [--profile] [--render] [--memory] [--out DIR]\n\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--memory runs the memory job alone and puts its figures into the last latest.json\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
   );
   process.exit(0);
 }
@@ -42,14 +45,32 @@ const readProfile = () =>
 
 if (values.render) {
   const result = JSON.parse(await readFile(join(RESULTS, 'latest.json'), 'utf8')) as BenchResult;
+  result.aims = judgeAims(result.figures, result.run.plan);
   await writeFile(REPORT, renderReport(result, await readProfile()));
   log(`wrote ${REPORT} from ${join(RESULTS, 'latest.json')}`);
+} else if (values.memory) {
+  const result = JSON.parse(await readFile(join(RESULTS, 'latest.json'), 'utf8')) as BenchResult;
+  const plan = PLANS[values.quick ? 'quick' : 'full'];
+  Object.assign(result.figures, (await runMemoryJob(plan, log)).toJSON());
+  result.run.plan.memory = plan.memory;
+  result.aims = judgeAims(result.figures, result.run.plan);
+  await writeFile(join(RESULTS, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
+  await writeFile(REPORT, renderReport(result, await readProfile()));
+  log(`wrote the memory job's figures into ${join(RESULTS, 'latest.json')} and ${REPORT}`);
 } else if (values.profile) {
   const summary = await runProfile(PLANS[values.quick ? 'quick' : 'full'], join(RESULTS, 'profiles'), log);
   await writeFile(join(RESULTS, 'profile.json'), `${JSON.stringify(summary, null, 2)}\n`);
   log(`wrote ${join(RESULTS, 'profile.json')}`);
 } else {
-  const result = await runBench(PLANS[values.quick ? 'quick' : 'full'], log);
+  const plan = PLANS[values.quick ? 'quick' : 'full'];
+  const result = await runBench(plan, log);
+  // The memory job after the interleaved figures: fresh processes, started one at a time.
+  const memory = await runMemoryJob(plan, log);
+  Object.assign(result.figures, memory.toJSON());
+  result.aims = judgeAims(result.figures, plan);
+  for (const a of result.aims)
+    log(`aim ${a.met ? 'met    ' : 'not met'}  ${a.aim}: ${a.ratio ?? a.value ?? 'not measured'} (target ${a.target})`);
+  result.run.durationS = Math.round((Date.now() - Date.parse(result.run.startedAt)) / 1000);
   await writeFile(join(RESULTS, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
   await writeFile(REPORT, renderReport(result as BenchResult, await readProfile()));
   log(`wrote ${join(RESULTS, 'latest.json')} and ${REPORT}`);

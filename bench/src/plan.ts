@@ -24,6 +24,8 @@ export interface Plan {
   latencyLargeN: number;
   /** Sessions for the extra figure with the load spread over several (0: not measured). */
   spreadSessions: number;
+  /** The memory job: a fresh gateway started on a ledger retaining each of these many tasks. */
+  memory: { retained: number[] };
 }
 
 export const PLANS: Record<Plan['mode'], Plan> = {
@@ -37,6 +39,7 @@ export const PLANS: Record<Plan['mode'], Plan> = {
     reads: { small: 1_000, large: 10_000, n: 100, maxMs: 1_500, pageSize: 50 },
     latencyLargeN: 60,
     spreadSessions: 0,
+    memory: { retained: [1_000, 10_000] },
   },
   full: {
     mode: 'full',
@@ -48,5 +51,6 @@ export const PLANS: Record<Plan['mode'], Plan> = {
     reads: { small: 1_000, large: 100_000, n: 400, maxMs: 6_000, pageSize: 50 },
     latencyLargeN: 200,
     spreadSessions: 4,
+    memory: { retained: [10_000, 100_000] },
   },
 };

@@ -4,6 +4,7 @@
  * shared machine hits all three alike, and returns everything latest.json holds.
  */
 import { execFileSync } from 'node:child_process';
+import type { Aim } from './aims.js';
 import { startNatsServer } from '@shrooms/testing';
 import { cliHasGuard, startOurs, RAISED_LIMITS, type Ours } from './arms/ours.js';
 import { SHELF } from './arms/shelf.js';
@@ -31,7 +32,9 @@ export interface BenchResult {
   };
   machine: MachineInfo & { noise: ReturnType<NoiseMeter['stop']> };
   figures: Record<string, Figure>;
-  memory: { peaksMb: Record<string, number>; marksMb: Record<string, Record<string, number>>; idleTsxProcessMb: number | null };
+  memory: { peaksMb: Record<string, number>; marksMb: Record<string, Record<string, number>>; idleNodeProcessMb: number | null };
+  /** Every aim of the issue, judged from the figures (aims.ts). */
+  aims?: Aim[];
 }
 
 type Log = (line: string) => void;
@@ -67,7 +70,7 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
     ours = o;
     step(`started: ours ${o.url}${guard ? ' (with guard)' : ''}, reference ${reference.ready.url}, floor hops, load generator`);
     await new Promise((r) => setTimeout(r, 300));
-    const idleTsxProcessMb = procMemoryMb(idle.pid)?.hwm ?? null;
+    const idleNodeProcessMb = procMemoryMb(idle.pid)?.hwm ?? null;
     await idle.stop();
 
     const pids = (): Record<string, number> => ({
@@ -226,24 +229,25 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
     });
 
     // ---- the same load spread over several sessions (ours); one endpoint for the others -----------
-    const cSpread = plan.throughput.concurrency[plan.throughput.concurrency.length - 1]!;
-    for (let rep = 0; rep < (ours.spreadUrls.length > 1 ? plan.reps : 0); rep++) {
-      for (const arm of ARMS) {
-        const t: Target = arm === 'ours' ? { kind: 'http', url: ours.url, urls: ours.spreadUrls } : target(arm, 'send');
-        const r = await thr({
-          target: t,
-          op: 'send',
-          concurrency: cSpread,
-          durationMs: plan.throughput.durationMs,
-          maxTasks: plan.throughput.maxTasks,
-          drainTimeoutMs: 0,
-        });
-        figures.throughput(
-          `tasks_per_s_c${cSpread}_blocking_${ours.spreadUrls.length}_sessions`,
-          `tasks/s at concurrency ${cSpread}, blocking, ours spread over ${ours.spreadUrls.length} sessions (one endpoint for the others)`,
-          arm,
-          r,
-        );
+    for (const cSpread of ours.spreadUrls.length > 1 ? plan.throughput.concurrency : []) {
+      for (let rep = 0; rep < plan.reps; rep++) {
+        for (const arm of ARMS) {
+          const t: Target = arm === 'ours' ? { kind: 'http', url: ours.url, urls: ours.spreadUrls } : target(arm, 'send');
+          const r = await thr({
+            target: t,
+            op: 'send',
+            concurrency: cSpread,
+            durationMs: plan.throughput.durationMs,
+            maxTasks: plan.throughput.maxTasks,
+            drainTimeoutMs: 0,
+          });
+          figures.throughput(
+            `tasks_per_s_c${cSpread}_blocking_${ours.spreadUrls.length}_sessions`,
+            `tasks/s at concurrency ${cSpread}, blocking, ours spread over ${ours.spreadUrls.length} sessions (one endpoint for the others)`,
+            arm,
+            r,
+          );
+        }
       }
     }
     if (ours.spreadUrls.length > 1) step(`throughput over ${ours.spreadUrls.length} sessions done`);
@@ -383,7 +387,7 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
       },
       machine: { ...machine, noise: noiseResult },
       figures: figures.toJSON(),
-      memory: { peaksMb: memory.peaks(), marksMb: memory.marks, idleTsxProcessMb },
+      memory: { peaksMb: memory.peaks(), marksMb: memory.marks, idleNodeProcessMb },
     };
   } finally {
     await Promise.all(children.map((c) => c.stop().catch(() => {})));

@@ -6,6 +6,7 @@
 import type { Figure } from '../figures.js';
 import type { ProfileReport } from '../profile/run.js';
 import type { BenchResult } from '../run.js';
+import { aimsTable } from '../aims.js';
 import { aims, changes, limits, profileFindings, recommendations, reproduce } from './prose.js';
 
 const fmt = (x: number | null | undefined): string => {
@@ -45,7 +46,7 @@ export function renderReport(r: BenchResult, profile?: ProfileReport): string {
   const large = r.run.plan.reads.large.toLocaleString('en');
   const lat = (prefix: string, label: string) => ['p50', 'p90', 'p99'].map((q) => ({ key: `${prefix}_${q}_ms`, label: `${label} ${q}` }));
   const c = r.run.plan.throughput.concurrency;
-  const spreadKey = Object.keys(r.figures).find((k) => /^tasks_per_s_c\d+_blocking_\d+_sessions$/.test(k));
+  const spreadKeys = Object.keys(r.figures).filter((k) => /^tasks_per_s_c\d+_blocking_\d+_sessions$/.test(k));
   const s: string[] = [];
   s.push(`# Benchmarks: the floor, the reference and ours, side by side
 
@@ -66,7 +67,9 @@ Every value is the median over the repetitions, with the spread (lowest–highes
 brackets. Ratios are plain divisions, ours ÷ other: for times and memory above 1× means ours is
 slower or bigger; for tasks/s below 1× means ours does fewer.
 `);
-  s.push(`## Where we stand against the aims\n\n${aims(r)}\n`);
+  s.push(
+    `## Where we stand against the aims\n\n${r.aims ? `Each aim of the issue, judged by this run (also under \`aims\` in latest.json):\n\n${aimsTable(r.aims)}\n\n` : ''}${aims(r)}\n`,
+  );
   s.push(`## The machine and the run
 
 | | |
@@ -95,9 +98,10 @@ ${table(r, [
     { key: `tasks_per_s_c${n}_nonblocking`, label: `concurrency ${n}, non-blocking (accepted)` },
     { key: `drained_tasks_per_s_c${n}_nonblocking`, label: `concurrency ${n}, non-blocking (until all finished)` },
   ]),
-  ...(spreadKey
-    ? [{ key: spreadKey, label: `concurrency ${c[c.length - 1]}, blocking, ours over ${spreadKey.match(/_(\d+)_sessions$/)![1]} sessions` }]
-    : []),
+  ...spreadKeys.map((key) => ({
+    key,
+    label: `concurrency ${key.match(/^tasks_per_s_c(\d+)_/)![1]}, blocking, ours over ${key.match(/_(\d+)_sessions$/)![1]} sessions`,
+  })),
 ])}
 
 ### SSE: SendStreamingMessage to its first event (ms)
@@ -123,8 +127,26 @@ ${table(r, [
   { key: 'bridge_start_large_session_peak_rss_mb', label: `peak RSS of a bridge started on the ${large}-task session` },
 ])}
 
+### The memory job: idle processes, the gateway on many retained tasks, \`up\`'s start-up
+
+Each process started fresh, as people run it (the compiled CLI), and left ${'5'} s before its RSS is read.
+
+${table(r, [
+  ...['gateway', 'bridge', 'guard', 'scheduler'].map((p) => ({ key: `idle_rss_${p}_mb`, label: `idle RSS of the ${p} (MB)` })),
+  ...(r.run.plan.memory?.retained ?? []).flatMap((n) => [
+    { key: `gateway_rss_${n}_tasks_mb`, label: `gateway RSS on ${n.toLocaleString('en')} retained tasks (MB)` },
+    { key: `gateway_start_${n}_tasks_ms`, label: `gateway on ${n.toLocaleString('en')} retained tasks: start to listening (ms)` },
+    {
+      key: `gateway_index_ready_${n}_tasks_ms`,
+      label: `gateway on ${n.toLocaleString('en')} retained tasks: start to listing index ready (ms)`,
+    },
+  ]),
+  { key: 'up_ready_ms', label: '`up` on a fresh state folder: start to ready (ms)' },
+  { key: 'up_first_answer_ms', label: '`up` on a fresh state folder: start to its first answered ask (ms)' },
+])}
+
 Ours is the gateway + the bridge${r.memory.peaksMb.ours_guard ? ' + the guard' : ''}; the reference is its one server; the floor is its two responders.
-Every process here is \`node --import tsx\`: an idle one already holds ${fmt(r.memory.idleTsxProcessMb)} MB. Per process (peak): ${Object.entries(
+Every process here runs compiled JavaScript (ours: the built \`shrooms-agent\` CLI, as \`./shrooms\` runs it): an idle node process holds ${fmt(r.memory.idleNodeProcessMb)} MB. Per process (peak): ${Object.entries(
     r.memory.peaksMb,
   )
     .map(([k, v]) => `${k.replace(/_/g, ' ')} ${fmt(v)}`)

@@ -74,12 +74,12 @@ history: it holds the open tasks of its session (peak ${fmt(brPeak, 0)} MB for t
 does: it follows every task of the machine (a KV watch feeding the listing index), about ${fmt(perTaskKb, 1)} KB per
 retained task here (RSS ${fmt(gwSmall, 0)} MB after ${small.toLocaleString('en')} tasks, ${fmt(gwLarge, 0)} MB after ${large.toLocaleString('en')}; a GC-noisy
 measure). That index is bounded only by the ledger's retention (finished tasks kept a week), not by a
-count: \`DEFAULT_LIMITS.retainedTasks\` (200,000) is declared but no bucket applies it. A bridge starting on a
+count it reads all at start (the memory job's figures); the ledger itself holds at most \`retainedTasks\` (200,000). A bridge starting on a
 session with ${large.toLocaleString('en')} finished tasks reads them all once (peak ${fmt(brStart, 0)} MB, against ${fmt(brPeak, 0)} MB for a fresh one);
 since this round it keeps only the open ones while it recovers. For contrast, the reference holds every
 task in its own heap: ${fmt(v(r, 'rss_after_small_ledger_mb', 'reference'), 0)} MB after the small preload, ${fmt(v(r, 'rss_after_large_ledger_mb', 'reference'), 0)} MB after the large one (peak ${fmt(v(r, 'peak_rss_mb', 'reference'), 0)} MB). Ours keeps
 task bodies in nats-server's file store (its process peaked at ${fmt(r.memory.peaksMb.nats_server ?? null, 0)} MB, shared with the floor), bounded by
-the bucket's retention (a week) — again not by a size or count limit.`;
+the bucket's retention (a week) and its count limit (\`retainedTasks\`).`;
 }
 
 function spreadSentence(r: BenchResult): string {
@@ -131,12 +131,11 @@ export function limits(r: BenchResult): string {
 - **GetTask:** one KV direct get in ours (flat in ledger size); a Map lookup plus a structured clone in the
   reference. **ListTasks:** ours reads the page's ${r.run.plan.reads.pageSize} tasks with as many direct gets in parallel; the reference
   sorts all tasks of the tenant on every call.
-- **Memory:** peak RSS (VmHWM from /proc) includes module loading under tsx and whatever heap V8 chose
-  to keep; it is an upper bound, not live data. The gateway's growth with history is its listing index.
-- **How ours runs:** from its TypeScript sources under tsx, as the CLI (\`shrooms-agent\`, \`startMesh\`) runs
-  it. Under tsx every dynamic \`import()\` crosses to the loader-hook thread, which the per-request import in
-  \`requestJson\` pays on each delivery and guard admit (recommendation 1); a build run from \`dist/\` would
-  pay less of it. The reference and the floor run under tsx too, but make no such imports.
+- **Memory:** peak RSS (VmHWM from /proc) includes module loading and whatever heap V8 chose
+  to keep; it is an upper bound, not live data. The memory job's idle figures are RSS 5 s after start. The gateway's growth with history is its listing index.
+- **How ours runs:** compiled, as people run it — the built \`shrooms-agent\` CLI (\`services/shrooms-agent/dist\`,
+  what \`./shrooms\` and the units run); \`pnpm bench\` builds first when a source changed. The reference, the
+  floor and the load generator run from the compiled bench (\`bench/dist\`) too.
 - **What is not measured:** clients on other machines (everything is loopback), a replicated (R3)
   ledger, real harnesses (the echo harness answers at once), and the full run's 100,000 tasks in the
   quick run.`;
@@ -251,9 +250,10 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    index knows is still answered without asking the guard.
 5. **Pipelined intake in the bridge** — tried this round and not kept: no gain where the CPU is the limit
    (see above).
-6. **A count limit on the ledger.** \`retainedTasks\` (200,000) is declared in the limits but not applied
-   (no \`max_msgs\`/\`maxBucketSize\` on \`shrooms_tasks\`), so the gateway's index — and its start-up, which
-   reads every task of the machine — follow a week of history, not a limit.
+6. **A gateway that does not follow every retained task.** The ledger now holds at most \`retainedTasks\`
+   (200,000; the stream's max messages), but the gateway's listing index — and its start-up, which lists
+   every key of the machine and then reads every task — still grow with what the ledger retains (the memory
+   job's 10k/100k figures).
 7. **The session queue's insert is O(n log n)** (\`TaskQueue.add\` sorts the whole queue and \`has\` scans it);
    harmless at the default 50, quadratic when the limit is raised as this run does.
 8. **The guard window under a raised limit** holds every admitted id for the whole window (14 KB per admit
@@ -269,12 +269,14 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
 export function reproduce(): string {
   return `\`\`\`sh
 pnpm install
-pnpm bench --quick      # under two minutes on 2 cores: 1,000 and 10,000 tasks for the reads
-pnpm bench              # the full run: more repetitions, longer runs, 1,000 and 100,000 tasks
+pnpm bench --quick      # about 3 minutes on 2 busy cores: 1,000 and 10,000 tasks for the reads and the memory job
+pnpm bench              # the full run: more repetitions, longer runs, 1,000 and 100,000 tasks; 10,000 and 100,000 for the memory job
+pnpm bench --memory     # the memory job alone, its figures and the aims put into the last latest.json
 pnpm bench --profile    # ours alone under the V8 profiler -> bench/results/profile.json (+ raw profiles)
 pnpm exec vitest run --config bench/vitest.config.ts   # smoke test: --quick writes both files with every figure
 \`\`\`
 
+\`pnpm bench\` builds first when a source changed (scripts/build.mjs) and runs the compiled bench and CLI.
 Each run starts its own nats-server (\`nats-server\` on the PATH or in /usr/sbin; \`NATS_URL\` is ignored)
 and its own processes, and leaves nothing behind. The raw V8 profiles go to \`bench/results/profiles/\`
 (not committed); open them in Chrome DevTools or speedscope.`;

@@ -1,0 +1,149 @@
+/**
+ * The `memory` job: what our processes hold when nothing happens, what the gateway holds and how long
+ * it takes to start when the ledger retains many tasks, and how long `up` takes from its start to
+ * the first answered ask — each process run as people run it (the compiled CLI). Ours only: the
+ * other arms have no such processes. Runs after the interleaved figures, on its own nats-server.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { Ledger } from '@shrooms/ledger';
+import { CLI, freePort, nodeArgs, rpc, startMesh, startNatsServer, wrap, type Mesh, type ServiceProcess } from '@shrooms/testing';
+import { MACHINE, RAISED_LIMITS, preloadShelf } from './arms/ours.js';
+import { BUILT, REPO_ROOT } from './child.js';
+import { Figures } from './figures.js';
+import { procMemoryMb } from './memory.js';
+import type { Plan } from './plan.js';
+
+type Log = (line: string) => void;
+
+/** How long a process is left alone before its resident memory is read (start-up garbage collected). */
+const SETTLE_MS = 5_000;
+const settle = () => new Promise((r) => setTimeout(r, SETTLE_MS));
+const rssOf = (p: ServiceProcess | undefined) => (p?.child.pid ? (procMemoryMb(p.child.pid)?.rss ?? null) : null);
+
+export async function runMemoryJob(plan: Plan, log: Log): Promise<Figures> {
+  const figures = new Figures();
+  await idleProcesses(figures, log);
+  await gatewayAtRetained(plan, figures, log);
+  await upStartup(figures, log);
+  return figures;
+}
+
+/** Idle RSS of each of ours' processes: gateway, guard, scheduler and a bridge with the echo harness. */
+async function idleProcesses(figures: Figures, log: Log): Promise<void> {
+  const mesh = await startMesh({ machine: MACHINE, sessions: [{ name: 'idle' }], guard: true, scheduler: true, built: BUILT });
+  try {
+    await settle();
+    const [guard, scheduler] = mesh.services.filter((s) => s !== mesh.gateway && ![...mesh.bridges.values()].includes(s));
+    const rows: [string, ServiceProcess | undefined][] = [
+      ['gateway', mesh.gateway],
+      ['bridge', mesh.bridges.get('idle')],
+      ['guard', guard],
+      ['scheduler', scheduler],
+    ];
+    for (const [name, p] of rows)
+      figures.single(`idle_rss_${name}_mb`, `idle RSS of the ${name} (${SETTLE_MS / 1000} s after it was ready)`, 'MB', 'ours', rssOf(p));
+    log(`memory: idle RSS ${rows.map(([n, p]) => `${n} ${rssOf(p)} MB`).join(', ')}`);
+  } finally {
+    await mesh.stop();
+  }
+}
+
+/**
+ * The gateway started fresh on a ledger retaining each of `plan.memory.retained` tasks: ms from its
+ * process start to listening and to its listing index being ready, and its RSS once settled.
+ */
+async function gatewayAtRetained(plan: Plan, figures: Figures, log: Log): Promise<void> {
+  const nats = await startNatsServer({ args: [] });
+  const nc = await connect({ servers: nats.url, name: 'bench memory preload' });
+  let mesh: Mesh | undefined;
+  try {
+    // The gateway makes the bucket; raised so the largest preload fits whatever the default is.
+    mesh = await startMesh({ nats, machine: MACHINE, built: BUILT, env: { ...RAISED_LIMITS, LIMIT_RETAINED_TASKS: '1000000' } });
+    await mesh.gateway.stop();
+    const ledger = await Ledger.open(nc, { limits: { retainedTasks: 1_000_000 } });
+    let loaded = 0;
+    for (const n of plan.memory.retained) {
+      const tp = Date.now();
+      await preloadShelf(ledger, loaded, n - loaded);
+      loaded = n;
+      log(`memory: ledger holds ${n} tasks (preloaded in ${((Date.now() - tp) / 1000).toFixed(1)} s); starting a gateway on it`);
+      const t0 = Date.now();
+      const gw = await mesh.startGateway();
+      const listening = Date.now() - t0;
+      await gw.waitFor(/listing index ready/, 600_000);
+      const indexed = Date.now() - t0;
+      await settle();
+      const label = n.toLocaleString('en');
+      figures.single(
+        `gateway_start_${n}_tasks_ms`,
+        `a gateway starting on ${label} retained tasks: process start to listening`,
+        'ms',
+        'ours',
+        listening,
+      );
+      figures.single(
+        `gateway_index_ready_${n}_tasks_ms`,
+        `a gateway starting on ${label} retained tasks: process start to its listing index ready`,
+        'ms',
+        'ours',
+        indexed,
+      );
+      figures.single(`gateway_rss_${n}_tasks_mb`, `RSS of a gateway on ${label} retained tasks, settled`, 'MB', 'ours', rssOf(gw));
+      log(`memory: gateway on ${n} tasks listening in ${listening} ms, index ready in ${indexed} ms, RSS ${rssOf(gw)} MB`);
+      await gw.stop();
+    }
+  } finally {
+    await nc.drain().catch(() => {});
+    await mesh?.stop();
+    await nats.stop();
+  }
+}
+
+/** `up` on a fresh state folder: ms from its start to "Press Ctrl-C" and to the first answered ask. */
+async function upStartup(figures: Figures, log: Log): Promise<void> {
+  const state = await mkdtemp(join(tmpdir(), 'shrooms-bench-up-'));
+  const port = await freePort();
+  const t0 = Date.now();
+  const up = wrap(
+    spawn(process.execPath, [...nodeArgs(CLI, BUILT), 'up', '--port', String(port)], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, SHROOMS_STATE_DIR: state, SHROOMS_MACHINE: MACHINE, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+  try {
+    await up.waitFor(/Press Ctrl-C to stop/, 300_000);
+    const ready = Date.now() - t0;
+    let answered: number | null = null;
+    for (let i = 0; answered === null && Date.now() - t0 < 300_000; i++) {
+      const res = await rpc(`http://127.0.0.1:${port}/a2a/demo`, 'SendMessage', {
+        message: { messageId: `bench-up-${i}`, role: 'ROLE_USER', parts: [{ text: 'hello' }] },
+      }).catch(() => undefined);
+      if (res?.result?.task?.status?.state === 'TASK_STATE_COMPLETED') answered = Date.now() - t0;
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    figures.single(
+      'up_ready_ms',
+      '`up` on a fresh state folder: start to "Press Ctrl-C" (NATS, gateway, guard, scheduler, demo bridge)',
+      'ms',
+      'ours',
+      ready,
+    );
+    figures.single(
+      'up_first_answer_ms',
+      '`up` on a fresh state folder: start to its first answered ask (blocking SendMessage)',
+      'ms',
+      'ours',
+      answered,
+    );
+    log(`memory: up ready in ${ready} ms, first answer at ${answered} ms`);
+  } finally {
+    up.child.kill('SIGINT');
+    await up.stop();
+    await rm(state, { recursive: true, force: true });
+  }
+}
