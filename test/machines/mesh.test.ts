@@ -5,7 +5,7 @@
  * in order and each leaves the mesh whole for the next. Figures go to
  * test-output/machines/summary.json (docs/reliability.md shows a run).
  */
-import { ERRORS } from '@shrooms/protocol';
+import { ERRORS, META } from '@shrooms/protocol';
 import { REPO_ROOT, chain, eventually, rigUnavailable, useTool } from '@shrooms/testing';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,9 @@ if (unavailable) process.stderr.write(`machines: skipped — ${unavailable}\n`);
 /** The laptop's own loopback: nothing else listens there. */
 const FAKE_MODEL_PORT = 18080;
 const OTLP_PORT = 4318;
+/** The nap session's watchdog: first reminder after 2 s of quiet, the next one 4 s later. */
+const NAP_FIRST_MS = 2000;
+const NAP_GAP_MS = 4000;
 
 /** Spans the receiver on nas has printed so far. */
 function spans(): { service: string; traceId: string; name: string; attributes: Record<string, unknown> }[] {
@@ -38,6 +41,13 @@ beforeAll(async () => {
       // Each task takes a while, so tasks are open and queued when pi5 is cut off.
       { machine: 'pi5', name: 'slow', harness: 'echo', env: { ECHO_DELAY_MS: '1500' } },
       { machine: 'laptop', name: 'webapp', harness: 'echo' },
+      // A worker that leaves its task open (`quiet:`) gets reminders along a short ladder (sleep scenario).
+      {
+        machine: 'laptop',
+        name: 'nap',
+        harness: 'echo',
+        env: { WATCHDOG_FIRST_MS: String(NAP_FIRST_MS), WATCHDOG_LADDER_MS: `${NAP_GAP_MS},3600000` },
+      },
       // A real pi session on the laptop, its model the fake model server on the laptop's loopback.
       {
         machine: 'laptop',
@@ -278,6 +288,12 @@ describe.skipIf(unavailable)('across machines on WireGuard', () => {
     const before = await mx.rpc('homeserver', 'laptop', '/a2a/webapp', 'SendMessage', msg('id-before-sleep', 'awake?'));
     expect(before.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     await eventually(async () => (await agents()).includes('laptop/webapp'), 30_000, 250);
+    // A task its worker leaves open: the nap session's watchdog will remind it, once per ladder step.
+    const napId = 'nap:id-nap-open';
+    await mx.rpc('homeserver', 'laptop', '/a2a/nap', 'SendMessage', immediate('id-nap-open', 'quiet: still thinking'));
+    const nap = () => getTask('homeserver', 'laptop', 'nap', napId);
+    await eventually(async () => (await nap())?.status.state === 'TASK_STATE_WORKING' || undefined, 30_000, 100);
+    const sleptAt = Date.now();
     laptop.sleep();
     let wokeAt: number;
     let during: Promise<any> | undefined;
@@ -286,6 +302,8 @@ describe.skipIf(unavailable)('across machines on WireGuard', () => {
       await eventually(async () => !(await agents()).includes('laptop/webapp'), 60_000, 250);
       // An ask to the sleeping laptop: its packets wait in the tunnel's retries.
       during = mx.rpc('homeserver', 'laptop', '/a2a/webapp', 'SendMessage', msg('id-during-sleep', 'wake up'), {}, 120_000);
+      // Asleep across the nap session's first reminder and the next step of its ladder as well.
+      await eventually(() => Date.now() - sleptAt > NAP_FIRST_MS + NAP_GAP_MS || undefined, 60_000, 100);
     } finally {
       laptop.wake();
       wokeAt = Date.now();
@@ -300,7 +318,30 @@ describe.skipIf(unavailable)('across machines on WireGuard', () => {
     const doubled = tasks.filter((t) => t.history.filter((h: any) => h.role === 'ROLE_AGENT').length !== 1).length;
     expect(tasks.map((t) => t.status.state)).toEqual(['TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED']);
     expect(doubled).toBe(0);
-    record({ name: 'sleep: laptop stopped past the signal decay, then woken', acknowledged: 2, lost: 0, doubled, recoveryMs });
+    // Reminders after the wake: the one that fell due in the sleep, then the next only a ladder step
+    // later — not one for every step the sleep spanned. Waits for the second, then reads their times.
+    const reminded = await eventually(
+      async () => {
+        const t = await nap();
+        return Number(t?.metadata?.[META.nudges] ?? 0) >= 2 ? t : undefined;
+      },
+      60_000,
+      250,
+    );
+    const times = (reminded.metadata['shrooms/nudge_log'] as number[]) ?? [];
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    await mx.rpc('homeserver', 'laptop', '/a2a/nap', 'CancelTask', { id: napId });
+    record({
+      name: 'sleep: laptop stopped past the signal decay, then woken',
+      acknowledged: 2,
+      lost: 0,
+      doubled,
+      recoveryMs,
+      notes: { sleptMs: wokeAt - sleptAt, remindersAfterWake: times.filter((t) => t >= wokeAt).length, reminderGapsMs: gaps },
+    });
+    expect(wokeAt - sleptAt).toBeGreaterThan(NAP_FIRST_MS + NAP_GAP_MS);
+    expect(times.length).toBeGreaterThanOrEqual(2);
+    for (const g of gaps) expect(g).toBeGreaterThanOrEqual(NAP_GAP_MS);
   });
 
   it('partition: pi5 cut off — the others keep serving each other, and after the heal nothing acknowledged is lost or doubled and the queue resumes in order', async () => {
