@@ -250,6 +250,7 @@ export class Engine {
     const claimed = await this.d.store.replace(claim, cur.revision);
     if (!claimed) return; // another replica moved it first; the next tick looks again
     this.remember(id, claimed);
+    this.log.info({ schedule: id, occurrence: target.at, leaseUntil: claim.lease!.until }, 'occurrence claimed');
     if (plan.skipped > 0)
       this.log.warn(
         { schedule: id, skipped: plan.skipped, firing: target.at },
