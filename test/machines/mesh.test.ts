@@ -5,7 +5,7 @@
  * in order and each leaves the mesh whole for the next. Figures go to
  * test-output/machines/summary.json (docs/reliability.md shows a run).
  */
-import { ERRORS, META } from '@shrooms/protocol';
+import { ERRORS, META, occurrenceMessageId } from '@shrooms/protocol';
 import { REPO_ROOT, chain, eventually, rigUnavailable, useTool } from '@shrooms/testing';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,8 @@ beforeAll(async () => {
       all: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://100.64.0.4:${OTLP_PORT}`, OTEL_BSP_SCHEDULE_DELAY: '200' },
       bridge: { BRIDGE_SIGNAL_TTL_MS: '4000' },
       gateway: { LIMIT_TASK_EXPIRY_MS: '60000', GATEWAY_EXPIRY_SWEEP_MS: '1000' },
+      // A lease that runs out within the test (the schedule scenario), ticks often enough to see it.
+      scheduler: { SCHEDULER_TICK_MS: '250', SCHEDULER_LEASE_MS: '6000' },
     },
     async (rig) => {
       const fake = rig
@@ -142,6 +144,15 @@ async function askUntilServed(from: string, to: string, session: string, prefix:
 
 function outputCount(machine: string, unit: string, re: RegExp): number {
   return (mx.m(machine).processes.get(unit)?.output().match(new RegExp(re, 'g')) ?? []).length;
+}
+
+/** A unit's log lines (pino JSON) with message `msg` about schedule `id`. */
+function scheduleLines(machine: string, id: string, msg: RegExp): Record<string, unknown>[] {
+  return (mx.m(machine).processes.get('shrooms-scheduler')?.output() ?? '')
+    .split('\n')
+    .filter((l) => l.startsWith('{') && l.includes(id))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l.schedule === id && msg.test(String(l.msg)));
 }
 
 describe.skipIf(unavailable)('across machines on WireGuard', () => {
@@ -495,5 +506,89 @@ describe.skipIf(unavailable)('across machines on WireGuard', () => {
       recoveryMs,
       notes: { othersWhileDownUnserved: meanwhile.failures.length, unservedAfterBoot: after.failures.length },
     });
+  });
+
+  it('a schedule fires exactly once with scheduler replicas on two machines while the machine holding its lease is cut off at fire time', async () => {
+    const replicas = ['homeserver', 'pi5'];
+    const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 4000).toISOString();
+    const created = await mx.rpc(
+      'homeserver',
+      'laptop',
+      '/a2a/webapp',
+      'SendMessage',
+      msg('id-schedule-cut', 'at fire time', { metadata: { [META.at]: at } }),
+    );
+    const id = created.result?.task?.metadata?.[META.schedule] as string;
+    expect(id, JSON.stringify(created)).toBeTruthy();
+    // The recipient's gateway is slow to answer (stopped), so the replica that claims the occurrence
+    // still holds its lease, mid-send, when its machine is cut off.
+    const recipientGateway = mx.m('laptop').processes.get('shrooms-gateway')!.child;
+    recipientGateway.kill('SIGSTOP');
+    let holder: string;
+    let cutAt: number;
+    try {
+      holder = await eventually(() => replicas.find((m) => scheduleLines(m, id, /^occurrence claimed$/).length > 0), 60_000, 50);
+      mx.m(holder).cut();
+      cutAt = Date.now();
+    } finally {
+      recipientGateway.kill('SIGCONT');
+    }
+    const other = replicas.find((m) => m !== holder)!;
+    let takeoverMs: number;
+    try {
+      // The other replica waits for the lease to run out, then claims, sends and moves the schedule on.
+      await eventually(() => scheduleLines(other, id, /^occurrence fired$/).some((l) => l.advanced === true) || undefined, 120_000, 100);
+      takeoverMs = Date.now() - cutAt;
+    } finally {
+      mx.m(holder).heal();
+    }
+    const healedAt = Date.now();
+    // The holder, back, ends its own attempt: answered (the same task), or not taken and left to the other.
+    await eventually(
+      () =>
+        scheduleLines(holder, id, /^(occurrence fired|occurrence not taken yet; will retry|could not record the send)/).length > 0 ||
+        undefined,
+      120_000,
+      100,
+    );
+    const holderDoneAt = Date.now();
+    const taskId = `webapp:${occurrenceMessageId(id, at)}`;
+    const task = await eventually(
+      async () => {
+        const t = await getTask('homeserver', 'laptop', 'webapp', taskId);
+        return t?.status.state === 'TASK_STATE_COMPLETED' ? t : undefined;
+      },
+      60_000,
+      250,
+    );
+    // Every task of the laptop's session that names the schedule (a second one would be a double).
+    let listed: any;
+    const tasks: any[] = await eventually(
+      async () => (listed = await mx.rpc('homeserver', 'laptop', '/a2a/webapp', 'ListTasks', { pageSize: 100 })).result?.tasks,
+      30_000,
+      250,
+    ).catch((err: Error) => {
+      throw new Error(`ListTasks on laptop/webapp: ${err.message}; last answer ${JSON.stringify(listed)}`);
+    });
+    const fromSchedule = tasks.filter((t) => t.metadata?.[META.schedule] === id && t.id !== created.result.task.id);
+    const advancedBy = replicas.flatMap((m) =>
+      scheduleLines(m, id, /^occurrence fired$/)
+        .filter((l) => l.advanced === true)
+        .map(() => m),
+    );
+    const agentTurns = task.history.filter((h: any) => h.role === 'ROLE_AGENT').length;
+    record({
+      name: 'schedule: replicas on two machines, the lease holder cut off at fire time',
+      acknowledged: 1,
+      lost: fromSchedule.length === 0 ? 1 : 0,
+      doubled: Math.max(0, fromSchedule.length - 1) + Math.max(0, agentTurns - 1),
+      // The fault's end here is the takeover: from the cut until the other replica fired the occurrence.
+      recoveryMs: takeoverMs!,
+      notes: { leaseHolder: holder, firedBy: advancedBy, holderDoneAfterHealMs: holderDoneAt - healedAt },
+    });
+    expect(fromSchedule.map((t: any) => t.id)).toEqual([taskId]);
+    expect(agentTurns).toBe(1);
+    // Moved on exactly once, by the replica that was not cut off.
+    expect(advancedBy).toEqual([other]);
   });
 });
