@@ -64,6 +64,7 @@ beforeAll(async () => {
       { name: 'ccr', harness: 'claude', env: { ...claude, CLAUDE_CODE_MAX_RETRIES: '2' } },
       { name: 'pi', harness: 'pi', env: pi },
       { name: 'pi2', harness: 'pi', env: pi },
+      { name: 'kid', harness: 'echo' },
       {
         name: 'dozy',
         harness: 'pi',
@@ -157,6 +158,27 @@ describe('model trouble', () => {
     const failed = await until('ccr', t.id, (x) => x.status.state === 'TASK_STATE_FAILED');
     expect(failed.status.message.parts[0].text).toMatch(/^the session's turn failed: API Error: 500/);
     await mesh.bridges.get('ccr')!.waitFor(/"level":40[^\n]*the session's turn failed/);
+  });
+});
+
+describe('the cancel cascade', () => {
+  it('cancels the open tasks a worker asked when its own task is canceled, saying why on each', async () => {
+    const t = (await ask('pi', 'pi-parent', useTool('ask_agent', { to: 'kid', text: 'quiet: keep going' }))).result.task;
+    const asked = await until(
+      'pi',
+      t.id,
+      (x) => Array.isArray(x.metadata['shrooms/children']) && x.metadata['shrooms/children'].length > 0,
+    );
+    const childName: string = asked.metadata['shrooms/children'][0];
+    expect(childName).toMatch(new RegExp(`^${mesh.machine}/kid:mcp-`));
+    const childId = childName.slice(mesh.machine.length + 1);
+    await until('kid', childId, (x) => x.status.state === 'TASK_STATE_WORKING');
+    const c = await rpc(url('pi'), 'CancelTask', { id: t.id });
+    expect(c.result.status.state).toBe('TASK_STATE_CANCELED');
+    const child = await until('kid', childId, (x) => x.status.state === 'TASK_STATE_CANCELED');
+    expect(child.metadata['shrooms/cancel_reason']).toBe(`its parent ${mesh.machine}/${t.id} was canceled`);
+    expect(child.metadata['shrooms/canceled_by']).toBe(`${mesh.machine} (${mesh.machine}/pi)`);
+    expect(child.metadata['shrooms/parent']).toBe(`${mesh.machine}/${t.id}`);
   });
 });
 

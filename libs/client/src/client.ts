@@ -272,11 +272,13 @@ export class ShroomsClient {
     }
   }
 
-  async cancel(name: string): Promise<Task> {
+  /** `why`: the cause to keep on the task (`shrooms/cancel_reason`), e.g. that its parent was canceled. */
+  async cancel(name: string, opts: { why?: string } = {}): Promise<Task> {
     const ref = await this.taskRef(name);
     const gw = await this.gatewayOfTask(ref);
     const client = await this.wire.a2a(gw, ref.session);
     const { metadata, headers } = await this.askMetadata();
+    if (opts.why) metadata[META.cancelReason] = opts.why;
     const req = CancelTaskRequest.fromJSON({ id: ref.id, metadata });
     return SdkTask.toJSON(
       await guarded(gw, () => client.cancelTask(req, { serviceParameters: headers, signal: this.wire.quick() })),

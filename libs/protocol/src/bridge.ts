@@ -26,7 +26,13 @@ export const TaskReplySchema = z.union([
 ]);
 export type TaskReply = z.infer<typeof TaskReplySchema>;
 
-export const CancelRequestSchema = z.object({ taskId: z.string(), origin: OriginSchema, reason: z.string().optional() });
+/** `reason`: who canceled (shown as `canceled by …`); `why`: the asker's stated cause (`shrooms/cancel_reason`). */
+export const CancelRequestSchema = z.object({
+  taskId: z.string(),
+  origin: OriginSchema,
+  reason: z.string().optional(),
+  why: z.string().max(300).optional(),
+});
 export type CancelRequest = z.infer<typeof CancelRequestSchema>;
 
 export const UpdateStatusSchema = z.enum(['done', 'blocked', 'failed']);

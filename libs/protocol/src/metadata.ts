@@ -40,4 +40,8 @@ export const META = {
   conversationLost: 'shrooms/conversation_lost',
   /** When the watchdog reminded the worker of the task in the last hour (ms since the epoch each). */
   nudgeLog: 'shrooms/nudge_log',
+  /** Why a task was canceled when it was not asked for by hand: `its parent MACHINE/SESSION:ID was canceled`. */
+  cancelReason: 'shrooms/cancel_reason',
+  /** The tasks a worker asked (`ask_agent`) while working on this one, `MACHINE/SESSION:ID` each: canceled with it. */
+  children: 'shrooms/children',
 } as const;

@@ -15,6 +15,7 @@ import {
   redactConfig,
   startHealthServer,
 } from '@shrooms/runtime';
+import { ShroomsClient, clientOptionsFromEnv } from '@shrooms/client';
 import { Bridge, type BridgeDeps } from './bridge/bridge.js';
 import { startMcpHttpServer } from './mcp/index.js';
 import { BridgeConfigSchema, harnessBaseEnv, watchdogFirstMs } from './config.js';
@@ -74,11 +75,20 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     model: config.BRIDGE_MODEL,
     acp: { agent: config.BRIDGE_ACP_AGENT, agentCommand: config.BRIDGE_ACP_COMMAND, mcp: config.BRIDGE_ACP_MCP },
   };
+  // The session's own client on the mesh, for the cancel cascade (it cancels as the asker it was).
+  const meshClient = new ShroomsClient(
+    clientOptionsFromEnv(env, {
+      machine: config.SHROOMS_MACHINE,
+      gatewayUrl: config.SHROOMS_GATEWAY_URL,
+      as: `${config.SHROOMS_MACHINE}/${config.BRIDGE_SESSION}`,
+    }),
+  );
   const bridge = new Bridge({
     nc,
     ledger,
     config,
     log,
+    cancelElsewhere: (task, why) => meshClient.cancel(task, { why }),
     createHarness: await harnessFactory(config.BRIDGE_HARNESS),
     harnessOptions,
   });
@@ -97,7 +107,10 @@ export async function runBridge(env: Record<string, string | undefined> = proces
       },
       traceparent: () => bridge.current()?.traceparent,
       // The worker's own task_update goes straight to the bridge, not out to the gateway and back.
-      worker: { update: (taskId, status, text, parts) => bridge.workerUpdate(taskId, status, text, parts) },
+      worker: {
+        update: (taskId, status, text, parts) => bridge.workerUpdate(taskId, status, text, parts),
+        asked: (taskId, child) => bridge.asked(taskId, child),
+      },
     },
   });
   harnessOptions.mcpUrl = mcp.url;
@@ -134,6 +147,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     await svc.stop();
     await bridge.stop();
     await mcp.close();
+    await meshClient.close();
     await nc.drain();
   });
   return bridge;

@@ -128,7 +128,8 @@ async function dispatch(method: string, params: unknown, ctx: MethodContext): Pr
     }
     case 'CancelTask': {
       const p = parse(CancelTaskParamsSchema, params);
-      return { result: await tasks.cancel(session, p.id, caller) };
+      const why = p.metadata?.[META.cancelReason];
+      return { result: await tasks.cancel(session, p.id, caller, typeof why === 'string' ? why.slice(0, 300) : undefined) };
     }
     case 'SubscribeToTask': {
       const p = parse(SubscribeToTaskParamsSchema, params);

@@ -283,7 +283,8 @@ export class TaskService {
     };
   }
 
-  async cancel(session: string, taskId: string, caller: Caller): Promise<Task> {
+  /** `why`: the asker's stated cause, kept as `shrooms/cancel_reason` (a parent's bridge cancelling its children says so). */
+  async cancel(session: string, taskId: string, caller: Caller, why?: string): Promise<Task> {
     const key = this.keyOf(session, taskId);
     const cur = await this.d.ledger.get(key);
     if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${this.machine}/${session}`);
@@ -297,10 +298,13 @@ export class TaskService {
         taskId: cur.entry.task.id,
         origin: { device: caller.device, ...(caller.from ? { from: caller.from } : {}) },
         reason: by,
+        ...(why ? { why } : {}),
       });
     } catch (err) {
       if (!(err instanceof ShroomsError) || err.key !== 'BRIDGE_UNAVAILABLE') throw err;
-      const stored = await this.d.ledger.transition(key, (e) => transitions.cancel(e, by, new Date()));
+      const stored = await this.d.ledger.transition(key, (e) =>
+        transitions.cancel(e, by, new Date(), why ? { [META.cancelReason]: why } : {}),
+      );
       this.d.live.apply(stored);
       return stored.entry.task;
     }

@@ -43,6 +43,11 @@ export interface BridgeDeps {
   config: BridgeConfig;
   log: Logger;
   createHarness: HarnessFactory;
+  /**
+   * Cancels a task of another session (a child of one of ours) through the mesh, saying why; the
+   * cancel cascade uses it. Without it, children are left open (and the log says so).
+   */
+  cancelElsewhere?: (task: string, why: string) => Promise<unknown>;
   /** Built by the caller (harness-specific), passed to the harness. */
   harnessOptions: Omit<HarnessOptions, 'events' | 'tools' | 'log'>;
 }
@@ -91,7 +96,7 @@ export class Bridge {
     };
     this.turns = new TurnLoop(this.core, { fail: (taskId, text) => this.workerUpdate(taskId, 'failed', text) });
     this.permissions = new PermissionRelay(this.core);
-    this.recovery = new Recovery(this.core, this.turns);
+    this.recovery = new Recovery(this.core, this.turns, (task) => void this.cascade(task));
   }
 
   get harnessState(): HarnessState {
@@ -165,12 +170,53 @@ export class Bridge {
   async cancel(req: CancelRequest): Promise<Task> {
     const key = localTaskKey(this.d.ledger, this.machine, this.session, req.taskId);
     const stored = await this.serial.run(async () => {
-      const s = await this.d.ledger.transition(key, (e) => transitions.cancel(e, req.reason ?? req.origin.device, new Date()));
+      const why = req.why ? { [META.cancelReason]: req.why } : {};
+      const s = await this.d.ledger.transition(key, (e) => transitions.cancel(e, req.reason ?? req.origin.device, new Date(), why));
       await this.turns.drop(key);
       return s;
     });
     void this.turns.pump();
+    void this.cascade(stored.entry.task);
     return stored.entry.task;
+  }
+
+  /**
+   * The cancel cascade: a canceled task's open children (what its worker asked with `ask_agent`
+   * while working on it, `shrooms/children`) are canceled too, each with `shrooms/cancel_reason`
+   * "its parent MACHINE/SESSION:ID was canceled" — on whatever machine they run, as the asker may.
+   * A child that already finished is left as it is.
+   */
+  async cascade(task: Task): Promise<void> {
+    if (task.status.state !== 'TASK_STATE_CANCELED') return;
+    const children = task.metadata?.[META.children];
+    if (!Array.isArray(children) || children.length === 0) return;
+    const why = `its parent ${this.machine}/${task.id} was canceled`;
+    for (const child of children.map(String)) {
+      if (!this.d.cancelElsewhere) {
+        this.log.warn({ taskId: task.id, child }, 'cannot cancel a child task: this bridge has no client');
+        continue;
+      }
+      await this.d.cancelElsewhere(child, why).then(
+        () => this.log.info({ taskId: task.id, child }, 'child task canceled with its parent'),
+        (err: unknown) => {
+          if (err instanceof ShroomsError && err.key === 'TASK_NOT_CANCELABLE') return;
+          this.log.warn({ err, taskId: task.id, child }, 'could not cancel a child task');
+        },
+      );
+    }
+  }
+
+  /**
+   * The worker asked `child` (MACHINE/SESSION:ID) while working on its task `taskId` (SESSION:ID):
+   * kept on the task (`shrooms/children`, at most 100) for the cancel cascade.
+   */
+  async asked(taskId: string, child: string): Promise<void> {
+    const key = localTaskKey(this.d.ledger, this.machine, this.session, taskId);
+    await this.d.ledger.transition(key, (e) => {
+      const had = e.task.metadata?.[META.children];
+      const list = Array.isArray(had) ? had.map(String) : [];
+      return list.includes(child) ? null : transitions.annotate(e, { [META.children]: [...list, child].slice(-100) });
+    });
   }
 
   /** task_update from the worker: only for a task of this session on this machine. */

@@ -4,7 +4,7 @@
  * the session's tasks (gateway fallback intake, expiry, a cancel) are taken in; a harness that
  * dies is restarted with resume.
  */
-import { META, isTerminal } from '@shrooms/protocol';
+import { META, isTerminal, type Task } from '@shrooms/protocol';
 import { transitions, type LedgerEntry, type Stored } from '@shrooms/ledger';
 import type { Core } from './core.js';
 import type { TurnLoop } from './turns.js';
@@ -13,6 +13,8 @@ export class Recovery {
   constructor(
     private readonly c: Core,
     private readonly turns: TurnLoop,
+    /** A task of the session was canceled by someone else (the gateway while the bridge was away, expiry): the cascade. */
+    private readonly canceled: (task: Task) => void = () => {},
   ) {}
 
   /**
@@ -50,7 +52,10 @@ export class Recovery {
     const c = this.c;
     const t = s.entry.task;
     if (isTerminal(t.status.state)) {
-      if (c.view.knows(s.key)) await this.turns.drop(s.key);
+      if (c.view.knows(s.key)) {
+        await this.turns.drop(s.key);
+        this.canceled(t);
+      }
       return;
     }
     if (t.status.state === 'TASK_STATE_SUBMITTED' && !c.view.placed(s.key)) {

@@ -52,6 +52,8 @@ export interface McpToolContext {
 export interface WorkerActs {
   /** `taskId` is `SESSION:ID` of a task of this session. */
   update(taskId: string, status: UpdateStatus, text: string, parts?: Part[]): Promise<Task>;
+  /** The worker asked `child` (MACHINE/SESSION:ID) while on its task `taskId` (SESSION:ID): kept for the cancel cascade. */
+  asked?(taskId: string, child: string): Promise<void>;
 }
 
 export interface ResolvedContext {
@@ -78,6 +80,9 @@ export function resolveContext(ctx: McpToolContext = {}): ResolvedContext {
   const client = ctx.client ?? new ShroomsClient(clientOptionsFromEnv(env, overrides), ctx.nc ? natsScheduler({ nc: ctx.nc }) : undefined);
   const progressIntervalMs = ctx.progressIntervalMs ?? settings.SHROOMS_ASK_PROGRESS_MS ?? DEFAULT_PROGRESS_MS;
   const bare = session?.includes('/') ? session.slice(session.indexOf('/') + 1) : session;
-  const worker = ctx.worker && ctx.machine && bare ? { update: ctx.worker.update, machine: ctx.machine, session: bare } : undefined;
+  const worker =
+    ctx.worker && ctx.machine && bare
+      ? { update: ctx.worker.update, ...(ctx.worker.asked ? { asked: ctx.worker.asked } : {}), machine: ctx.machine, session: bare }
+      : undefined;
   return { client, session, currentTask, progressIntervalMs, ...(worker ? { worker } : {}) };
 }

@@ -1,7 +1,7 @@
 /** `ask_agent` and `task_status`: the asker's side of a task. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { TaskSummarySchema, describeTask, summarize, type TaskRef } from '@shrooms/client';
-import type { Task } from '@shrooms/protocol';
+import { META, parseTaskName, type Task } from '@shrooms/protocol';
 import { z } from 'zod';
 import { MAX_WAIT_SECONDS, type ResolvedContext } from '../context.js';
 import { progressReporter, type ToolExtra } from '../progress.js';
@@ -12,6 +12,16 @@ export const TaskResultSchema = TaskSummarySchema.extend({
 });
 
 const waitSeconds = z.number().int().min(0).max(MAX_WAIT_SECONDS);
+
+/** A new task whose parent is a task of the hosting bridge's session: the bridge keeps it for the cancel cascade. */
+async function keepChild(ctx: ResolvedContext, child: string, t: Task): Promise<void> {
+  const w = ctx.worker;
+  const parent = t.metadata?.[META.parent];
+  if (!w?.asked || typeof parent !== 'string') return;
+  const p = parseTaskName(parent);
+  if (!p || p.machine !== w.machine || p.session !== w.session) return;
+  await w.asked(`${p.session}:${p.messageId}`, child).catch(() => {});
+}
 
 /** Follows a task with progress notifications, then answers with its summary. */
 async function follow(ctx: ResolvedContext, ref: TaskRef, first: Task, seconds: number, extra: ToolExtra) {
@@ -59,6 +69,7 @@ export function registerTaskTools(server: McpServer, ctx: ResolvedContext): void
     ({ to, text, wait, wait_seconds, task }, extra) =>
       tool(async () => {
         const sent = await ctx.client.send({ to, text, task, idPrefix: 'mcp' });
+        await keepChild(ctx, sent.ref.task, sent.task);
         return follow(ctx, sent.ref, sent.task, wait ? (wait_seconds ?? MAX_WAIT_SECONDS) : 0, extra);
       }),
   );
