@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { AcpToolCall } from './acp-events.js';
 import { codexAcpCommand, geminiCommand, opencodeCommand, type Command } from './binaries.js';
 import { CLAUDE_READ_ONLY_TOOLS } from './claude.js';
-import { MODEL_ENV, modelSetting } from './env.js';
+import { MODEL_ENV, modelBaseUrl, modelSetting } from './env.js';
 import type { HarnessOptions } from './types.js';
 
 /** The MCP server's name in `session/new`; agents prefix its tools with it. */
@@ -116,7 +116,7 @@ export const opencode: AcpAgent = {
               shrooms: {
                 npm: '@ai-sdk/openai-compatible',
                 name: 'shrooms',
-                options: { baseURL: baseUrl, apiKey: `{env:${MODEL_ENV.apiKey}}` },
+                options: { baseURL: modelBaseUrl(baseUrl, 'openai'), apiKey: `{env:${MODEL_ENV.apiKey}}` },
                 models: { [model]: { name: model } },
               },
             },
@@ -168,7 +168,7 @@ export const codex: AcpAgent = {
               'model_provider = "shrooms"',
               '[model_providers.shrooms]',
               'name = "shrooms"',
-              `base_url = ${toml(baseUrl)}`,
+              `base_url = ${toml(modelBaseUrl(baseUrl, 'openai'))}`,
               'wire_api = "responses"',
               `env_key = ${toml(MODEL_ENV.apiKey)}`,
             ]

@@ -36,7 +36,7 @@ import {
   type ClaudeSystemEvent,
 } from './claude-events.js';
 import { CliHarness, type CallRequest, type Launch, type Turn } from './cli-harness.js';
-import { MODEL_ENV, modelSetting } from './env.js';
+import { MODEL_ENV, modelBaseUrl, modelSetting } from './env.js';
 import type { HarnessState, TurnResult } from './types.js';
 
 /** The MCP server's name as Claude Code sees it: tools are `mcp__shrooms__<tool>`. */
@@ -125,7 +125,7 @@ export class ClaudeHarness extends CliHarness<ClaudeEvent, ClaudeControlResponse
       // ask_agent may wait 10 minutes for its answer.
       MCP_TOOL_TIMEOUT: '900000',
       SHROOMS_AGENT_SESSION: `${o.machine}/${o.session}`,
-      ...(baseUrl ? { ANTHROPIC_BASE_URL: baseUrl } : {}),
+      ...(baseUrl ? { ANTHROPIC_BASE_URL: modelBaseUrl(baseUrl, 'anthropic') } : {}),
       ...(apiKey ? { ANTHROPIC_API_KEY: apiKey } : {}),
       // bypassPermissions is refused for root unless the CLI is told it runs in a sandbox.
       ...(o.autoApprove && process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),

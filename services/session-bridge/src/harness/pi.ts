@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { piCommand } from './binaries.js';
 import type { JsonlChild } from './child.js';
 import { CliHarness, type CallRequest, type Launch, type Turn } from './cli-harness.js';
-import { MODEL_ENV, modelSetting } from './env.js';
+import { MODEL_ENV, modelBaseUrl, modelSetting } from './env.js';
 import { PiEventSchema, type PiEvent, type PiMessage, type PiResponse } from './pi-events.js';
 import type { TurnResult } from './types.js';
 
@@ -187,7 +187,7 @@ export function piModelsJson(baseUrl: string, api: string | undefined, modelId: 
   return {
     providers: {
       [PI_PROVIDER]: {
-        baseUrl,
+        baseUrl: modelBaseUrl(baseUrl, kind === 'anthropic-messages' ? 'anthropic' : 'openai'),
         api: kind,
         apiKey: MODEL_ENV.apiKey,
         // OpenAI-compatible servers (vLLM, llama.cpp, ours) rarely know the "developer" role.
