@@ -32,6 +32,7 @@ export {
   type Context,
   contextFromHeaders,
   contextFromTraceparent,
+  flushTelemetry,
   initTelemetry,
   inSpan,
   type Span,
