@@ -43,6 +43,20 @@ describe('help', () => {
   });
 });
 
+describe('the name a person typed', () => {
+  it('names ./shrooms in usage lines and errors when it was typed so, and leaves the data alone', async () => {
+    const typed = { SHROOMS_CLI_NAME: './shrooms' };
+    const help = await mesh.cli(['a2a', 'send', '--help'], typed);
+    expect(help.stdout).toMatch(/^usage: \.\/shrooms a2a send TO TEXT/);
+    expect(help.stdout).not.toMatch(/shrooms-agent a2a/);
+    const wrong = await mesh.cli(['a2a', 'send'], typed);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/^\.\/shrooms a2a send: say who to ask/);
+    const sent = await mesh.cli(['a2a', 'send', 'demo', 'run shrooms-agent logs', '--wait', '--json'], typed);
+    expect(json(sent.stdout).reply).toBe('run shrooms-agent logs');
+  });
+});
+
 describe('a2a', () => {
   it('lists the sessions on the mesh', async () => {
     const r = await mesh.cli(['a2a', 'list', '--json']);

@@ -30,6 +30,8 @@ export const CliEnvSchema = z.object({
   SHROOMS_CONFIG_DIR: z.string().default('/etc/shrooms'),
   /** up: where to look for nats-server. */
   PATH: z.string().default(''),
+  /** How the person typed the command (`./shrooms` sets it): usage lines and errors name it. */
+  SHROOMS_CLI_NAME: z.string().min(1).default('shrooms-agent'),
 });
 export type CliEnv = z.infer<typeof CliEnvSchema>;
 

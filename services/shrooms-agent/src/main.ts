@@ -6,12 +6,28 @@
 import { initTelemetry } from '@shrooms/runtime';
 import { COMMANDS, usage } from './commands/index.js';
 import { clientDefaults } from './commands/local-mesh.js';
-import { shellEnv } from './config.js';
+import { cliEnv, shellEnv } from './config.js';
 
 /** Commands that talk to this machine's gateway: they find `up`'s mesh when nothing says where. */
 const CLIENTS = new Set(['a2a', 'mcp', 'config']);
 
+/**
+ * Usage lines, errors and hints say `shrooms-agent …`; when the person typed `./shrooms …`, they
+ * say that instead. Only stderr (a person's stream) and help on stdout are rewritten: stdout with
+ * data (task texts, --json) is never touched.
+ */
+function speakAs(name: string, helpOnly: boolean): void {
+  if (name === 'shrooms-agent') return;
+  const word = /(^|[\s`'"(])shrooms-agent(?=[\s:`'")]|$)/gm;
+  for (const stream of helpOnly ? [process.stdout, process.stderr] : [process.stderr]) {
+    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) =>
+      write(typeof chunk === 'string' ? chunk.replace(word, `$1${name}`) : chunk, ...rest)) as typeof stream.write;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
+  speakAs(cliEnv().SHROOMS_CLI_NAME, argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help');
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage());
