@@ -4,8 +4,8 @@
 // workspace: and catalog: versions made real), into one folder. Install them together:
 //
 //   node scripts/pack.mjs --out /tmp/shrooms-packs
-//   npm install --prefix ~/.local --omit=dev /tmp/shrooms-packs/*.tgz    # or npm install -g …
-//   ~/.local/node_modules/.bin/shrooms-agent --help
+//   npm install --prefix ~/.local/share/shrooms --omit=dev /tmp/shrooms-packs/*.tgz   # one tree, not -g
+//   ~/.local/share/shrooms/node_modules/.bin/shrooms-agent --help          (docs/joining.md)
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
