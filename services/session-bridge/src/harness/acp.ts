@@ -25,8 +25,6 @@
  *   everything is.
  * - The agent's own requests for files or a terminal are refused (we did not offer them).
  */
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AGENT_METHODS, CLIENT_METHODS, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { acpAgent, ACP_MCP_SERVER, READ_ONLY_TOOLS, type AcpAgent } from './acp-agents.js';
@@ -43,12 +41,12 @@ import {
   type AcpToolCall,
 } from './acp-events.js';
 import type { JsonlChild } from './child.js';
-import { CliHarness, type CallRequest, type Launch, type Turn } from './cli-harness.js';
+import { CliHarness, READY_TIMEOUT_MS, type CallRequest, type Launch, type Turn } from './cli-harness.js';
+import { sessionFile } from './session-file.js';
 import type { HarnessOptions, HarnessState, TurnResult } from './types.js';
 
 /** The stdio relay to the bridge's MCP server, for agents without HTTP MCP (the same path from src/ and dist/). */
 export const MCP_RELAY_FILE = fileURLToPath(new URL('../../mcp-relay/relay.mjs', import.meta.url));
-const READY_TIMEOUT_MS = 60_000;
 const METHOD_NOT_FOUND = -32601;
 
 /** Our request of the turn (`session/prompt`), by its JSON-RPC id, and the message being streamed. */
@@ -115,11 +113,8 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
     this.agentInfo = init.agentInfo;
     const caps = init.agentCapabilities;
     const mcpServers = [this.mcpServer(caps?.mcpCapabilities?.http === true)];
-    const file = join(o.stateDir, 'acp-session.json');
-    const stored = await readFile(file, 'utf8').then(
-      (t) => JSON.parse(t) as StoredSession,
-      () => undefined,
-    );
+    const file = sessionFile<StoredSession>(o.stateDir, 'acp');
+    const stored = await file.read();
     this.resumed = false;
     this.conversationLost = undefined;
     this._sessionId = undefined;
@@ -157,7 +152,7 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
       }
     }
     this.log.info({ sessionId: this._sessionId, resumed: this.resumed, agent: this.agentInfo }, 'acp session ready');
-    await writeFile(file, JSON.stringify({ sessionId: this._sessionId, agent: this.agent.name, cwd: o.cwd } satisfies StoredSession));
+    await file.write({ sessionId: this._sessionId, agent: this.agent.name, cwd: o.cwd });
   }
 
   /** Our MCP server as the agent takes it: over HTTP when it can (`auto`), else the stdio relay. */

@@ -4,8 +4,9 @@
  * transcript exists, else a new `--session-id`.
  */
 import { randomUUID } from 'node:crypto';
-import { access, readdir, readFile, writeFile } from 'node:fs/promises';
+import { access, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sessionFile } from './session-file.js';
 import type { Logger } from '@shrooms/runtime';
 
 interface StoredSession {
@@ -19,16 +20,13 @@ export async function claudeSession(
   configDir: string,
   log: Logger,
 ): Promise<{ sessionId: string; resume: boolean }> {
-  const file = join(stateDir, 'claude-session.json');
-  const stored = await readFile(file, 'utf8').then(
-    (t) => JSON.parse(t) as StoredSession,
-    () => undefined,
-  );
+  const file = sessionFile<StoredSession>(stateDir, 'claude');
+  const stored = await file.read();
   const resume = stored !== undefined && stored.cwd === cwd && (await transcriptExists(configDir, stored.sessionId));
   if (stored && stored.cwd !== cwd)
     log.warn({ was: stored.cwd, now: cwd }, 'the session directory changed; claude starts a new conversation');
   const sessionId = resume ? stored.sessionId : randomUUID();
-  await writeFile(file, JSON.stringify({ sessionId, cwd } satisfies StoredSession));
+  await file.write({ sessionId, cwd });
   return { sessionId, resume };
 }
 

@@ -35,7 +35,7 @@ import {
   type ClaudeResultEvent,
   type ClaudeSystemEvent,
 } from './claude-events.js';
-import { CliHarness, type CallRequest, type Launch, type Turn } from './cli-harness.js';
+import { CliHarness, READY_TIMEOUT_MS, type CallRequest, type Launch, type Turn } from './cli-harness.js';
 import { MODEL_ENV, modelBaseUrl, modelSetting } from './env.js';
 import type { HarnessState, TurnResult } from './types.js';
 
@@ -48,7 +48,6 @@ export const CLAUDE_MCP_SERVER = 'shrooms';
  */
 export const CLAUDE_READ_ONLY_TOOLS = ['list_agents', 'task_status', 'task_update', 'task_ack', 'list_schedules'];
 
-const READY_TIMEOUT_MS = 60_000;
 const DENY_MESSAGE = 'The owner of this session did not allow this tool call.';
 
 /** `--mcp-config` for a session: its `shrooms` server over streamable HTTP. */

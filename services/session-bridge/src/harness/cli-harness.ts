@@ -13,6 +13,8 @@ import { JsonlChild, within, type ChildExit } from './child.js';
 import type { Harness, HarnessKind, HarnessOptions, HarnessState, TurnResult } from './types.js';
 
 export const DEFAULT_CANCEL_GRACE_MS = 10_000;
+/** How long a CLI may take to answer its first calls after a start (initialize, state, session load), ms. */
+export const READY_TIMEOUT_MS = 60_000;
 /** How long the process gets to exit on the hard-stop signal before SIGKILL. */
 const HARD_STOP_GRACE_MS = 2_000;
 

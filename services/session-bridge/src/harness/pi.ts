@@ -20,12 +20,13 @@
  * - No permission prompts (pi runs every tool) and no background commands (its bash tool waits for
  *   the command): `waiting` and `backgroundJobs` never happen here.
  */
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { piCommand } from './binaries.js';
 import type { JsonlChild } from './child.js';
-import { CliHarness, type CallRequest, type Launch, type Turn } from './cli-harness.js';
+import { CliHarness, READY_TIMEOUT_MS, type CallRequest, type Launch, type Turn } from './cli-harness.js';
+import { sessionFile } from './session-file.js';
 import { MODEL_ENV, modelBaseUrl, modelSetting } from './env.js';
 import { PiEventSchema, type PiEvent, type PiMessage, type PiResponse } from './pi-events.js';
 import type { TurnResult } from './types.js';
@@ -35,7 +36,11 @@ export const PI_EXTENSION_FILE = fileURLToPath(new URL('../../pi-extension/shroo
 /** The provider name of the generated models.json: pi's model is `shrooms/<SHROOMS_MODEL>`. */
 export const PI_PROVIDER = 'shrooms';
 
-const READY_TIMEOUT_MS = 60_000;
+/** What pi-session.json keeps: the conversation's id, whose file pi names `…_<id>.jsonl`. */
+interface PiStored {
+  sessionId?: string;
+}
+
 const RPC_TIMEOUT_MS = 30_000;
 const DIALOGS = new Set(['select', 'confirm', 'input', 'editor']);
 
@@ -56,7 +61,7 @@ export class PiHarness extends CliHarness<PiEvent, PiResponse, undefined> {
     const state = (await this.call({ type: 'get_state' }, READY_TIMEOUT_MS)).data as PiState | undefined;
     this._sessionId = state?.sessionId;
     this.sessionFile = state?.sessionFile;
-    await writeFile(join(this.opts.stateDir, 'pi-session.json'), JSON.stringify({ sessionId: this._sessionId }));
+    await sessionFile<PiStored>(this.opts.stateDir, 'pi').write({ sessionId: this._sessionId });
     await this.call({ type: 'set_auto_retry', enabled: false }, RPC_TIMEOUT_MS);
   }
 
@@ -76,10 +81,7 @@ export class PiHarness extends CliHarness<PiEvent, PiResponse, undefined> {
     }
     const sessionDir = join(o.stateDir, 'pi-sessions');
     await mkdir(sessionDir, { recursive: true });
-    const stored = await readFile(join(o.stateDir, 'pi-session.json'), 'utf8').then(
-      (t) => (JSON.parse(t) as { sessionId?: string }).sessionId,
-      () => undefined,
-    );
+    const stored = (await sessionFile<PiStored>(o.stateDir, 'pi').read())?.sessionId;
     const files = stored ? (await readdir(sessionDir)).filter((f) => f.endsWith(`_${stored}.jsonl`)) : [];
     this.sessionFile = files.length ? join(sessionDir, files.sort().at(-1)!) : undefined;
     const noteFile = join(o.stateDir, 'pi-system-note.md');
