@@ -161,6 +161,22 @@ describe('model trouble', () => {
   });
 });
 
+describe('the command line inside a session', () => {
+  it("runs the note's `shrooms-agent a2a …` from pi's own bash tool: on its PATH, asking as the session", async () => {
+    const note = 'finished from the shell';
+    const script = useTool('bash', { command: `shrooms-agent a2a update $TASK done "${note}"` });
+    const r = await ask('pi2', 'pi2-shell', script, {}, false);
+    expect(r.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(r.result.task.artifacts[0].parts[0].text).toBe(note);
+    // The tool result the model got is the CLI's own output.
+    const answered = await fake.waitForRequest(
+      (x) => x.conversation.prompt.includes('pi2-shell') && x.entries.some((e) => e.kind === 'toolResult'),
+      60_000,
+    );
+    expect(JSON.stringify(answered.entries)).toContain(`${mesh.machine}/pi2:pi2-shell completed`);
+  });
+});
+
 describe('the cancel cascade', () => {
   it('cancels the open tasks a worker asked when its own task is canceled, saying why on each', async () => {
     const t = (await ask('pi', 'pi-parent', useTool('ask_agent', { to: 'kid', text: 'quiet: keep going' }))).result.task;

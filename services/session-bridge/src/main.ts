@@ -26,8 +26,13 @@ import { startPresence } from './presence.js';
 import { systemNote } from './prompt.js';
 import { parseLadder } from './watchdog/ladder.js';
 import { Watchdog } from './watchdog/watchdog.js';
+import { sessionCli, type CliCommand } from './session-cli.js';
 
-export async function runBridge(env: Record<string, string | undefined> = process.env): Promise<Bridge> {
+/**
+ * `cli`: how to run the `shrooms-agent` the bridge was started from; with it the session's shell
+ * has `shrooms-agent` on its PATH (session-cli.ts). `shrooms-agent bridge` passes its own.
+ */
+export async function runBridge(env: Record<string, string | undefined> = process.env, opts: { cli?: CliCommand } = {}): Promise<Bridge> {
   const config = loadConfig(BridgeConfigSchema, env);
   const log = createLogger(`bridge ${config.BRIDGE_SESSION}`, config.LOG_LEVEL);
   log.info({ config: redactConfig(config) }, 'starting');
@@ -70,7 +75,17 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     systemNote: systemNote(config.SHROOMS_MACHINE, config.BRIDGE_SESSION),
     mcpUrl: '',
     autoApprove: config.BRIDGE_AUTO_APPROVE,
-    env: { ECHO_DELAY_MS: String(config.ECHO_DELAY_MS) },
+    env: {
+      ECHO_DELAY_MS: String(config.ECHO_DELAY_MS),
+      ...(opts.cli
+        ? await sessionCli(stateDir, opts.cli, {
+            machine: config.SHROOMS_MACHINE,
+            session: config.BRIDGE_SESSION,
+            gatewayUrl: config.SHROOMS_GATEWAY_URL,
+            path: env.PATH,
+          })
+        : {}),
+    },
     baseEnv: harnessBaseEnv(env),
     model: config.BRIDGE_MODEL,
     acp: { agent: config.BRIDGE_ACP_AGENT, agentCommand: config.BRIDGE_ACP_COMMAND, mcp: config.BRIDGE_ACP_MCP },

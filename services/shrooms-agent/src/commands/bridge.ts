@@ -16,6 +16,18 @@ Elsewhere, or to override: NATS_URL, NATS_USER/NATS_PASS (or NATS_CREDS), SHROOM
 SHROOMS_GATEWAY_URL. Other settings: BRIDGE_*, WATCHDOG_* (docs/operators.md).
 `;
 
+/**
+ * Node's flags with `--import SPECIFIER` made absolute: the session's shell runs the CLI from the
+ * session's folder, where a bare `tsx` (how development runs it) would not be found.
+ */
+export function absoluteImports(execArgv: string[]): string[] {
+  const abs = (spec: string) => (/^[./]|^[a-z]+:/i.test(spec) ? spec : import.meta.resolve(spec));
+  return execArgv.map((a, i) => {
+    if (a.startsWith('--import=')) return `--import=${abs(a.slice('--import='.length))}`;
+    return execArgv[i - 1] === '--import' ? abs(a) : a;
+  });
+}
+
 export const bridgeCommand: Command = {
   summary: 'run the bridge of one session (claude, pi, any ACP agent, or echo)',
   async run(args) {
@@ -63,7 +75,8 @@ export const bridgeCommand: Command = {
     }
     process.stderr.write(`shrooms-agent bridge: ${joined}\n`);
     const { runBridge } = await import('@shrooms/session-bridge');
-    await runBridge(env);
+    // The session's shell runs this same CLI as `shrooms-agent` (on its PATH, see session-cli.ts).
+    await runBridge(env, { cli: { command: process.execPath, args: [...absoluteImports(process.execArgv), process.argv[1]!] } });
     return -1;
   },
 };
