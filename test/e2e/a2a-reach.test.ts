@@ -312,6 +312,18 @@ describe('the tck harness behind the host root, as the A2A TCK finds it', () => 
     expect((await rpc(url, 'SendMessage', answer)).result.task.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
+  it('serves HTTP+JSON at the host root for the front session, where a TCK that keeps only the origin sends it', async () => {
+    const sent = await post(`${mesh.gatewayUrl}/message:send`, msg('tck-complete-task-root', 'at the root'), { 'A2A-Version': '1.0' });
+    expect(sent.status).toBe(200);
+    const { task } = JSON.parse(sent.text);
+    expect(task).toMatchObject({ id: 'tck:tck-complete-task-root', status: { state: 'TASK_STATE_COMPLETED' } });
+    const got: any = await (
+      await fetch(`${mesh.gatewayUrl}/tasks/${encodeURIComponent(task.id)}`, { headers: { 'A2A-Version': '1.0' } })
+    ).json();
+    expect(got.status.state).toBe('TASK_STATE_COMPLETED');
+    expect((await fetch(`${mesh.gatewayUrl}/tasks/${encodeURIComponent('tck:none')}`)).status).toBe(404);
+  });
+
   it('returns the artifact parts the TCK asks for first: a file, a URL, data', async () => {
     const url = `${mesh.gatewayUrl}/a2a`;
     const first = async (id: string) => (await rpc(url, 'SendMessage', msg(id))).result.task.artifacts[0].parts[0];

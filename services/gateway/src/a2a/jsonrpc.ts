@@ -118,13 +118,18 @@ async function routeSession(ctx: A2AContext, params: unknown): Promise<string> {
       'SESSION_NOT_FOUND',
       `metadata["${META.session}"] names no session: ${JSON.stringify(String(claimed).slice(0, 80))}`,
     );
+  return frontSessionOf(ctx, 'POST /a2a needs a task id or metadata["shrooms/session"] to know the session');
+}
+
+/**
+ * The machine's front session (the configured default, or its only session) for a request that
+ * names none; `what` says what the request lacks when there is no such session.
+ */
+export async function frontSessionOf(ctx: A2AContext, what: string): Promise<string> {
   // The configured default needs no listing; only without one is the machine's only session looked up.
   const front = ctx.defaultSession ?? frontSession(await ctx.tasks.d.signals.list(ctx.tasks.machine));
   if (front) return front;
-  throw new ShroomsError(
-    'INVALID_PARAMS',
-    'POST /a2a needs a task id or metadata["shrooms/session"] to know the session (this machine has several and no GATEWAY_DEFAULT_SESSION); or use /a2a/{session}',
-  );
+  throw new ShroomsError('INVALID_PARAMS', `${what} (this machine has several and no GATEWAY_DEFAULT_SESSION); or use /a2a/{session}`);
 }
 
 /** Bodies arrive as strings (any content type) so a parse error is ours to answer. */

@@ -3,6 +3,9 @@
  * `tasks`, `tasks/{id}`, `tasks/{id}:cancel`, `tasks/{id}:subscribe`, `tasks/{id}:ack`, the
  * push-config paths, `extendedAgentCard`. Errors as `google.rpc.Status` with the HTTP status.
  *
+ * The same routes at the host root serve the machine's front session (as `POST /a2a` does for
+ * JSON-RPC): the A2A TCK builds its HTTP+JSON URLs from the origin of the card it read there.
+ *
  * Beside it, A2A v0.3 over HTTP+JSON under `/a2a/{session}/v1/` (what `@a2a-js/sdk` 0.3.x's
  * RestTransport calls): the same methods on the same ledger, in v0.3's shapes (v03-rest.ts).
  */
@@ -11,7 +14,7 @@ import { ShroomsError, resultToV03Rest, sendParamsFromV03Rest, streamEventToV03R
 import type { StreamResponse } from '@shrooms/protocol';
 import type { A2AContext } from './context.js';
 import { callerOf } from './caller.js';
-import { asShroomsError, parseBody, retryAfter } from './jsonrpc.js';
+import { asShroomsError, frontSessionOf, parseBody, retryAfter } from './jsonrpc.js';
 import { callMethod } from './methods.js';
 import { checkVersion } from './version.js';
 import { headerContext } from './trace.js';
@@ -56,12 +59,15 @@ const V10: RestShape = { result: (_m, r) => r, event: (e) => e, error: toRestErr
 const V03: RestShape = { result: resultToV03Rest, event: streamEventToV03Rest, error: toJsonRpcError, contentType: 'application/json' };
 
 type Run = (req: FastifyRequest, reply: FastifyReply, method: string, params: () => unknown, status?: number) => Promise<FastifyReply>;
+type SessionOf = (req: FastifyRequest) => string | Promise<string>;
 
-function runner(ctx: A2AContext, shape: RestShape): Run {
+const fromPath: SessionOf = (req) => (req.params as { session: string }).session;
+
+function runner(ctx: A2AContext, shape: RestShape, sessionOf: SessionOf = fromPath): Run {
   return async (req, reply, method, params, status = 200) => {
     try {
       checkVersion(req);
-      const session = ctx.sessionName((req.params as { session: string }).session);
+      const session = ctx.sessionName(await sessionOf(req));
       const p = params();
       const caller = callerOf(req, ctx.identify, p);
       const abort = new AbortController();
@@ -131,10 +137,20 @@ function taskRoute(req: FastifyRequest, reply: FastifyReply, run: Run, t: Return
 }
 
 export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
-  const run = runner(ctx, V10);
-  app.post('/a2a/:session/message::send', (req, reply) => run(req, reply, 'SendMessage', body(req)));
-  app.post('/a2a/:session/message::stream', (req, reply) => run(req, reply, 'SendStreamingMessage', body(req)));
-  app.get('/a2a/:session/tasks', (req, reply) =>
+  v10Routes(app, runner(ctx, V10), '/a2a/:session');
+  v10Routes(
+    app,
+    runner(ctx, V10, () => frontSessionOf(ctx, 'an HTTP+JSON request at the host root goes to the machine’s front session')),
+    '',
+  );
+  registerRestV03(app, ctx);
+}
+
+/** The v1.0 routes under `prefix` (`/a2a/:session`, or the host root for the front session). */
+function v10Routes(app: FastifyInstance, run: Run, prefix: string): void {
+  app.post(`${prefix}/message::send`, (req, reply) => run(req, reply, 'SendMessage', body(req)));
+  app.post(`${prefix}/message::stream`, (req, reply) => run(req, reply, 'SendStreamingMessage', body(req)));
+  app.get(`${prefix}/tasks`, (req, reply) =>
     run(req, reply, 'ListTasks', () => {
       const q = req.query as Q;
       return {
@@ -148,12 +164,12 @@ export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
       };
     }),
   );
-  app.post('/a2a/:session/reminders::stop', (req, reply) => run(req, reply, 'ControlSession', () => ({ action: 'stop_reminders' })));
-  app.post('/a2a/:session/reminders::resume', (req, reply) => run(req, reply, 'ControlSession', () => ({ action: 'resume_reminders' })));
-  app.get('/a2a/:session/extendedAgentCard', (req, reply) => run(req, reply, 'GetExtendedAgentCard', () => ({})));
+  app.post(`${prefix}/reminders::stop`, (req, reply) => run(req, reply, 'ControlSession', () => ({ action: 'stop_reminders' })));
+  app.post(`${prefix}/reminders::resume`, (req, reply) => run(req, reply, 'ControlSession', () => ({ action: 'resume_reminders' })));
+  app.get(`${prefix}/extendedAgentCard`, (req, reply) => run(req, reply, 'GetExtendedAgentCard', () => ({})));
   app.route({
     method: ['GET', 'POST', 'DELETE'],
-    url: '/a2a/:session/tasks/*',
+    url: `${prefix}/tasks/*`,
     handler: (req, reply) => {
       const t = taskPath((req.params as { '*': string })['*']);
       const shared = taskRoute(req, reply, run, t);
@@ -166,7 +182,6 @@ export function registerRest(app: FastifyInstance, ctx: A2AContext): void {
       return run(req, reply, 'unknown', () => ({}));
     },
   });
-  registerRestV03(app, ctx);
 }
 
 /** v0.3 over HTTP+JSON: the A2A methods only (our extensions are v1.0's), in v0.3's shapes. */
