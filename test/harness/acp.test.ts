@@ -7,12 +7,11 @@
  * through ask_agent to a pi session) and one answered deny (nothing reaches pi); a conversation
  * that cannot be loaded starts afresh and says so; any other agent by its command line.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { blockedThenAnswered, done, permissivePolicy, sessionRpc } from './helpers.js';
+import { blockedThenAnswered, childProcesses, done, permissivePolicy, sessionRpc } from './helpers.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@shrooms/runtime';
 import { harnessBaseEnv, harnessFactory, type Harness } from '@shrooms/session-bridge';
@@ -227,13 +226,9 @@ describe('a conversation that cannot be loaded', () => {
 /** The agent process the session's bridge runs (its child; tsx may run an esbuild service beside it). */
 function agentPid(session: string): number {
   const bridgePid = mesh.bridges.get(session)!.child.pid!;
-  const children = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(bridgePid)])
-    .toString()
-    .trim()
-    .split('\n')
-    .map((l) => l.trim().split(/\s+/))
-    .filter(([, comm]) => comm && !comm.startsWith('esbuild'))
-    .map(([pid]) => Number(pid));
+  const children = childProcesses(bridgePid)
+    .filter(({ comm }) => !comm.startsWith('esbuild'))
+    .map(({ pid }) => pid);
   expect(children).toHaveLength(1);
   return children[0]!;
 }

@@ -4,11 +4,10 @@
  * mid-turn, survived a kill -9 of the harness; a Claude Code permission prompt answered over A2A;
  * Claude asking pi through ask_agent; the watchdog's ladder; one trace across a chain A → B → C.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { blockedThenAnswered, done, permissivePolicy, sessionRpc } from './helpers.js';
+import { blockedThenAnswered, childProcesses, done, permissivePolicy, sessionRpc } from './helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -125,13 +124,9 @@ describe.each([['cc'], ['pi']])('the %s session', (session) => {
     await until(session, t.id, (x) => x.status.state === 'TASK_STATE_WORKING');
     await fake.waitForRequest((r) => r.conversation.prompt.includes('made it') && r.conversation.prompt.includes(t.id), 60_000);
     const bridgePid = mesh.bridges.get(session)!.child.pid!;
-    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(bridgePid)])
-      .toString()
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean);
+    const children = childProcesses(bridgePid);
     expect(children.length).toBeGreaterThan(0);
-    for (const pid of children) process.kill(Number(pid), 'SIGKILL');
+    for (const { pid } of children) process.kill(pid, 'SIGKILL');
     const finished = await until(session, t.id, (x) => x.status.state === 'TASK_STATE_COMPLETED', 180_000);
     expect(finished.metadata['shrooms/redeliveries']).toBe(1);
     const next = await ask(session, `${session}-after-kill`, done('next works'), {}, false);
