@@ -179,10 +179,10 @@ export async function startMachines(
       ).catch((err) => {
         throw new Error(`${name}: NATS not healthy: ${(err as Error).message}\n${nats.output().slice(-2000)}`);
       });
-      const services = units.filter((u) => u !== 'shrooms-nats' && u !== 'shrooms-bridge@').map((u) => machine.start(u));
-      await Promise.all(services.map((p) => p.waitFor(/gateway listening|guard ready|scheduler ready/, 90_000)));
-      const bridges = sessions.filter((s) => s.machine === name).map((s) => machine.start('shrooms-bridge@', s.name));
-      await Promise.all(bridges.map((p) => p.waitFor(/bridge ready/, 120_000)));
+      const services = units.filter((u) => u !== 'shrooms-nats' && u !== 'shrooms-bridge@');
+      await Promise.all(services.map((u) => startUnit(machine, u, '', /gateway listening|guard ready|scheduler ready/, 90_000)));
+      const bridges = sessions.filter((s) => s.machine === name);
+      await Promise.all(bridges.map((s) => startUnit(machine, 'shrooms-bridge@', s.name, /bridge ready/, 120_000)));
     }
 
     const machines: Machines = {
@@ -199,6 +199,34 @@ export async function startMachines(
   } catch (err) {
     await rig.teardown();
     throw err;
+  }
+}
+
+/** The units' `Restart=always` / `RestartSec=2s` (render.ts), as systemd applies them while a unit starts. */
+const RESTART_SEC_MS = 2_000;
+const START_ATTEMPTS = 5;
+
+/**
+ * Starts a unit and waits for its ready line; a unit that exits first is started again after
+ * RestartSec, as systemd does — e.g. the laptop's gateway (no JetStream of its own) when all machines
+ * are switched on at once and the cluster is still electing its JetStream leader. Each restart is
+ * said on stderr; after START_ATTEMPTS the last failure stands. Only while booting: a unit that dies
+ * later is a failure of the test that saw it.
+ */
+async function startUnit(machine: RigMachine, unit: string, instance: string, ready: RegExp, timeoutMs: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const p = machine.start(unit, instance);
+    try {
+      await p.waitFor(ready, timeoutMs);
+      return;
+    } catch (err) {
+      const exited = p.child.exitCode !== null || p.child.signalCode !== null;
+      if (!exited || attempt >= START_ATTEMPTS) throw err;
+      process.stderr.write(
+        `machines: ${machine.name} ${unit}${instance} exited while starting (${p.child.exitCode ?? p.child.signalCode}); restarting it as systemd would\n${p.output().slice(-500)}\n`,
+      );
+      await new Promise((r) => setTimeout(r, RESTART_SEC_MS));
+    }
   }
 }
 
