@@ -42,6 +42,16 @@ export function cliEnv(): Readonly<CliEnv> {
   return (parsed ??= Object.freeze(CliEnvSchema.parse(process.env)));
 }
 
+/**
+ * How the person typed the command, taken out of the environment: the processes a command starts
+ * (a bridge's sessions, whose own shrooms-agent is on their PATH) must not inherit it.
+ */
+export function takeCliName(): string {
+  const name = cliEnv().SHROOMS_CLI_NAME;
+  delete process.env.SHROOMS_CLI_NAME;
+  return name;
+}
+
 /** The environment as given: what a command passes on to the services it starts and to client options. */
 export function shellEnv(): Record<string, string | undefined> {
   return process.env;

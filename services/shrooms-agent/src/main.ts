@@ -6,7 +6,7 @@
 import { initTelemetry } from '@shrooms/runtime';
 import { COMMANDS, usage } from './commands/index.js';
 import { clientDefaults } from './commands/local-mesh.js';
-import { cliEnv, shellEnv } from './config.js';
+import { shellEnv, takeCliName } from './config.js';
 
 /** Commands that talk to this machine's gateway: they find `up`'s mesh when nothing says where. */
 const CLIENTS = new Set(['a2a', 'mcp', 'config']);
@@ -27,7 +27,7 @@ function speakAs(name: string, helpOnly: boolean): void {
 }
 
 async function main(argv: string[]): Promise<number> {
-  speakAs(cliEnv().SHROOMS_CLI_NAME, argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help');
+  speakAs(takeCliName(), argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help');
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage());
