@@ -86,7 +86,13 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
         });
         if ('stream' in out) {
           const shape = v03 ? streamEventToV03 : (e: unknown) => e;
-          await ctx.sse.pipe(req, reply, out.stream, (e) => ({ jsonrpc: '2.0', id, result: shape(e) }));
+          await ctx.sse.pipe(
+            req,
+            reply,
+            out.stream,
+            (e) => ({ jsonrpc: '2.0', id, result: shape(e) }),
+            (se) => ({ jsonrpc: '2.0', id, error: toJsonRpcError(se) }),
+          );
           return reply;
         }
         return reply.code(200).send({ jsonrpc: '2.0', id, result: v03 ? resultToV03(v03, out.result) : out.result });

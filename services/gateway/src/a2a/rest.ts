@@ -84,7 +84,7 @@ function runner(ctx: A2AContext, shape: RestShape, sessionOf: SessionOf = fromPa
           parent: headerContext(req),
         });
         if ('stream' in out) {
-          await ctx.sse.pipe(req, reply, out.stream, shape.event);
+          await ctx.sse.pipe(req, reply, out.stream, shape.event, shape.error);
           return reply;
         }
         return reply

@@ -1,10 +1,14 @@
 /**
  * Writes a stream as Server-Sent Events on a raw response: heartbeats (`: ping`) so proxies keep
  * idle streams, cleanup when the client goes away, and a cap on streams open at once. The first
- * event is awaited before headers go out, so an early error is still a plain JSON error.
+ * event is awaited before headers go out, so an early error is still a plain JSON error; a later
+ * one — the gateway losing NATS above all, when heartbeats alone would keep a client waiting on a
+ * stream that can bring nothing more — ends the stream with an error event the client can retry on.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ShroomsError, type StreamResponse } from '@shrooms/protocol';
+import type { NatsLink } from '../tasks/link.js';
+import { asShroomsError } from './jsonrpc.js';
 import type { TaskStream } from './stream.js';
 
 export class SseStreams {
@@ -12,13 +16,22 @@ export class SseStreams {
   constructor(
     readonly max: number,
     readonly heartbeatMs: number,
+    /** The gateway's NATS connection: open streams end with NATS_UNAVAILABLE when it is lost. */
+    private readonly link?: Pick<NatsLink, 'onOutage'>,
   ) {}
 
   /**
-   * Sends `stream` to the client; `frame` wraps each event (JSON-RPC envelope or bare). Returns
-   * false without writing when the first event fails (the caller answers with an error instead).
+   * Sends `stream` to the client; `frame` wraps each event (JSON-RPC envelope or bare), `frameError`
+   * the error that ends a stream once it has begun. Throws without writing when the first event
+   * fails (the caller answers with an error instead).
    */
-  async pipe(req: FastifyRequest, reply: FastifyReply, stream: TaskStream, frame: (e: StreamResponse) => unknown): Promise<void> {
+  async pipe(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    stream: TaskStream,
+    frame: (e: StreamResponse) => unknown,
+    frameError: (se: ShroomsError) => unknown,
+  ): Promise<void> {
     // The cap is taken before the first event, so a refused SendStreamingMessage creates no task.
     if (this.active >= this.max) {
       stream.close();
@@ -45,20 +58,30 @@ export class SseStreams {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    const write = (e: StreamResponse) => res.write(`data: ${JSON.stringify(frame(e))}\n\n`);
+    const write = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
     const ping = setInterval(() => res.write(': ping\n\n'), this.heartbeatMs);
+    let ended: ShroomsError | undefined;
+    const unfollow = this.link?.onOutage((err) => {
+      ended ??= err;
+      stream.close();
+    });
     const onGone = () => stream.close();
     req.raw.socket.once('close', onGone);
     res.once('close', onGone);
     // A client that left while the first event was awaited fired 'close' before we listened.
     if (res.destroyed || req.raw.socket.destroyed) stream.close();
     try {
-      if (!first.done) write(first.value);
+      if (!first.done) write(frame(first.value));
       for (let n = await it.next(); !n.done; n = await it.next()) {
         if (res.destroyed) break;
-        write(n.value);
+        write(frame(n.value));
       }
+    } catch (err) {
+      const se = (ended ??= asShroomsError(err));
+      if (se.key === 'INTERNAL') req.log.error({ err }, 'internal error in a stream');
     } finally {
+      unfollow?.();
+      if (ended && !res.destroyed) write(frameError(ended));
       clearInterval(ping);
       this.active--;
       stream.close();
