@@ -159,6 +159,18 @@ describe('a bridge started by hand next to up', () => {
     expect(task.artifacts?.[0]?.parts?.[0]?.text).toBe('by hand');
   });
 
+  it('logs to a file of its own, which `logs SESSION` shows; `logs PART` shows a part of up', async () => {
+    const env = { ...bare, SHROOMS_STATE_DIR: state, XDG_STATE_HOME: join(String(bridge!.child.spawnargs.at(-1)), 'xdg') };
+    const own = runTs(CLI, ['logs', 'byhand', '--no-follow', '-n', '200'], env, { built: true });
+    expect(await new Promise((resolve) => own.child.once('exit', resolve)), own.output()).toBe(0);
+    expect(own.output()).toMatch(/bridges\/upbox-byhand\/bridge\.log/);
+    expect(own.output()).toMatch(/INFO {2}\[bridge byhand\] bridge ready for upbox\/byhand/);
+    const part = runTs(CLI, ['logs', 'gateway', '--no-follow'], env, { built: true });
+    expect(await new Promise((resolve) => part.child.once('exit', resolve)), part.output()).toBe(0);
+    expect(part.output()).toMatch(/logs\/gateway\.log/);
+    expect(part.output()).toMatch(/\[gateway\] /);
+  });
+
   it('gets a user of its own session alone, not the machine-wide one', async () => {
     const login = await askUp(JSON.stringify({ session: 'byhand' }));
     expect(login.NATS_USER).toBe('session-byhand');

@@ -18,6 +18,11 @@ export const BridgeConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.sha
   BRIDGE_STATE_DIR: z.string().optional(),
   /** The base of the default BRIDGE_STATE_DIR (XDG; default ~/.local/state). */
   XDG_STATE_HOME: z.string().optional(),
+  /**
+   * Where the bridge's log goes besides stderr: default `bridge.log` in BRIDGE_STATE_DIR; `off` for
+   * none (`up` keeps its parts' output itself). `shrooms-agent logs SESSION` follows it.
+   */
+  BRIDGE_LOG_FILE: z.string().optional(),
   /** The session runs tools without asking (pi always does). */
   BRIDGE_AUTO_APPROVE: envBool(false),
   /** The gateway that serves this machine, announced in the signal field (old name GATEWAY_URL). */

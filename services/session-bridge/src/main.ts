@@ -18,7 +18,7 @@ import {
 import { ShroomsClient, clientOptionsFromEnv } from '@shrooms/client';
 import { Bridge, type BridgeDeps } from './bridge/bridge.js';
 import { startMcpHttpServer } from './mcp/index.js';
-import { BridgeConfigSchema, harnessBaseEnv, watchdogFirstMs } from './config.js';
+import { BridgeConfigSchema, harnessBaseEnv, watchdogFirstMs, type BridgeConfig } from './config.js';
 import { registerBridgeService } from './endpoints.js';
 import { harnessFactory } from './harness/index.js';
 import { checkHarnessBinary, watchGateway } from './preflight.js';
@@ -28,13 +28,28 @@ import { parseLadder } from './watchdog/ladder.js';
 import { Watchdog } from './watchdog/watchdog.js';
 import { sessionCli, type CliCommand } from './session-cli.js';
 
+/** `BRIDGE_STATE_DIR`, else `$XDG_STATE_HOME/shrooms/bridges/MACHINE-SESSION` (~/.local/state by default). */
+export function bridgeStateDir(
+  config: Pick<BridgeConfig, 'BRIDGE_STATE_DIR' | 'XDG_STATE_HOME' | 'SHROOMS_MACHINE' | 'BRIDGE_SESSION'>,
+): string {
+  const stateHome = config.XDG_STATE_HOME ?? join(homedir(), '.local', 'state');
+  return config.BRIDGE_STATE_DIR ?? join(stateHome, 'shrooms', 'bridges', `${config.SHROOMS_MACHINE}-${config.BRIDGE_SESSION}`);
+}
+
 /**
  * `cli`: how to run the `shrooms-agent` the bridge was started from; with it the session's shell
  * has `shrooms-agent` on its PATH (session-cli.ts). `shrooms-agent bridge` passes its own.
  */
 export async function runBridge(env: Record<string, string | undefined> = process.env, opts: { cli?: CliCommand } = {}): Promise<Bridge> {
   const config = loadConfig(BridgeConfigSchema, env);
-  const log = createLogger(`bridge ${config.BRIDGE_SESSION}`, config.LOG_LEVEL);
+  // The harness's own state lives outside the session's project (never in its git tree).
+  const stateDir = bridgeStateDir(config);
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  const logFile =
+    config.BRIDGE_LOG_FILE === 'off' || config.BRIDGE_LOG_FILE === ''
+      ? undefined
+      : (config.BRIDGE_LOG_FILE ?? join(stateDir, 'bridge.log'));
+  const log = createLogger(`bridge ${config.BRIDGE_SESSION}`, config.LOG_LEVEL, logFile);
   log.info({ config: redactConfig(config) }, 'starting');
   // Before anything connects: a missing CLI is said at once, not after NATS and the ledger.
   checkHarnessBinary(
@@ -63,10 +78,6 @@ export async function runBridge(env: Record<string, string | undefined> = proces
   ) {
     throw new Error(`the session's directory ${config.BRIDGE_CWD} does not exist (--cwd / BRIDGE_CWD)`);
   }
-  // The harness's own state lives outside the session's project (never in its git tree).
-  const stateHome = config.XDG_STATE_HOME ?? join(homedir(), '.local', 'state');
-  const stateDir = config.BRIDGE_STATE_DIR ?? join(stateHome, 'shrooms', 'bridges', `${config.SHROOMS_MACHINE}-${config.BRIDGE_SESSION}`);
-  await mkdir(stateDir, { recursive: true });
   const harnessOptions: BridgeDeps['harnessOptions'] = {
     machine: config.SHROOMS_MACHINE,
     session: config.BRIDGE_SESSION,

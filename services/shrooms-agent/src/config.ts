@@ -28,6 +28,8 @@ export const CliEnvSchema = z.object({
   GATEWAY_DEFAULT_SESSION: opt,
   /** mesh: this machine's config folder (`--dir`). */
   SHROOMS_CONFIG_DIR: z.string().default('/etc/shrooms'),
+  /** logs: the base of bridges' state folders (default ~/.local/state). */
+  XDG_STATE_HOME: opt,
   /** up: where to look for nats-server. */
   PATH: z.string().default(''),
   /** How the person typed the command (`./shrooms` sets it): usage lines and errors name it. */

@@ -271,7 +271,11 @@ export abstract class CliHarness<Ev, R = unknown, X = unknown> implements Harnes
     this.proc = undefined;
     const stderr = proc.stderrTail(500);
     const why = `${this.kind} exited (${exit.signal ?? `code ${exit.code}`})${stderr ? `: ${stderr}` : ''}`;
-    this.log.info({ code: exit.code, signal: exit.signal, respawning: this.respawning }, `${this.kind} exited`);
+    // What it wrote to stderr is kept at debug while it runs; when it dies on its own, its last words
+    // are what a person needs to see (a bad key, a missing model, a crash).
+    if (!this.respawning && (exit.code !== 0 || exit.signal))
+      this.log.warn({ code: exit.code, signal: exit.signal, stderr: proc.stderrTail(2000) }, `${this.kind} exited`);
+    else this.log.info({ code: exit.code, signal: exit.signal, respawning: this.respawning }, `${this.kind} exited`);
     for (const c of this.calls.values()) c.reject(new Error(why));
     this.calls.clear();
     this.exited();

@@ -2,6 +2,7 @@ import type { Command } from './types.js';
 import { a2aCommand } from './a2a/index.js';
 import { bridgeCommand } from './bridge.js';
 import { configCommand } from './config.js';
+import { logsCommand } from './logs.js';
 import { mcpCommand } from './mcp.js';
 import { meshCommand } from './mesh/index.js';
 import { serviceCommand } from './service.js';
@@ -18,6 +19,7 @@ export const COMMANDS: Record<string, Command> = {
   mcp: mcpCommand,
   config: configCommand,
   mesh: meshCommand,
+  logs: logsCommand,
   scheduler: serviceCommand('scheduler', 'run the scheduler (tasks at a time, once or repeating)', async () =>
     (await import('@shrooms/scheduler')).runScheduler(),
   ),

@@ -113,6 +113,8 @@ export const upCommand: Command = {
       SHROOMS_MACHINE: machine,
       GATEWAY_PORT: String(values.port),
       SHROOMS_GATEWAY_URL: gatewayUrl,
+      // up writes each part's output to logs/PART.log itself.
+      BRIDGE_LOG_FILE: 'off',
       GATEWAY_GUARD: values['no-guard'] ? 'off' : cliEnv().GATEWAY_GUARD,
       // The machine card (what the A2A TCK and generic clients read first) leads to the demo session.
       GATEWAY_DEFAULT_SESSION: cliEnv().GATEWAY_DEFAULT_SESSION ?? values.session!,
