@@ -22,8 +22,10 @@ function heldTask(action: 'release' | 'reject') {
       try {
         const ref = await client.taskRef(name);
         const res = (await client.control(`${ref.machine}/${ref.session}`, action, ref.task)) as { task?: Parameters<typeof printTask>[1] };
-        if (res.task) return printTask(out, res.task, ref.machine);
-        out.data(res);
+        // The act was done: 0, though the task it leaves is REJECTED (2 is for a task that failed
+        // you, or a refusal of the act itself).
+        if (res.task) printTask(out, res.task, ref.machine);
+        else out.data(res);
         return 0;
       } finally {
         await client.close();

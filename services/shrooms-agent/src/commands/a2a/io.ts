@@ -2,10 +2,11 @@
  * What every `a2a` subcommand shares: argument parsing that turns mistakes into one-line usage
  * errors, the client from the environment, human or `--json` output, and the exit codes:
  *
- *   0  ok (also: a task still open after the wait, or one that needs input)
+ *   0  ok (also: a task still open after the wait, or one that needs input; an act that was done —
+ *      cancel, release, reject, update, ack — whatever state it leaves the task in)
  *   1  usage or connection errors, names that do not exist — the message says what to do
- *   2  a failed, rejected or canceled task, or a refusal (loop guard, chain, allow-list, update of
- *      another session's task, a task that cannot be canceled)
+ *   2  the task shown or waited for (send, get) failed, was rejected or canceled, or a refusal (loop
+ *      guard, chain, allow-list, update of another session's task, a task that cannot be canceled)
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { GatewayUnreachableError, ShroomsClient, clientOptionsFromEnv, type TaskSummary } from '@shrooms/client';
