@@ -9,9 +9,10 @@
  * docs/joining.md walks through it; the machines tests (test/machines) run exactly these commands.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { isValidName } from '@shrooms/protocol';
 import { cliEnv } from '../../config.js';
 import { natsServerPath } from './nats-binary.js';
 import {
@@ -44,9 +45,11 @@ const HELP = `usage: shrooms-agent mesh <init|add|join|session> [options]
   mesh join M [--mesh-file FILE] [--interface wg0] [--dir DIR]
       Writes machine M's files into DIR from the mesh file: nats.conf (+ permissions.conf,
       secrets.env with this machine's own NATS passwords, kept when run again), gateway.env,
-      guard.env, scheduler.env, bridge.env, wg-names.yaml and units/*.service.
+      guard.env, scheduler.env, bridge.env, wg-names.yaml, units/*.service and, for each session,
+      logins/NAME.env (its own NATS user).
   mesh session NAME --harness claude|pi|echo --cwd DIR [--auto-approve] [--dir DIR]
-      Settings of one session's bridge: DIR/sessions/NAME.env, read by shrooms-bridge@NAME.
+      Settings of one session's bridge: DIR/sessions/NAME.env, read by shrooms-bridge@NAME, and
+      the session's own NATS user (session-NAME): logins/NAME.env, permissions.conf, secrets.env.
 
   --dir DIR        this machine's config folder (default SHROOMS_CONFIG_DIR or /etc/shrooms)
   --interface IF   the WireGuard interface whose peers the gateway reads live (default wg0)
@@ -93,6 +96,17 @@ function machineFrom(name: string, v: Record<string, string | boolean | undefine
   };
 }
 
+/** The sessions of this machine: one settings file each in DIR/sessions (written by `mesh session`). */
+function sessionsIn(dir: string): string[] {
+  const folder = join(dir, 'sessions');
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder)
+    .filter((f) => f.endsWith('.env'))
+    .map((f) => f.slice(0, -'.env'.length))
+    .filter(isValidName)
+    .sort();
+}
+
 /** Writes this machine's files; returns the paths written. */
 async function apply(dir: string, local: Local): Promise<string[]> {
   const mesh = readMeshFile(join(dir, 'mesh.json'));
@@ -102,6 +116,7 @@ async function apply(dir: string, local: Local): Promise<string[]> {
   if (live && self.publicKey && live !== self.publicKey)
     fail(`${local.interface}'s public key (${live}) is not the key mesh.json gives ${self.name} (${self.publicKey})`);
   const self_ = selfCommand();
+  const { permissions, logins } = await permissionsFor(self.name, dir, self.services.includes('gateway') ? sessionsIn(dir) : []);
   const files = renderMachine({
     mesh,
     self,
@@ -109,12 +124,12 @@ async function apply(dir: string, local: Local): Promise<string[]> {
     wgInterface: local.interface,
     cli: [self_.command, ...self_.args].map(sh),
     natsServer: natsServerPath(),
-    permissions: await permissionsFor(self.name, dir),
+    permissions,
+    logins,
   });
   const written: string[] = [];
   for (const f of files) {
     const path = join(dir, f.path);
-    if (f.keep && existsSync(path)) continue;
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     writeFileSync(path, f.text, { mode: f.secret ? 0o600 : 0o644 });
     chmodSync(path, f.secret ? 0o600 : 0o644);
@@ -225,6 +240,8 @@ async function run(args: string[]): Promise<number> {
       const name = positionals[0] ?? fail('say the session: mesh session NAME --harness claude --cwd DIR');
       if (!['claude', 'pi', 'echo'].includes(values.harness ?? '')) fail('--harness is claude, pi or echo');
       if (!values.cwd) fail("say the session's working directory: --cwd DIR");
+      if (!isValidName(name)) fail(`not a session name: ${JSON.stringify(name)}`);
+      const local = readLocal(dir) ?? fail(`${dir} has no machine yet: run mesh join first`);
       mkdirSync(join(dir, 'sessions'), { recursive: true });
       const lines = [
         `BRIDGE_HARNESS=${values.harness}`,
@@ -233,8 +250,12 @@ async function run(args: string[]): Promise<number> {
         ...(values['auto-approve'] ? ['BRIDGE_AUTO_APPROVE=true'] : []),
       ];
       writeFileSync(join(dir, 'sessions', `${name}.env`), `${lines.join('\n')}\n`);
+      // Its NATS user: permissions.conf, secrets.env and logins/NAME.env written again with it.
+      await apply(dir, local);
       process.stdout.write(
-        `session ${name}: ${join(dir, 'sessions', `${name}.env`)}; start it: systemctl enable --now shrooms-bridge@${name}\n`,
+        `session ${name}: ${join(dir, 'sessions', `${name}.env`)}, NATS user session-${name} (${join(dir, 'logins', `${name}.env`)})\n` +
+          `start it: systemctl restart shrooms-nats (if it runs: it reads the new user's password at start)\n` +
+          `          systemctl enable --now shrooms-bridge@${name}\n`,
       );
       return 0;
     }

@@ -27,8 +27,9 @@ const mesh: MeshFile = {
   machines: [machine('homeserver', 2), machine('pi5', 3), machine('nas', 4), machine('laptop', 1, 'intermittent')],
 };
 
-async function render(name: string) {
+async function render(name: string, sessions: string[] = []) {
   const self = mesh.machines.find((m) => m.name === name)!;
+  const { permissions, logins } = await permissionsFor(name, dir, sessions);
   const files = renderMachine({
     mesh,
     self,
@@ -36,14 +37,15 @@ async function render(name: string) {
     wgInterface: 'wg0',
     cli: ['shrooms-agent'],
     natsServer: 'nats-server',
-    permissions: await permissionsFor(name, dir),
+    permissions,
+    logins,
   });
   return new Map(files.map((f) => [f.path, f]));
 }
 
 describe('mesh join files', () => {
   it.each([['homeserver'], ['laptop']])("give %s a NATS config nats-server accepts, with the machine's passwords", async (name) => {
-    const files = await render(name);
+    const files = await render(name, ['webapp', 'notes']);
     for (const f of ['nats.conf', 'permissions.conf']) writeFileSync(join(dir, f), files.get(f)!.text);
     const env = Object.fromEntries(
       files
@@ -58,6 +60,22 @@ describe('mesh join files', () => {
     });
     expect(r.stderr + r.stdout).not.toMatch(/error/i);
     expect(r.status).toBe(0);
+  });
+
+  it("log each session's bridge in as that session's own NATS user, never as the machine-wide bridge", async () => {
+    const files = await render('laptop', ['webapp', 'notes']);
+    expect(files.get('bridge.env')!.text).not.toMatch(/NATS_USER|NATS_PASS/);
+    const secrets = files.get('secrets.env')!.text;
+    const permissions = files.get('permissions.conf')!.text;
+    for (const s of ['webapp', 'notes']) {
+      const login = files.get(`logins/${s}.env`)!;
+      expect(login.secret).toBe(true);
+      expect(login.text).toMatch(new RegExp(`^NATS_USER=session-${s}$`, 'm'));
+      const pass = /^NATS_PASS=(.+)$/m.exec(login.text)![1]!;
+      expect(secrets).toContain(`NATS_SESSION_${s.toUpperCase()}_PASSWORD=${pass}\n`);
+      expect(permissions).toContain(`user: "session-${s}"`);
+    }
+    expect(files.get('units/shrooms-bridge@.service')!.text).toMatch(/EnvironmentFile=.*\/logins\/%i\.env\n/);
   });
 
   it('give always-on machines JetStream and the intermittent one none', async () => {

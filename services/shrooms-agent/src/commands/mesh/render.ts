@@ -5,11 +5,13 @@
  * gateway reads beside the live `wg show`, and the systemd units that start them.
  *
  * Nothing here writes a private key. The machine's own NATS passwords are generated once
- * (secrets.env) and kept when the files are written again.
+ * (secrets.env) and kept when the files are written again. Each session's bridge logs in as that
+ * session's own NATS user (logins/NAME.env), never as the machine-wide `bridge`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { newPassword, replicas, type Machine, type MeshFile } from './model.js';
+import type { SessionLogin } from './permissions.js';
 
 export interface RenderInput {
   mesh: MeshFile;
@@ -23,6 +25,8 @@ export interface RenderInput {
   natsServer: string;
   /** permissions.conf for this machine, from deploy/nats/gen-permissions.mjs. */
   permissions: string;
+  /** The NATS user of each session of this machine (sessions/NAME.env), as permissions.conf names it. */
+  logins: SessionLogin[];
 }
 
 export interface RenderedFile {
@@ -30,14 +34,15 @@ export interface RenderedFile {
   text: string;
   /** Secret files are 0600; the rest 0644. */
   secret: boolean;
-  /** Written only when missing (the machine's own passwords). */
-  keep?: boolean;
 }
 
 const USERS = ['GATEWAY', 'GUARD', 'SCHEDULER', 'BRIDGE', 'ADMIN'] as const;
 
-/** The machine's NATS passwords: the existing secrets.env, or new ones. */
-export function machineSecrets(dir: string): Record<string, string> {
+/**
+ * The machine's NATS passwords: those secrets.env has, new ones for the users it lacks (a new
+ * session's) — written again whole, never changing a password a running NATS node knows.
+ */
+export function machineSecrets(dir: string, logins: SessionLogin[] = []): Record<string, string> {
   const file = join(dir, 'secrets.env');
   const have: Record<string, string> = {};
   if (existsSync(file)) {
@@ -47,6 +52,7 @@ export function machineSecrets(dir: string): Record<string, string> {
     }
   }
   for (const u of USERS) have[`NATS_${u}_PASSWORD`] ??= newPassword();
+  for (const l of logins) have[l.password] ??= newPassword();
   return have;
 }
 
@@ -151,7 +157,7 @@ WantedBy=multi-user.target
 
 export function renderMachine(input: RenderInput): RenderedFile[] {
   const { mesh, self, dir, cli } = input;
-  const secrets = machineSecrets(dir);
+  const secrets = machineSecrets(dir, input.logins);
   const exec = (sub: string) => `ExecStart=${[...cli, sub].join(' ')}`;
   const base = {
     SHROOMS_MACHINE: self.name,
@@ -159,7 +165,7 @@ export function renderMachine(input: RenderInput): RenderedFile[] {
     SHROOMS_REPLICAS: replicas(mesh),
   };
   const files: RenderedFile[] = [
-    { path: 'secrets.env', text: env(secrets), secret: true, keep: true },
+    { path: 'secrets.env', text: env(secrets), secret: true },
     { path: 'nats.conf', text: natsConf(input), secret: true },
     { path: 'permissions.conf', text: input.permissions, secret: false },
     { path: 'wg-names.yaml', text: namesFile(input), secret: false },
@@ -205,7 +211,14 @@ export function renderMachine(input: RenderInput): RenderedFile[] {
     });
     // The bridge announces its gateway in its signal: the mesh URL, so other machines' sessions can
     // reach it (a loopback URL is no use to them); SHROOMS_GATEWAYS names every machine's for its tools.
-    files.push(service('bridge', 'bridge', { SHROOMS_GATEWAY_URL: gatewayUrl(mesh, self), SHROOMS_GATEWAYS: gatewayMap(mesh) }));
+    // No NATS login here: each session's bridge has its own session's (logins/NAME.env).
+    files.push({
+      path: 'bridge.env',
+      text: env({ ...base, SHROOMS_GATEWAY_URL: gatewayUrl(mesh, self), SHROOMS_GATEWAYS: gatewayMap(mesh) }),
+      secret: true,
+    });
+    for (const l of input.logins)
+      files.push({ path: `logins/${l.session}.env`, text: env({ NATS_USER: l.user, NATS_PASS: secrets[l.password]! }), secret: true });
     files.push({
       path: 'units/shrooms-bridge@.service',
       secret: false,
@@ -214,6 +227,8 @@ export function renderMachine(input: RenderInput): RenderedFile[] {
         [
           `EnvironmentFile=${join(dir, 'bridge.env')}`,
           `EnvironmentFile=${join(dir, 'sessions', '%i.env')}`,
+          // Last: the session's own NATS user (written by `mesh session`/`mesh join`) wins.
+          `EnvironmentFile=${join(dir, 'logins', '%i.env')}`,
           `ExecStart=${[...cli, 'bridge', '--session', '%I'].join(' ')}`,
         ],
         'network-online.target shrooms-gateway.service',
