@@ -9,13 +9,13 @@
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { blockedThenAnswered, childProcesses, done, permissivePolicy, sessionRpc } from './helpers.js';
+import { blockedThenAnswered, done, permissivePolicy, sessionRpc } from './helpers.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@shrooms/runtime';
 import { harnessBaseEnv, harnessFactory, type Harness } from '@shrooms/session-bridge';
-import { chain, nest, rpc, startFakeModel, startMesh, useTool, type FakeModel, type Mesh } from '@shrooms/testing';
+import { chain, childProcesses, nest, rpc, startFakeModel, startMesh, useTool, type FakeModel, type Mesh } from '@shrooms/testing';
 
 const GEMINI_BUNDLE = fileURLToPath(new URL('../../node_modules/@google/gemini-cli/bundle/gemini.js', import.meta.url));
 
@@ -101,13 +101,13 @@ describe.each([['gem'], ['oc'], ['cx']])('the %s session (acp)', (session) => {
     const t = (await ask(session, `${session}-slow`, 'SLOW tell me a long story')).result.task;
     await until(session, t.id, (x) => x.status.state === 'TASK_STATE_WORKING');
     await requestWith(`${session}-slow`);
-    const pid = agentPid(session);
+    const pid = await agentPid(session);
     const c = await rpc(url(session), 'CancelTask', { id: t.id });
     expect(c.result.status.state).toBe('TASK_STATE_CANCELED');
     const next = await ask(session, `${session}-after-cancel`, done('still here'), {}, false);
     expect(next.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     // The same process: the cancel did not need the kill fallback.
-    expect(agentPid(session)).toBe(pid);
+    expect(await agentPid(session)).toBe(pid);
   });
 
   it('relays a permission request as INPUT_REQUIRED; on "allow" asks pi through ask_agent and gets its answer', async () => {
@@ -148,7 +148,7 @@ describe.each([['gem'], ['oc'], ['cx']])('the %s session (acp)', (session) => {
     const t = (await ask(session, `${session}-killed`, `SLOW ${done('made it')}`)).result.task;
     await until(session, t.id, (x) => x.status.state === 'TASK_STATE_WORKING');
     const first = await fake.waitForRequest((r) => r.conversation.prompt.includes(t.id), 120_000);
-    process.kill(agentPid(session), 'SIGKILL');
+    process.kill(await agentPid(session), 'SIGKILL');
     const finished = await until(session, t.id, (x) => x.status.state === 'TASK_STATE_COMPLETED', 180_000);
     expect(finished.metadata['shrooms/redeliveries']).toBe(1);
     const again = fake.requests.filter((r) => r.n > first.n && r.tools.length > 0 && r.conversation.prompt.includes(t.id))[0]!;
@@ -224,10 +224,10 @@ describe('a conversation that cannot be loaded', () => {
 });
 
 /** The agent process the session's bridge runs (its child; tsx may run an esbuild service beside it). */
-function agentPid(session: string): number {
+async function agentPid(session: string): Promise<number> {
   const bridgePid = mesh.bridges.get(session)!.child.pid!;
-  const children = childProcesses(bridgePid)
-    .filter(({ comm }) => !comm.startsWith('esbuild'))
+  const children = (await childProcesses(bridgePid))
+    .filter(({ cmdline }) => !basename(cmdline.split(' ')[0]!).startsWith('esbuild'))
     .map(({ pid }) => pid);
   expect(children).toHaveLength(1);
   return children[0]!;

@@ -7,7 +7,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { blockedThenAnswered, childProcesses, done, permissivePolicy, sessionRpc } from './helpers.js';
+import { blockedThenAnswered, done, permissivePolicy, sessionRpc } from './helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -15,6 +15,7 @@ import {
   CLI,
   chain,
   eventually,
+  childProcesses,
   nest,
   rpc,
   runTs,
@@ -124,7 +125,7 @@ describe.each([['cc'], ['pi']])('the %s session', (session) => {
     await until(session, t.id, (x) => x.status.state === 'TASK_STATE_WORKING');
     await fake.waitForRequest((r) => r.conversation.prompt.includes('made it') && r.conversation.prompt.includes(t.id), 60_000);
     const bridgePid = mesh.bridges.get(session)!.child.pid!;
-    const children = childProcesses(bridgePid);
+    const children = await childProcesses(bridgePid);
     expect(children.length).toBeGreaterThan(0);
     for (const { pid } of children) process.kill(pid, 'SIGKILL');
     const finished = await until(session, t.id, (x) => x.status.state === 'TASK_STATE_COMPLETED', 180_000);

@@ -2,7 +2,6 @@
  * Shared setup of the harness tests: temp folders, the options an adapter gets, and a recorder of
  * everything the adapter tells the bridge.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,23 +148,4 @@ export async function blockedThenAnswered(ask: ReturnType<typeof sessionRpc>['as
   const a = await ask(session, `${session}-answer`, done('main it is'), { taskId: r.result.task.id }, false);
   expect(a.result.task.status.state).toBe('TASK_STATE_COMPLETED');
   expect(a.result.task.artifacts[0].parts[0].text).toBe('main it is');
-}
-
-/** The processes whose parent is `pid`, with their command names (from /proc, as `ps --ppid` reads them). */
-export function childProcesses(pid: number): { pid: number; comm: string }[] {
-  const out: { pid: number; comm: string }[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // `PID (COMM) STATE PPID …`; COMM may hold spaces and parentheses, so split at the last ')'.
-    const close = stat.lastIndexOf(')');
-    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-    if (ppid === pid) out.push({ pid: Number(entry), comm: stat.slice(stat.indexOf('(') + 1, close) });
-  }
-  return out;
 }
