@@ -10,7 +10,7 @@ import { createConnection } from 'node:net';
 import { connect } from '@nats-io/transport-node';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, childProcesses, eventually, freePort, isAlive, rpc, runTs, type ServiceProcess } from '@shrooms/testing';
+import { CLI, childProcesses, eventually, freePort, isAlive, parseUpOutput, rpc, runTs, type ServiceProcess } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let up: ServiceProcess;
@@ -75,7 +75,7 @@ afterAll(async () => {
 
 describe('up runs NATS with users', () => {
   it('refuses an anonymous login and keeps its credentials and logs to their owner', async () => {
-    const url = /NATS {10}(nats:\/\/\S+)/.exec(up.output())![1]!;
+    const url = parseUpOutput(up.output()).natsUrl;
     await expect(connect({ servers: url, reconnect: false })).rejects.toThrow(/Authorization/i);
     const auth = join(state, 'nats-auth');
     for (const dir of [state, auth, join(state, 'logs'), join(state, 'nats')]) expect((await stat(dir)).mode & 0o777, dir).toBe(0o700);
@@ -103,7 +103,7 @@ describe('up runs NATS with users', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const mesh = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
     expect(mesh).toMatchObject({ machine: 'upbox', gatewayUrl, pid: up.child.pid, sessionUsers: join(state, 'up.sock') });
-    expect(mesh.natsUrl).toBe(/NATS {10}(nats:\/\/\S+)/.exec(up.output())![1]);
+    expect(mesh.natsUrl).toBe(parseUpOutput(up.output()).natsUrl);
     expect(JSON.stringify(mesh)).not.toMatch(/pw[0-9a-f]{48}/);
   });
 });
@@ -174,7 +174,7 @@ describe('a bridge started by hand next to up', () => {
   it('gets a user of its own session alone, not the machine-wide one', async () => {
     const login = await askUp(JSON.stringify({ session: 'byhand' }));
     expect(login.NATS_USER).toBe('session-byhand');
-    const url = /NATS {10}(nats:\/\/\S+)/.exec(up.output())![1]!;
+    const url = parseUpOutput(up.output()).natsUrl;
     const nc = await connect({ servers: url, user: login.NATS_USER, pass: login.NATS_PASS, reconnect: false });
     try {
       // The demo session's deliveries are not this user's to read.

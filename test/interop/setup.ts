@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { CLI, freePort, runTs } from '@shrooms/testing';
+import { CLI, freePort, parseUpOutput, runTs } from '@shrooms/testing';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -39,15 +39,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await rm(state, { recursive: true, force: true });
     throw err;
   }
-  const printed = up.output();
-  const pick = (re: RegExp) => {
-    const m = re.exec(printed);
-    if (!m) throw new Error(`'up' did not print ${re}:\n${printed}`);
-    return m[1]!;
-  };
-  project.provide('endpoint', pick(/A2A endpoint\s+(\S+)/));
-  project.provide('gatewayUrl', pick(/gateway\s+(http:\/\/\S+)/));
-  project.provide('natsUrl', pick(/NATS\s+(nats:\/\/\S+)/));
+  const printed = parseUpOutput(up.output());
+  project.provide('endpoint', printed.endpoint);
+  project.provide('gatewayUrl', printed.gatewayUrl);
+  project.provide('natsUrl', printed.natsUrl);
   project.provide('machine', machine);
   project.provide('stateDir', state);
   return async () => {

@@ -1,5 +1,6 @@
 export { natsServerBinary, type NatsServerHandle, type StartNatsOptions, startNatsServer } from './nats-server.js';
 export { builtFile, eventually, freePort, nodeArgs, REPO_ROOT, runTs, type ServiceProcess, wrap } from './processes.js';
+export { parseUpOutput, type UpPrinted } from './up-output.js';
 export {
   chain,
   type Conversation,
