@@ -191,11 +191,18 @@ describe('a bridge started by hand next to up', () => {
     expect(await askUp(JSON.stringify({ session: '../x' }))).toMatchObject({ error: expect.stringMatching(/not valid/) });
   });
 
-  it('lets `a2a list` find the mesh with no flags', async () => {
+  it('lets `a2a list` and `config` find the mesh with no flags', async () => {
     const list = runTs(CLI, ['a2a', 'list', '--json'], { ...bare, SHROOMS_STATE_DIR: state }, { built: true });
     expect(await new Promise((resolve) => list.child.once('exit', resolve))).toBe(0);
     const names = (JSON.parse(list.output()) as { agents: { name: string }[] }).agents.map((a) => a.name);
     expect(names).toEqual(expect.arrayContaining(['upbox/demo', 'upbox/byhand']));
+    // config prints a session's setup pointing at this mesh's gateway, with no flags either.
+    const config = runTs(CLI, ['config', '--session', 'byhand', '--json'], { ...bare, SHROOMS_STATE_DIR: state }, { built: true });
+    expect(await new Promise((resolve) => config.child.once('exit', resolve))).toBe(0);
+    expect((JSON.parse(config.output()) as { env: Record<string, string> }).env).toMatchObject({
+      SHROOMS_GATEWAY_URL: gatewayUrl,
+      SHROOMS_MACHINE: 'upbox',
+    });
   });
 });
 

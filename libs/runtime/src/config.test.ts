@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactConfig } from './config.js';
+import { redactConfig, withRenamedSettings } from './config.js';
 
 describe('redactConfig', () => {
   it('hides secrets by name and credentials inside URLs, and nothing else', () => {
@@ -16,5 +16,19 @@ describe('redactConfig', () => {
       GATEWAY_PUBLIC_URL: 'http://laptop:7387',
       GATEWAY_PORT: 7387,
     });
+  });
+});
+
+describe('withRenamedSettings', () => {
+  it('reads an old name under its one name, saying so once; the new name wins when both are set', () => {
+    const lines: string[] = [];
+    const warn = (l: string) => lines.push(l);
+    expect(withRenamedSettings({ SCHEDULER_GATEWAYS: 'pi5=http://10.8.0.3:7387' }, warn).SHROOMS_GATEWAYS).toBe('pi5=http://10.8.0.3:7387');
+    expect(withRenamedSettings({ SCHEDULER_GATEWAYS: 'a=http://x' }, warn).SHROOMS_GATEWAYS).toBe('a=http://x');
+    expect(lines).toEqual(['SCHEDULER_GATEWAYS is an old name: use SHROOMS_GATEWAYS']);
+    expect(withRenamedSettings({ GATEWAY_URL: 'http://old', SHROOMS_GATEWAY_URL: 'http://new' }, warn).SHROOMS_GATEWAY_URL).toBe(
+      'http://new',
+    );
+    expect(lines.at(-1)).toBe('GATEWAY_URL is an old name: use SHROOMS_GATEWAY_URL (set too, so GATEWAY_URL is ignored)');
   });
 });
