@@ -5,6 +5,9 @@
  * API server's strict field validation would make it — then what no schema sees: references to
  * ConfigMaps, Secrets, keys, volumes, ports and Services resolve; selectors select; the R3 ledger
  * setting reaches every service; our containers run commands the CLI has.
+ *
+ * Over 300 lines: the fallback renderer, the strict validation and the cross-reference checks
+ * (checkK8s) all work on the same rendered objects, and read best together.
  */
 import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -5,6 +5,9 @@
  * (cancel, release, reject, reminders) go through the same TaskService the A2A methods use, with the
  * viewer as the caller — so the owner's machine may do them all and another device only what the
  * A2A surface lets it (cancel a task it asked for).
+ *
+ * Over 300 lines: the dashboard's whole route table in one place (each route short: parse, ask the
+ * rules, call the ledger or the TaskService), so who may do what is read in one file.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { META, ShroomsError, isTerminal, parseAgent, type TaskState } from '@shrooms/protocol';

@@ -4,6 +4,9 @@
  * house: the endpoints, the MCP tools, the watchdog and presence talk to it; the work is done in
  * its rooms — the session view (view.ts, pure), intake (intake.ts), the turn loop (turns.ts), the
  * worker's task_update (worker.ts), the permission relay (permissions.ts) and recovery (recovery.ts).
+ *
+ * Over 300 lines because it is the one front: about thirty short methods, most handing the act to
+ * a room, so every caller's act can be found here.
  */
 import {
   META,

@@ -24,6 +24,10 @@
  *   allowed without asking when the agent names them reliably (see the preset); with `autoApprove`
  *   everything is.
  * - The agent's own requests for files or a terminal are refused (we did not offer them).
+ *
+ * Over 300 lines: a quarter is this note, and the handshake (initialize, load or new, the note of a
+ * lost conversation) reads best whole; the messages' types are in acp-events.ts, the agents' own
+ * needs in acp-agents.ts.
  */
 import { fileURLToPath } from 'node:url';
 import { AGENT_METHODS, CLIENT_METHODS, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
