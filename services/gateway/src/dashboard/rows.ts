@@ -116,7 +116,10 @@ export function toRow(s: Stored): TaskRow | undefined {
   const parent = str(md[META.parent]);
   const statusAt = Date.parse(task.status.timestamp ?? '') || 0;
   const state = task.status.state;
-  const showResult = isTerminal(state) || state === 'TASK_STATE_INPUT_REQUIRED' || state === 'TASK_STATE_AUTH_REQUIRED';
+  // A working task's status message is what its bridge says meanwhile (the model endpoint failing, a
+  // turn that ended without task_update): shown where a result would be.
+  const showResult =
+    isTerminal(state) || state === 'TASK_STATE_INPUT_REQUIRED' || state === 'TASK_STATE_AUTH_REQUIRED' || state === 'TASK_STATE_WORKING';
   const result = showResult ? line(textOf(task.status.message)) : '';
   const lastWorkerLine = str(md[META.lastWorkerLine]);
   const parentKey = parent ? keyOfName(parent) : undefined;
