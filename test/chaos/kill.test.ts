@@ -64,7 +64,7 @@ function startGuard(): ServiceProcess {
 function startScheduler(): ServiceProcess {
   const s = runTs(CLI, ['scheduler'], {
     ...mesh.env,
-    SCHEDULER_GATEWAY_URL: mesh.gatewayUrl,
+    SHROOMS_GATEWAY_URL: mesh.gatewayUrl,
     SCHEDULER_TICK_MS: '250',
     SCHEDULER_LEASE_MS: '3000',
     SCHEDULER_RESCAN_MS: '2000',

@@ -53,7 +53,7 @@ beforeAll(async () => {
       GATEWAY_EXPIRY_SWEEP_MS: '1000',
     },
   });
-  scheduler = runTs(CLI, ['scheduler'], { ...mesh.env, SCHEDULER_GATEWAY_URL: mesh.gatewayUrl });
+  scheduler = runTs(CLI, ['scheduler'], { ...mesh.env, SHROOMS_GATEWAY_URL: mesh.gatewayUrl });
   mesh.services.push(scheduler);
   await scheduler.waitFor(/scheduler ready/, 60_000);
   for (const s of ['alpha', 'beta'])

@@ -172,7 +172,7 @@ beforeAll(async () => {
         {
           ...base,
           ...as('scheduler', 'NATS_SCHEDULER_PASSWORD'),
-          SCHEDULER_GATEWAY_URL: gatewayUrl,
+          SHROOMS_GATEWAY_URL: gatewayUrl,
           SCHEDULER_REPLICA_ID: `scheduler-${i}`,
         },
         /scheduler ready/,
@@ -186,7 +186,7 @@ beforeAll(async () => {
     'bridge',
     CLI,
     ['bridge', '--harness', 'echo', '--session', SESSION, '--cwd', join(tmp, SESSION)],
-    { ...base, ...as('bridge', 'NATS_BRIDGE_PASSWORD'), GATEWAY_URL: gatewayUrl, BRIDGE_STATE_DIR: join(tmp, 'state') },
+    { ...base, ...as('bridge', 'NATS_BRIDGE_PASSWORD'), SHROOMS_GATEWAY_URL: gatewayUrl, BRIDGE_STATE_DIR: join(tmp, 'state') },
     /bridge ready/,
   );
   expected.push(SERVICE_NAMES.bridge);

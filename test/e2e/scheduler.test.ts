@@ -48,7 +48,7 @@ function startReplica(id: string, env: Record<string, string> = {}): ServiceProc
     ...mesh.env,
     ...env,
     SCHEDULER_REPLICA_ID: id,
-    SCHEDULER_GATEWAY_URL: mesh.gatewayUrl,
+    SHROOMS_GATEWAY_URL: mesh.gatewayUrl,
     SCHEDULER_TICK_MS: '250',
     SCHEDULER_LEASE_MS: '3000',
     SCHEDULER_RESCAN_MS: '2000',

@@ -43,7 +43,6 @@ export async function startClientMesh(opts: {
     NATS_URL: nats.url,
     SHROOMS_MACHINE: opts.machine,
     GATEWAY_PORT: String(port),
-    GATEWAY_URL: gatewayUrl,
     SHROOMS_GATEWAY_URL: gatewayUrl,
     GATEWAY_GUARD: 'off',
     LOG_LEVEL: 'info',
@@ -72,7 +71,7 @@ export async function startClientMesh(opts: {
       return p;
     },
     async startScheduler() {
-      const p = start(['scheduler'], { SCHEDULER_GATEWAY_URL: gatewayUrl });
+      const p = start(['scheduler']);
       await p.waitFor(/scheduler ready/, 60_000);
       return p;
     },
