@@ -107,7 +107,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   await Promise.all([
-    startReplica('r1', { SCHEDULER_GATEWAYS: `${mesh.machine}=${proxyUrl}` }).waitFor(/scheduler ready/, 60_000),
+    startReplica('r1', { SHROOMS_GATEWAYS: `${mesh.machine}=${proxyUrl}` }).waitFor(/scheduler ready/, 60_000),
     startReplica('r2', { HEALTH_PORT: '0' }).waitFor(/scheduler ready/, 60_000),
   ]);
 });
