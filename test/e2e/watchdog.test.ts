@@ -79,6 +79,8 @@ it('never wakes a session with no open task', async () => {
   await eventually(
     async () => (await rpc(`${mesh.gatewayUrl}/a2a/tidy`, 'GetTask', { id: t.id })).result.status.state === 'TASK_STATE_COMPLETED',
   );
-  await new Promise((r) => setTimeout(r, 1500));
-  expect(notes.filter((n) => n.kind.startsWith(`${mesh.machine}.tidy.`))).toEqual([]);
+  // A task that goes quiet after it: its first reminder comes no sooner than one for `t` would have.
+  const quiet = (await send('tidy', 't2', 'quiet: after the tidy one')).result.task;
+  await eventually(() => notes.some((n) => n.kind === `${mesh.machine}.tidy.reminder` && n.data.taskId === quiet.id), 30_000);
+  expect(notes.filter((n) => n.kind.startsWith(`${mesh.machine}.tidy.`) && n.data.taskId !== quiet.id)).toEqual([]);
 });
