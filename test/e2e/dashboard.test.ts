@@ -6,7 +6,10 @@
  * goes to test-output/dashboard/ for people to look at. No wall-clock assertions: only bounds.
  */
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -25,14 +28,50 @@ const FAST_WATCHDOG = { WATCHDOG_FIRST_MS: '300', WATCHDOG_LADDER_MS: '150,150,1
 let mesh: Mesh;
 let browser: Browser;
 let page: Page;
+let proxy: Server | undefined;
+
+/** The phone: a device of the mesh (127.0.0.2 in the peers file) other than this machine. */
+const PHONE = '127.0.0.2';
+
+/**
+ * A page of another device: Chromium through a small HTTP proxy that connects from PHONE, so the
+ * gateway names the viewer from that source address as it would a phone's.
+ */
+async function phonePage(): Promise<Page> {
+  proxy ??= await new Promise<Server>((resolve) => {
+    const s = createServer((req, res) => {
+      const u = new URL(req.url!);
+      const out = request(
+        { host: u.hostname, port: u.port, path: u.pathname + u.search, method: req.method, headers: req.headers, localAddress: PHONE },
+        (up) => {
+          res.writeHead(up.statusCode!, up.headers);
+          up.pipe(res);
+        },
+      );
+      out.on('error', () => res.destroy());
+      res.on('close', () => out.destroy());
+      req.pipe(out);
+    });
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const context = await browser.newContext({
+    viewport: { width: 1200, height: 900 },
+    // `<-loopback>` takes loopback out of Chromium's implicit bypass list: the gateway is on 127.0.0.1.
+    proxy: { server: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, bypass: '<-loopback>' },
+  });
+  return context.newPage();
+}
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM))
     throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
   await mkdir(OUT, { recursive: true });
+  const peers = join(await mkdtemp(join(tmpdir(), 'dashboard-peers-')), 'peers.yaml');
+  await writeFile(peers, `mesh: home\npeers:\n  ${PHONE}: phone\n`);
   [mesh, browser] = await Promise.all([
     startMesh({
       guard: true,
+      env: { SHROOMS_PEERS_FILE: peers },
       sessions: [
         { name: 'slow', env: { ECHO_DELAY_MS: '5000' } },
         { name: 'alpha' },
@@ -63,6 +102,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  proxy?.close();
   await browser?.close();
   await mesh?.stop();
 });
@@ -188,6 +228,44 @@ it('cancels a task from the page, and the ledger has it canceled', async () => {
   expect(canceled.metadata['shrooms/canceled_by']).toBe('testbox');
   await page.waitForSelector(`${row('testbox/victim:v-1')}[data-state="TASK_STATE_CANCELED"]`);
   await expect(r.locator('[data-action="cancel"]').count()).resolves.toBe(0);
+});
+
+it('shows another device Cancel only on the task it asked for, and its cancel is recorded as its own', async () => {
+  const phone = await phonePage();
+  await send('victim', 'v-owner', 'a job of this machine');
+  await phone.goto(`${mesh.gatewayUrl}/dashboard#tasks?agent=testbox%2Fvictim`);
+  await phone.waitForSelector('#live[data-live="1"]');
+  // The phone asks for a task from its own page (same origin, JSON): the gateway names it `phone.home`.
+  const asked: any = await phone.evaluate(
+    async ([url, body]) =>
+      (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body })).json(),
+    [
+      `${mesh.gatewayUrl}/a2a/victim`,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: {
+          message: { messageId: 'v-phone', role: 'ROLE_USER', parts: [{ text: 'a job the phone asked for' }] },
+          configuration: { returnImmediately: true },
+        },
+      }),
+    ] as const,
+  );
+  expect(asked.result?.task?.metadata?.['shrooms/device'], JSON.stringify(asked)).toBe('phone.home');
+  const own = phone.locator(row('testbox/victim:v-phone'));
+  const other = phone.locator(row('testbox/victim:v-owner'));
+  await own.locator('[data-action="cancel"]').waitFor();
+  await other.waitFor();
+  await expect(other.locator('[data-action="cancel"]').count()).resolves.toBe(0);
+  await own.locator('[data-action="cancel"]').click();
+  await own.locator('button', { hasText: 'Confirm cancel' }).click();
+  const canceled = await eventually(async () => {
+    const t = await getTask('victim', 'victim:v-phone');
+    return t.status.state === 'TASK_STATE_CANCELED' ? t : undefined;
+  }, 30_000);
+  expect(canceled.metadata['shrooms/canceled_by']).toBe('phone.home');
+  await phone.context().close();
 });
 
 it('releases a held task from the page, and it runs', async () => {

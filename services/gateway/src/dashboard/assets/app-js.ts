@@ -189,6 +189,8 @@ export const APP_JS = String.raw`
   // ---- task rows ---------------------------------------------------------------------------------
 
   function canAct(r) { return S.viewer.self && r.machine === S.machine && r.open; }
+  // The cancel rule: the owner's machine, or the device that asked for the task (as over A2A).
+  function canCancel(r) { return r.machine === S.machine && r.open && (S.viewer.self || r.device === S.viewer.device); }
 
   function confirmButton(label, confirmLabel, cls, run) {
     var armed = false;
@@ -229,9 +231,9 @@ export const APP_JS = String.raw`
   }
 
   function taskActions(r) {
-    if (!canAct(r)) return null;
+    if (!canCancel(r)) return null;
     var out = [];
-    if (r.held) {
+    if (r.held && canAct(r)) {
       out.push(h('button', { 'class': 'go', type: 'button', text: 'Release', 'data-action': 'release', onclick: function (e) {
         e.target.disabled = true;
         act('/dashboard/api/tasks/release', { key: r.key }, 'Released ' + r.name + ': it runs now').catch(function () { e.target.disabled = false; });
