@@ -1,7 +1,7 @@
 import { NoRespondersError, RequestError, TimeoutError } from '@nats-io/nats-core';
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { describe, expect, it } from 'vitest';
-import { isTransientJetStreamError, retryJetStream } from './retry.js';
+import { isNatsOutage, isTransientJetStreamError, retryJetStream } from './retry.js';
 
 // The errors as the NATS client builds them (its own classes), not look-alikes.
 const apiError = (err_code: number, code: number, description: string) => new JetStreamApiError({ err_code, code, description });
@@ -42,5 +42,14 @@ describe('retryJetStream', () => {
     const refused = apiError(JetStreamApiCodes.StreamWrongLastSequence, 400, 'wrong last sequence: 3');
     await expect(retryJetStream(async () => (++calls, Promise.reject(refused)), { firstDelayMs: 1 })).rejects.toBe(refused);
     expect(calls).toBe(1);
+  });
+});
+
+describe('isNatsOutage', () => {
+  it('is true for a JetStream API 503 and false for an API refusal', () => {
+    expect(isNatsOutage(apiError(10008, 503, 'JetStream system temporarily unavailable'))).toBe(true);
+    expect(isNatsOutage(new Error('wrapped', { cause: apiError(10008, 503, 'JetStream system temporarily unavailable') }))).toBe(true);
+    expect(isNatsOutage(apiError(10071, 400, 'wrong last sequence: 3'))).toBe(false);
+    expect(isNatsOutage(new Error('503 but only in the text'))).toBe(false);
   });
 });

@@ -74,7 +74,7 @@ const OUTAGE_NAMES = new Set([
 export function isNatsOutage(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   if (OUTAGE_NAMES.has(err.name)) return true;
-  const code = (err as { code?: unknown; api_error?: { code?: unknown } }).api_error?.code ?? (err as { code?: unknown }).code;
-  if (err.name === 'JetStreamApiError' && (code === 503 || code === '503')) return true;
+  // The API error's HTTP-like status is `.status`; its `.code` is the JetStream err_code (10008 …).
+  if (err instanceof JetStreamApiError && err.status === 503) return true;
   return err.cause instanceof Error && err.cause !== err && isNatsOutage(err.cause);
 }
