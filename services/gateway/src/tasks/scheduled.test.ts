@@ -55,6 +55,15 @@ describe('schedule proof', () => {
     await expect(prove(params(resultMessageId(ID, AT, 'pi5/review'), 'done'), review)).resolves.toBeUndefined();
   });
 
+  it('answers NATS_UNAVAILABLE, not "ordinary request", when the schedule cannot be read', async () => {
+    const lost = await connect({ servers: nats.url });
+    const proveOnLost = scheduleProof(lost, () => Date.parse(AT));
+    await lost.close();
+    await expect(proveOnLost(params(occurrenceMessageId(ID, AT), schedule.prompt), review)).rejects.toMatchObject({
+      key: 'NATS_UNAVAILABLE',
+    });
+  });
+
   it("keeps of a result's metadata only which schedule and occurrence it answers", () => {
     const md = params('x', 'y').metadata;
     expect(resultMetadata({ kind: 'result' }, md)).toEqual({ [META.schedule]: ID, [META.occurrence]: AT });
