@@ -561,14 +561,23 @@ describe.skipIf(unavailable)('across machines on WireGuard', () => {
       60_000,
       250,
     );
-    // Every task of the laptop's session that names the schedule (a second one would be a double).
+    // Every task of the laptop's session that names the schedule (a second one would be a double):
+    // all pages (the session holds more than one page by now), once the listing — the laptop
+    // gateway's index, which catches up after its SIGSTOP — shows the task GetTask already read.
     let listed: any;
-    const tasks: any[] = await eventually(
-      async () => (listed = await mx.rpc('homeserver', 'laptop', '/a2a/webapp', 'ListTasks', { pageSize: 100 })).result?.tasks,
-      30_000,
-      250,
-    ).catch((err: Error) => {
-      throw new Error(`ListTasks on laptop/webapp: ${err.message}; last answer ${JSON.stringify(listed)}`);
+    const listAll = async (): Promise<any[] | undefined> => {
+      const all: any[] = [];
+      let pageToken: string | undefined;
+      do {
+        listed = await mx.rpc('homeserver', 'laptop', '/a2a/webapp', 'ListTasks', { pageSize: 100, ...(pageToken ? { pageToken } : {}) });
+        if (!listed.result?.tasks) return undefined;
+        all.push(...listed.result.tasks);
+        pageToken = listed.result.nextPageToken || undefined;
+      } while (pageToken);
+      return all.some((t) => t.id === taskId) ? all : undefined;
+    };
+    const tasks: any[] = await eventually(listAll, 30_000, 250).catch((err: Error) => {
+      throw new Error(`ListTasks on laptop/webapp never showed ${taskId}: ${err.message}; last answer ${JSON.stringify(listed)}`);
     });
     const fromSchedule = tasks.filter((t) => t.metadata?.[META.schedule] === id && t.id !== created.result.task.id);
     const advancedBy = replicas.flatMap((m) =>
