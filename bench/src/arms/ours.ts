@@ -20,6 +20,9 @@ export const MACHINE = 'benchbox';
 export const RAISED_LIMITS: Record<string, string> = {
   LIMIT_QUEUE_LENGTH: '1000000',
   LIMIT_OPEN_TASKS: '1000000',
+  // A full run holds its throughput tasks plus the 100,000 of the large-ledger reads: past the
+  // default 200,000 retained tasks the preload would be refused.
+  LIMIT_RETAINED_TASKS: '10000000',
   GUARD_RATE_MAX: '1000000000',
   // The loop guard stores every task admitted within its window; with the default hour and a raised
   // maximum each admit would carry the whole run (14 KB and growing). 100 ms keeps the window about
