@@ -76,6 +76,36 @@ describe('WindowStore (JetStream KV, compare-and-set)', () => {
     expect((await store.reserve('reset', 'b', one, later())).ok).toBe(true);
   });
 
+  it('adds to the window it wrote last with one write and no read', async () => {
+    const store = new WindowStore(kvs[0]!, { log });
+    await store.reserve('remembered', 'a', spec, later());
+    const before = conns[0]!.stats().outMsgs;
+    expect(await store.reserve('remembered', 'b', spec, later())).toEqual({ ok: true, counted: true, count: 2 });
+    expect(conns[0]!.stats().outMsgs - before).toBe(1);
+    expect((await store.inspect('remembered', spec)).ids).toEqual(['a', 'b']);
+  });
+
+  it('counts exactly when the window it remembers was replaced by another replica', async () => {
+    const [mine, other] = kvs.map((kv) => new WindowStore(kv, { log }));
+    const three = { max: 3, windowMs: 60_000 };
+    await mine!.reserve('stale', 'a', three, later());
+    await mine!.reserve('stale', 'b', three, later());
+    expect(await other!.reserve('stale', 'c', three, later())).toEqual({ ok: true, counted: true, count: 3 });
+    // `mine` remembers two entries; the stored window holds three, so the fourth is refused.
+    expect(await mine!.reserve('stale', 'd', three, later())).toMatchObject({ ok: false, count: 3 });
+    await other!.reset('stale');
+    // `mine` remembers the full window; the reset emptied it, so it admits again.
+    expect(await mine!.reserve('stale', 'e', three, later())).toEqual({ ok: true, counted: true, count: 1 });
+    expect((await other!.inspect('stale', three)).ids).toEqual(['e']);
+  });
+
+  it('reads again before it answers "already admitted" from the window it remembers', async () => {
+    const [mine, other] = kvs.map((kv) => new WindowStore(kv, { log }));
+    await mine!.reserve('given-back', 'a', spec, later());
+    await other!.release('given-back', 'a', later());
+    expect(await mine!.reserve('given-back', 'a', spec, later())).toEqual({ ok: true, counted: true, count: 1 });
+  });
+
   it('writes nothing and fails closed once the deadline has passed', async () => {
     const store = new WindowStore(kvs[0]!, { log });
     await expect(store.reserve('late', 'a', spec, Date.now() - 1)).rejects.toMatchObject({ key: 'GUARD_UNAVAILABLE' });

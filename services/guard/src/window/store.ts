@@ -3,6 +3,13 @@
  * @shrooms/runtime, exact on an R3 bucket too): every write names the revision it read, so two guard
  * replicas (or two admits in one) can never both take the last place in a window. A lost race
  * re-reads and decides again until the request's deadline.
+ *
+ * The window this store wrote last under a key is remembered (value and revision): the next admit
+ * adds to it and writes on that revision without reading first, which with one guard replica is
+ * nearly always right. Only a write is ever taken from memory, and the compare-and-set checks the
+ * revision, so a remembered window another replica has since replaced costs one refused write and
+ * the usual read — never a wrong count. A refusal ("full") or "already admitted" read from memory is
+ * read again before it is answered.
  */
 import type { KV } from '@nats-io/kv';
 import { ShroomsError } from '@shrooms/protocol';
@@ -25,9 +32,14 @@ export interface WindowStoreOptions {
   log: Logger;
 }
 
+/** Keys whose last written window is remembered (the oldest forgotten first). */
+const REMEMBERED_KEYS = 1024;
+
 export class WindowStore {
   private readonly withKey = keyedLock();
   private readonly now: () => number;
+  /** The window this store last wrote under each key, with the revision the write got. */
+  private readonly written = new Map<string, { entries: WindowEntry[]; revision: number }>();
 
   constructor(
     readonly kv: KV,
@@ -43,6 +55,12 @@ export class WindowStore {
    */
   reserve(key: string, id: string, spec: WindowSpec, deadline: number): Promise<Reservation> {
     return this.withKey(key, async () => {
+      const mine = this.written.get(key);
+      if (mine) {
+        const d = decide(mine.entries, id, spec, this.now());
+        if (d.kind === 'add' && Date.now() <= deadline && (await this.write(key, d.next, mine.revision)))
+          return { ok: true, counted: true, count: d.count };
+      }
       for (let attempt = 0; ; attempt++) {
         const { entries, revision } = await this.read(key);
         const d = decide(entries, id, spec, this.now());
@@ -87,6 +105,7 @@ export class WindowStore {
   }
 
   async reset(key: string): Promise<void> {
+    this.written.delete(key);
     await this.kv.delete(key);
   }
 
@@ -102,9 +121,14 @@ export class WindowStore {
     }
   }
 
-  /** One compare-and-set; false when another writer got there first. */
+  /** One compare-and-set; false when another writer got there first. Remembers what it wrote. */
   private async write(key: string, entries: WindowEntry[], revision: number): Promise<boolean> {
-    return (await casPut(this.kv, key, enc.encode(encodeWindow(entries)), revision)) !== null;
+    this.written.delete(key);
+    const next = await casPut(this.kv, key, enc.encode(encodeWindow(entries)), revision);
+    if (next === null) return false;
+    this.written.set(key, { entries, revision: next });
+    if (this.written.size > REMEMBERED_KEYS) this.written.delete(this.written.keys().next().value!);
+    return true;
   }
 }
 
