@@ -10,6 +10,7 @@ import { maxHeaderSize } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ShroomsError, toJsonRpcError, toRestError } from '@shrooms/protocol';
 import { isNatsOutage } from '@shrooms/runtime';
+import { natsUnavailable } from '../tasks/link.js';
 
 const isRpcPath = (method: string, url: string) => method === 'POST' && /^\/a2a(\/[^/]+)?\/?$/.test(url.split('?')[0]!);
 
@@ -33,12 +34,10 @@ export function errorHandler(bodyLimit: number) {
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500)
       return answerError(req, reply, new ShroomsError('INVALID_REQUEST', err.message));
-    if (isNatsOutage(err))
-      return answerError(
-        req,
-        reply.header('retry-after', '2'),
-        new ShroomsError('NATS_UNAVAILABLE', 'NATS or JetStream did not answer; nothing was changed', { retryAfterSeconds: 2 }),
-      );
+    if (isNatsOutage(err)) {
+      const se = natsUnavailable();
+      return answerError(req, reply.header('retry-after', String(se.retryAfterSeconds)), se);
+    }
     req.log.error({ err }, 'unhandled error');
     return answerError(req, reply, new ShroomsError('INTERNAL', 'internal error'));
   };

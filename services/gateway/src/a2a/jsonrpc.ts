@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { META, ShroomsError, V03_METHODS, paramsFromV03, resultToV03, streamEventToV03, toJsonRpcError } from '@shrooms/protocol';
 import { isNatsOutage } from '@shrooms/runtime';
 import { TaskService } from '../tasks/service.js';
+import { natsUnavailable } from '../tasks/link.js';
 import type { A2AContext } from './context.js';
 import { callerOf } from './caller.js';
 import { MACHINE_METHODS, callMethod } from './methods.js';
@@ -18,15 +19,9 @@ function rpcId(body: unknown): RpcId {
   return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
-/** Seconds a client is told to wait after a NATS outage (`Retry-After`). */
-export const NATS_RETRY_AFTER_SECONDS = 2;
-
 export function asShroomsError(err: unknown): ShroomsError {
   if (err instanceof ShroomsError) return err;
-  if (isNatsOutage(err))
-    return new ShroomsError('NATS_UNAVAILABLE', 'NATS or JetStream did not answer; nothing was changed', {
-      retryAfterSeconds: NATS_RETRY_AFTER_SECONDS,
-    });
+  if (isNatsOutage(err)) return natsUnavailable();
   return new ShroomsError('INTERNAL', 'internal error');
 }
 

@@ -6,8 +6,20 @@
  * task are told. The grace lets a client that lost one node of a cluster reconnect to another
  * without failing anything.
  */
-import { ShroomsError } from '@shrooms/protocol';
+import { RETRY_AFTER_SECONDS, ShroomsError } from '@shrooms/protocol';
 import type { NatsConnection } from '@shrooms/runtime';
+
+/**
+ * The one NATS_UNAVAILABLE the gateway answers: retryable, with the wait (`retryAfterSeconds`,
+ * errors.ts RETRY_AFTER_SECONDS) in its details, so both bindings' bodies and `Retry-After` say
+ * it. `why` ends in what was kept; by default nothing was changed.
+ */
+export function natsUnavailable(
+  why = 'NATS or JetStream did not answer; nothing was changed',
+  details: Record<string, string | number> = {},
+): ShroomsError {
+  return new ShroomsError('NATS_UNAVAILABLE', why, { retryAfterSeconds: RETRY_AFTER_SECONDS.NATS_UNAVAILABLE!, ...details });
+}
 
 /** How long the connection may be lost before it is an outage (ms). */
 export const NATS_LINK_GRACE_MS = 1_000;
@@ -49,7 +61,7 @@ export class NatsLink {
   get down(): ShroomsError | undefined {
     if (!this.outage) return undefined;
     const s = Math.round((Date.now() - this.lostAt!) / 1000);
-    return new ShroomsError('NATS_UNAVAILABLE', `this gateway has lost its NATS connection (${s} s ago); nothing was changed`);
+    return natsUnavailable(`this gateway has lost its NATS connection (${s} s ago); nothing was changed`);
   }
 
   /** Calls `fn` when an outage begins, until the returned function is called. */

@@ -18,10 +18,10 @@ import {
   occurrenceMessageId,
   resultMessageId,
   textOf,
-  ShroomsError,
   type SendMessageParams,
 } from '@shrooms/protocol';
 import { isNatsOutage, type NatsConnection } from '@shrooms/runtime';
+import { natsUnavailable } from './link.js';
 
 /**
  * What a request proves it is — an occurrence, or the result of one sent back to the schedule's
@@ -56,8 +56,7 @@ export function scheduleProof(nc: NatsConnection, now: () => number = Date.now):
       kv = undefined;
       // Not able to read the schedule is not "no such schedule": an occurrence taken as an ordinary
       // request would lose its schedule and be held or counted like one. The scheduler retries.
-      if (isNatsOutage(err))
-        throw new ShroomsError('NATS_UNAVAILABLE', `could not read schedule ${id} to check the occurrence; nothing was changed`);
+      if (isNatsOutage(err)) throw natsUnavailable(`could not read schedule ${id} to check the occurrence; nothing was changed`);
       return undefined;
     }
     if (!entry || entry.operation !== 'PUT' || entry.value.length === 0) return undefined;

@@ -43,6 +43,7 @@ import { looseParams } from '../a2a/params.js';
 import { validateMessage, type MessageLimits } from './validate.js';
 import { budgetAgent, chainOf, claimedSignal, resultMetadata } from './derive.js';
 import type { ScheduleProof } from './scheduled.js';
+import { natsUnavailable } from './link.js';
 
 export interface GuardPort {
   /** Asks the guard whether a new task may be admitted; throws a ShroomsError refusal. */
@@ -195,8 +196,7 @@ export class TaskService {
     } catch (err) {
       // NATS went away after the task was taken: it is kept; the same message again follows it.
       if (stored && (isNatsOutage(err) || (err instanceof ShroomsError && err.key === 'NATS_UNAVAILABLE')))
-        throw new ShroomsError(
-          'NATS_UNAVAILABLE',
+        throw natsUnavailable(
           `NATS went away while this request waited for task ${stored.entry.task.id}; the task is kept: send the same message again to follow it`,
           { taskId: stored.entry.task.id },
         );
