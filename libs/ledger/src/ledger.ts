@@ -15,7 +15,7 @@
 import { Kvm, type KV, type KvEntry, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
-import { casPut, isTransientJetStreamError, retryJetStream } from '@shrooms/runtime';
+import { casPut, isStreamFull, isTransientJetStreamError, retryJetStream } from '@shrooms/runtime';
 import type { LedgerEntry, Stored } from './entry.js';
 import { createHardenedBucket, hardenBucket, limitBucket, type Hardening } from './harden.js';
 
@@ -116,7 +116,7 @@ export class Ledger {
         // Refused, or answered as a duplicate — which may be this very write sent before a timeout.
         moved = true;
       } catch (err) {
-        if (expected === 0 && isMaxMessages(err)) throw this.full();
+        if (expected === 0 && isStreamFull(err)) throw this.full();
         if (!isTransientJetStreamError(err) || attempt >= 8) throw err;
         moved = false;
         await new Promise((r) => setTimeout(r, (delay = Math.min(delay * 2, 2_000))));
@@ -268,9 +268,4 @@ function decode(e: KvEntry | null): Stored | null {
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
-}
-
-/** The stream's max messages reached (discard new refuses the publish). */
-function isMaxMessages(err: unknown): boolean {
-  return err instanceof Error && /maximum messages exceeded/i.test(err.message);
 }

@@ -30,6 +30,21 @@ export function isCasConflict(err: unknown): boolean {
   );
 }
 
+/** JetStream's `JSStreamStoreFailedF`: a store refused a message (the server names no finer code). */
+const STREAM_STORE_FAILED = 10077;
+/** nats-server's ErrMaxMsgs, the description of a store failure that is the stream's `max_msgs`. */
+const MAX_MESSAGES = 'maximum messages exceeded';
+
+/**
+ * The stream holds its `max_msgs` and discards new messages: this write is refused for good (until
+ * messages age out), not for a while. By the API error's class and code; the server tells this
+ * store failure from its others (max bytes, per subject, disk) only by the description it
+ * sends as the API error's own field, compared whole — never a pattern over a wrapped message.
+ */
+export function isStreamFull(err: unknown): boolean {
+  return err instanceof JetStreamApiError && err.code === STREAM_STORE_FAILED && err.apiError().description === MAX_MESSAGES;
+}
+
 function bucketOf(kv: KV): Bucket {
   if (!(kv instanceof Bucket)) throw new TypeError('compare-and-set needs a KV bucket of @nats-io/kv');
   return kv;
