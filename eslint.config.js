@@ -3,6 +3,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { readdirSync } from 'node:fs';
+import house from './scripts/lint/long-file.js';
 
 const SERVICES = readdirSync(new URL('./services', import.meta.url), { withFileTypes: true })
   .filter((d) => d.isDirectory())
@@ -65,6 +66,11 @@ export default tseslint.config(
   {
     files: ['**/*.test.ts', 'test/**/*.ts', 'libs/testing/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  // Every source file, tests included: one over 300 lines says at its top why (scripts/lint/long-file.js).
+  {
+    plugins: { house },
+    rules: { 'house/long-file-note': 'error' },
   },
 );
 

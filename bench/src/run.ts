@@ -2,6 +2,9 @@
  * One benchmark run: starts a nats-server and the three arms, warms them up, then measures each
  * figure with the arms interleaved (floor, reference, ours, floor, reference, ours …) so drift on a
  * shared machine hits all three alike, and returns everything latest.json holds.
+ *
+ * Over 300 lines: one run is one sequence of phases (each marked `// ----` in the order of the
+ * report) that share the arms, the interleaving, the noise meter and the figures being filled.
  */
 import { execFileSync } from 'node:child_process';
 import type { Aim } from './aims.js';

@@ -17,6 +17,9 @@
 //
 // The subjects below mirror libs/protocol/src/subjects.ts (the only place subjects are built in
 // code); test/e2e/nats-permissions.test.ts checks that they agree and that the server enforces them.
+//
+// Over 300 lines: it runs with no dependencies wherever deploy scripts run (so it imports none of our
+// packages), and the users, their permissions and the rendering are one generator.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 

@@ -1,5 +1,5 @@
-// The house's import rules in eslint.config.js, each shown to refuse what it is for (and to let
-// the allowed case through), so a config change cannot quietly switch one off.
+// The house's rules in eslint.config.js, each shown to refuse what it is for (and to let the
+// allowed case through), so a config change cannot quietly switch one off.
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
@@ -42,5 +42,18 @@ describe('the lint rules', () => {
   it('refuse `export *` in a front door, not elsewhere', async () => {
     expect(await rulesHit("export * from './x.js';\n", 'libs/client/src/index.ts')).toContain('no-restricted-syntax');
     expect(await rulesHit("export * from './x.js';\n", 'libs/client/src/inner.ts')).toEqual([]);
+  });
+
+  it('refuse a file over 300 lines without a note at its top saying why, in source and tests alike', async () => {
+    const body = (n: number) => Array.from({ length: n }, (_, i) => `export const v${i} = ${i};`).join('\n') + '\n';
+    expect(await rulesHit(body(300), 'libs/client/src/x.ts')).toEqual([]);
+    expect(await rulesHit(body(301), 'libs/client/src/x.ts')).toContain('house/long-file-note');
+    expect(await rulesHit(body(301), 'test/e2e/x.test.ts')).toContain('house/long-file-note');
+    expect(await rulesHit(body(301), 'scripts/x.mjs')).toContain('house/long-file-note');
+    const why = '/**\n * What it is.\n *\n * Over 300 lines: one table, read whole.\n */\n';
+    expect(await rulesHit(why + body(301), 'libs/client/src/x.ts')).toEqual([]);
+    expect(await rulesHit('#!/usr/bin/env node\n// What it is. Over 300 lines: one generator.\n' + body(301), 'scripts/x.mjs')).toEqual([]);
+    // The note is at the top, before the code, not somewhere below it.
+    expect(await rulesHit(body(301) + '// Over 300 lines: too late.\n', 'libs/client/src/x.ts')).toContain('house/long-file-note');
   });
 });

@@ -13,6 +13,9 @@
  *
  * Figures go to the chaos table (test-output/chaos/summary.json). Assertions are on counts; times
  * are reported, never asserted (bounds only keep a broken run from hanging).
+ *
+ * Over 300 lines: one 3-node cluster and one mesh under one steady load for the whole file; the
+ * phases kill each part in turn on it and share the load, the probe and the ledger checks.
  */
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';

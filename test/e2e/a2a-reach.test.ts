@@ -2,6 +2,9 @@
  * Client reach on the wire, raw HTTP as curl sends it: the v0.3 shapes served beside v1.0, and
  * refusals people can act on — `Retry-After` on every retryable 429/503 in both bindings, and
  * each limit's error naming the setting that raises it.
+ *
+ * Over 300 lines: what a client sees on the wire, read in one place; its three meshes (v0.3, the
+ * guard's refusals, the tck harness) share the raw-HTTP helpers at the top.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -4,6 +4,9 @@
  * through the real path — tasks through A2A and the guard, states from the ledger, live changes over
  * its SSE feed — and every action is checked in the ledger with GetTask. A screenshot of each view
  * goes to test-output/dashboard/ for people to look at. No wall-clock assertions: only bounds.
+ *
+ * Over 300 lines: one Chromium and one mesh for the file (each costs seconds to start); the views
+ * and actions run in turn on them.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';

@@ -2,6 +2,9 @@
  * The mesh is the authentication (spec §6), end to end: devices named from their source address
  * (clients bound to 127.0.0.2, 127.0.0.3 …), the loop guard exact across two gateways and two guard
  * replicas, chain depth and cycles refused, and a held task released by its owner.
+ *
+ * Over 300 lines: one mesh with the peers file, two gateways and two guard replicas for the file;
+ * every case below needs that same set-up.
  */
 import { request } from 'node:http';
 import { writeFile } from 'node:fs/promises';

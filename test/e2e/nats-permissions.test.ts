@@ -2,6 +2,9 @@
  * The deploy permissions (deploy/nats/gen-permissions.mjs → permissions.conf) on a real nats-server:
  * a machine's bridge credential reaches only its own machine's ledger entries, signals and
  * deliveries; the server itself refuses the rest (spec §6).
+ *
+ * Over 300 lines: one nats-server with the generated permissions for the file, one block per
+ * credential, so every user's reach reads beside the others'.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

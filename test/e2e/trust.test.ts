@@ -8,6 +8,9 @@
  *   tr-a  laptop.home 198.18.0.2   a device of the mesh (asks for work)
  *   tr-b  pi5.home    198.18.1.2   another device of the mesh
  *   tr-c  —           198.18.2.2   an address the mesh does not name
+ *
+ * Over 300 lines: one test per row of the threat model, all on one set of namespaces and one mesh
+ * (made once: root, veths, processes), so the model reads as one file.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';

@@ -4,6 +4,9 @@
  * those commands wrote (test/machines/support/machines.ts). One rig for the file; the scenarios run
  * in order and each leaves the mesh whole for the next. Figures go to
  * test-output/machines/summary.json (docs/reliability.md shows a run).
+ *
+ * Over 300 lines: one rig of four machines for the file (the costly part); the scenarios run in
+ * order on it and each leaves the mesh whole for the next.
  */
 import { ERRORS, META, occurrenceMessageId } from '@shrooms/protocol';
 import { REPO_ROOT, chain, eventually, rigUnavailable, useTool } from '@shrooms/testing';

@@ -20,6 +20,9 @@
  *   unicode         U+2028/2029, NUL, lone surrogates, invalid UTF-8 in every field
  *   deep            deeply nested values in params, ids, methods and metadata
  *   mutate          a valid request with a guaranteed-invalid mutation on top of random noise
+ *
+ * Over 300 lines: the corpus itself, one short generator per family above, all drawn from one
+ * seeded PRNG so a seed names a whole run; the oracle reads them in one place.
  */
 import type { ErrorKey } from '@shrooms/protocol';
 import { buildRawRequest } from '@shrooms/testing';

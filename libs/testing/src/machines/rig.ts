@@ -10,6 +10,10 @@
  * tearing down is swept at the next start (namespaces and WireGuard sockets with the prefix).
  *
  * Needs root, `ip`, `nft`, `wireguard-go` and `wg` (the test command installs the last two).
+ *
+ * Over 300 lines: startRig is one sequence — underlay, tunnels, each machine's processes — whose
+ * steps share the rig's folder and the list its teardown kills; split, that state would be passed
+ * around for nothing.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
