@@ -1,6 +1,6 @@
 export type { LedgerEntry, Stored } from './entry.js';
 export { Ledger, type LedgerOptions } from './ledger.js';
-export { DEFAULT_SIGNAL_TTL_MS, SignalField, type SignalView } from './signals.js';
+export { SignalField, type SignalView } from './signals.js';
 export { isOlderView, type Page, type PageQuery, TaskIndex, type TaskSummary } from './task-index.js';
 export * as transitions from './transitions.js';
 export { view as viewTask } from './transitions.js';

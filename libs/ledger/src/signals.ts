@@ -6,12 +6,10 @@
  */
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { BUCKETS, SignalSchema, decodeToken, keys, subjects, type Signal } from '@shrooms/protocol';
+import { BUCKETS, DEFAULT_SIGNAL_TTL_MS, SignalSchema, decodeToken, keys, signalFreshness, subjects, type Signal } from '@shrooms/protocol';
 import { retryJetStream } from '@shrooms/runtime';
 import { createHardenedBucket, hardenBucket, type Hardening } from './harden.js';
 import { keysNow } from './keys-now.js';
-
-export const DEFAULT_SIGNAL_TTL_MS = 30_000;
 
 export interface SignalView extends Signal {
   /** 1 when just renewed, falling to 0 as the signal reaches its ttl. */
@@ -128,7 +126,6 @@ export class SignalField {
 function view(raw: unknown, now: number): SignalView | null {
   const parsed = SignalSchema.safeParse(raw);
   if (!parsed.success) return null;
-  const ageMs = Math.max(0, now - Date.parse(parsed.data.at));
-  if (ageMs >= parsed.data.ttlMs) return null;
-  return { ...parsed.data, ageMs, strength: Math.round((1 - ageMs / parsed.data.ttlMs) * 100) / 100 };
+  const fresh = signalFreshness(parsed.data, now);
+  return fresh ? { ...parsed.data, ...fresh } : null;
 }

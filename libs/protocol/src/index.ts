@@ -171,7 +171,7 @@ export {
   RepeatSyntaxError,
   scheduledByLine,
 } from './schedule-text.js';
-export { type Signal, SignalSchema } from './signals.js';
+export { DEFAULT_SIGNAL_TTL_MS, type Signal, SignalSchema, signalFreshness } from './signals.js';
 export { displayOrigin } from './display.js';
 export {
   messageFromV03,

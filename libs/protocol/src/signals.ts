@@ -21,3 +21,17 @@ export const SignalSchema = z.object({
   ttlMs: z.number().int(),
 });
 export type Signal = z.infer<typeof SignalSchema>;
+
+/** How long a signal lasts unrenewed, ms, unless the bridge says otherwise (BRIDGE_SIGNAL_TTL_MS). */
+export const DEFAULT_SIGNAL_TTL_MS = 30_000;
+
+/**
+ * A signal's age at `now` and its strength (1 just renewed, falling to 0 at its ttl); undefined
+ * once it has faded — or when its time cannot be read. Every reader decides freshness here, because
+ * servers before 2.11 do not tell watchers that the bucket's TTL removed an entry.
+ */
+export function signalFreshness(s: Pick<Signal, 'at' | 'ttlMs'>, now = Date.now()): { ageMs: number; strength: number } | undefined {
+  const ageMs = Math.max(0, now - Date.parse(s.at));
+  if (!(ageMs < s.ttlMs)) return undefined;
+  return { ageMs, strength: Math.round((1 - ageMs / s.ttlMs) * 100) / 100 };
+}

@@ -1,5 +1,5 @@
 import { BaseConfigSchema, HealthConfigSchema, envBool } from '@shrooms/runtime';
-import { DEFAULT_LIMITS, NAME_RULE, isValidName } from '@shrooms/protocol';
+import { DEFAULT_LIMITS, DEFAULT_SIGNAL_TTL_MS, NAME_RULE, isValidName } from '@shrooms/protocol';
 import { z } from 'zod';
 
 const ms = (d: number) => z.coerce.number().int().positive().default(d);
@@ -32,7 +32,7 @@ export const BridgeConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.sha
   ECHO_DELAY_MS: z.coerce.number().int().min(0).default(0),
   /** Port of the session's MCP server on loopback (0 = any free port). */
   BRIDGE_MCP_PORT: z.coerce.number().int().min(0).default(0),
-  BRIDGE_SIGNAL_TTL_MS: ms(30_000),
+  BRIDGE_SIGNAL_TTL_MS: ms(DEFAULT_SIGNAL_TTL_MS),
   /** A task whose harness died while working on it is delivered again this many times, then failed. */
   BRIDGE_REDELIVERIES: z.coerce.number().int().min(0).default(1),
   LIMIT_QUEUE_LENGTH: ms(DEFAULT_LIMITS.queueLength),

@@ -11,7 +11,7 @@
  * and one snapshot; the index itself is apart in board.ts.
  */
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
-import { RefusalEventSchema, SignalSchema, decodeToken, subjects, type Signal } from '@shrooms/protocol';
+import { RefusalEventSchema, SignalSchema, decodeToken, signalFreshness, subjects, type Signal } from '@shrooms/protocol';
 import type { Ledger, SignalField, Stored } from '@shrooms/ledger';
 import type { Logger } from '@shrooms/runtime';
 import type { z } from 'zod';
@@ -293,8 +293,8 @@ export class DashboardFeed {
   agents(now = Date.now()): AgentRow[] {
     const out: AgentRow[] = [];
     for (const [agent, s] of this.agentsByName) {
-      const ageMs = Math.max(0, now - Date.parse(s.at));
-      if (!(ageMs < s.ttlMs)) continue;
+      const fresh = signalFreshness(s, now);
+      if (!fresh) continue;
       const local = s.machine === this.d.machine;
       const url = !local ? dashboardUrl(s.gatewayUrl) : undefined;
       out.push({
@@ -311,8 +311,7 @@ export class DashboardFeed {
         ...(s.lastSpokeAt ? { lastSpokeAt: s.lastSpokeAt } : {}),
         at: s.at,
         ttlMs: s.ttlMs,
-        ageMs,
-        strength: Math.round((1 - ageMs / s.ttlMs) * 100) / 100,
+        ...fresh,
         local,
         ...(url ? { dashboardUrl: url } : {}),
       });

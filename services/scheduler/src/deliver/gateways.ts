@@ -7,7 +7,7 @@
  */
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { BUCKETS, SignalSchema, keys } from '@shrooms/protocol';
+import { BUCKETS, SignalSchema, keys, signalFreshness } from '@shrooms/protocol';
 
 export interface GatewayResolverOptions {
   machine: string;
@@ -28,7 +28,7 @@ export function gatewayResolver(nc: NatsConnection | null, opts: GatewayResolver
       const s = SignalSchema.safeParse(e.json<unknown>());
       if (!s.success || !s.data.gatewayUrl) return null;
       // A faded signal (older than its ttl) is no longer a hint.
-      if (Date.now() - Date.parse(s.data.at) >= s.data.ttlMs) return null;
+      if (!signalFreshness(s.data)) return null;
       return s.data.gatewayUrl.replace(/\/$/, '');
     } catch {
       return null;
