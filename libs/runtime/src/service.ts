@@ -2,6 +2,7 @@ import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
 import { ShroomsError, fromWireError, toWireError, type WireError } from '@shrooms/protocol';
 import type { Logger } from 'pino';
+import { isNatsOutage } from './retry.js';
 import { SpanKind, contextFromTraceparent, inSpan, traceHeaders } from './telemetry.js';
 
 export type { Service, ServiceMsg };
@@ -28,6 +29,8 @@ export function addService(nc: NatsConnection, spec: ServiceSpec): Promise<Servi
 /**
  * A JSON endpoint: parses the request, runs `handle`, replies `{ ok: true, ...result }` or
  * `{ ok: false, error }` with the service error headers set. Never throws into the subscription.
+ * A handler that failed because NATS or JetStream did not answer (its own writes timed out: a
+ * machine cut off, a stream without a leader) answers the retryable NATS_UNAVAILABLE, not INTERNAL.
  * Requests carry W3C trace context in their headers; each call runs in a span continuing it.
  */
 export function jsonEndpoint<Req, Res extends object>(
@@ -69,6 +72,8 @@ export function jsonEndpoint<Req, Res extends object>(
 }
 
 function asInvalidOrInternal(e: unknown): ShroomsError {
+  if (isNatsOutage(e))
+    return new ShroomsError('NATS_UNAVAILABLE', `NATS or JetStream did not answer (${(e as Error).message}); retry later`);
   if (e && typeof e === 'object' && 'issues' in e)
     return new ShroomsError('INVALID_PARAMS', `bad request: ${(e as unknown as Error).message}`);
   if (e instanceof SyntaxError) return new ShroomsError('INVALID_PARAMS', 'request is not JSON');

@@ -1,0 +1,45 @@
+import { TimeoutError } from '@nats-io/nats-core';
+import { ERRORS } from '@shrooms/protocol';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from './log.js';
+import { jsonEndpoint, type ServiceMsg } from './service.js';
+
+/**
+ * The error a NATS service endpoint answers with when its handler failed. The endpoint's group and
+ * message are in-process stand-ins (what is checked is the mapping, not NATS); the errors thrown are
+ * the NATS client's own classes. The machines tests see the same over real NATS on a machine cut off.
+ */
+async function answerTo(thrown: unknown): Promise<{ code: number; error: { key: string } }> {
+  let handler: ((err: Error | null, msg: ServiceMsg) => void) | undefined;
+  jsonEndpoint(
+    { addEndpoint: ((_name: string, opts: { handler: typeof handler }) => void (handler = opts.handler)) as never },
+    'probe',
+    { subject: 'probe' },
+    (d) => d,
+    async () => {
+      throw thrown;
+    },
+    createLogger('service-test', 'silent'),
+  );
+  return new Promise((resolve) => {
+    const msg = {
+      json: () => ({}),
+      headers: undefined,
+      respond: () => true,
+      respondError: (code: number, _description: string, data: string) => resolve({ code, error: JSON.parse(data).error }),
+    } as unknown as ServiceMsg;
+    handler!(null, msg);
+  });
+}
+
+describe('jsonEndpoint', () => {
+  it('answers a handler whose NATS request timed out with the retryable NATS_UNAVAILABLE, not INTERNAL', async () => {
+    const r = await answerTo(new TimeoutError());
+    expect(r.error.key).toBe('NATS_UNAVAILABLE');
+    expect(r.code).toBe(ERRORS.NATS_UNAVAILABLE.code);
+  });
+
+  it('still answers a plain failure as INTERNAL', async () => {
+    expect((await answerTo(new Error('boom'))).error.key).toBe('INTERNAL');
+  });
+});
