@@ -2,7 +2,8 @@ import { createLogger } from '@shrooms/runtime';
 import { describe, expect, it } from 'vitest';
 import { SchedulerConfigSchema } from './config.js';
 import type { TaskOutcome } from './deliver/results.js';
-import { Engine, type EngineDeps } from './engine.js';
+import type { SendResult } from './deliver/send.js';
+import { Engine, retryDelay, type EngineDeps } from './engine.js';
 import { schedulerOps } from './service.js';
 import { FakeGateways } from './testing/fake-gateway.js';
 import { MemoryStore } from './testing/memory-store.js';
@@ -146,6 +147,32 @@ describe('firing', () => {
     expect(w.gw.tasksOf(schedule.id)).toHaveLength(1);
     expect((await w.store.get(schedule.id))!.schedule).toMatchObject({ state: 'done', fired: 1 });
     expect((await w.store.get(schedule.id))!.schedule.retry).toBeUndefined();
+  });
+
+  it('retries after the wait a gateway that answered asked for, not after a doubling backoff', async () => {
+    const w = world();
+    const { schedule } = await w.create();
+    await w.a.rescan();
+    const natsAway: SendResult = { outcome: 'retry', error: { key: 'NATS_UNAVAILABLE', message: 'away' }, retryAfterMs: 2 * SEC };
+    w.gw.failNext = [natsAway, natsAway, natsAway, natsAway];
+    // Four answers of NATS_UNAVAILABLE (Retry-After 2 s): sent again every 2 s, not after 1, 2, 4, 8 s.
+    for (const [i, at] of [10, 12, 14, 16].entries()) {
+      await w.tickAll(T0 + at * SEC, w.a);
+      expect(w.gw.sends, `at ${at} s`).toHaveLength(i + 1);
+      expect((await w.store.get(schedule.id))!.schedule.retry).toMatchObject({ attempts: i + 1 });
+    }
+    await w.tickAll(T0 + 17.5 * SEC, w.a); // the fourth wait of 2 s not over
+    expect(w.gw.sends).toHaveLength(4);
+    await w.tickAll(T0 + 18 * SEC, w.a);
+    expect(w.gw.tasksOf(schedule.id)).toHaveLength(1);
+    expect((await w.store.get(schedule.id))!.schedule).toMatchObject({ state: 'done', fired: 1 });
+  });
+
+  it('waits for the longest of what the pending recipients need, at most SCHEDULER_RETRY_MAX_MS', () => {
+    expect(retryDelay([{ retryAfterMs: 2000 }], 6, 60_000)).toBe(2000);
+    expect(retryDelay([{ retryAfterMs: 2000 }, {}], 6, 60_000)).toBe(32_000); // one gateway did not answer
+    expect(retryDelay([{}], 1, 60_000)).toBe(1000);
+    expect(retryDelay([{ retryAfterMs: 3_600_000 }], 1, 60_000)).toBe(60_000);
   });
 
   it('records a refusal and moves on', async () => {

@@ -68,6 +68,18 @@ function idOfKey(key: string): string | null {
   }
 }
 
+/**
+ * How long an occurrence waits before it is sent again: for each recipient still pending, the wait
+ * its gateway asked for (Retry-After: 2 s while NATS or the guard is away, the loop guard's own),
+ * or — when no gateway answered (unreachable, none known) — 1 s doubling with each attempt; the
+ * longest of them, at most `maxMs`. Backing off blindly from a gateway that asked for 2 s would
+ * push a takeover after a cut far past the cut's end (machines tests, scenario 7).
+ */
+export function retryDelay(pending: { retryAfterMs?: number }[], attempts: number, maxMs: number): number {
+  const blind = 1000 * 2 ** (attempts - 1);
+  return Math.min(maxMs, Math.max(...pending.map((p) => p.retryAfterMs ?? blind)));
+}
+
 export class Engine {
   /** The schedules as last seen (watch, rescans and own writes); decisions re-read the store. */
   readonly cache = new Map<string, StoredSchedule>();
@@ -261,7 +273,11 @@ export class Engine {
     const pending = results.filter((r) => r.result.outcome === 'retry');
     if (pending.length > 0) {
       const attempts = (prevRetry?.occurrence === target.at ? prevRetry.attempts : 0) + 1;
-      const backoff = Math.min(this.d.config.SCHEDULER_RETRY_MAX_MS, 1000 * 2 ** (attempts - 1));
+      const backoff = retryDelay(
+        pending.map((p) => p.result as Extract<SendResult, { outcome: 'retry' }>),
+        attempts,
+        this.d.config.SCHEDULER_RETRY_MAX_MS,
+      );
       const error = pending
         .map((p) => `${p.recipient}: ${(p.result as Extract<SendResult, { outcome: 'retry' }>).error.message}`)
         .join('; ');

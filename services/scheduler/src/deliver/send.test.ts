@@ -48,6 +48,16 @@ describe('a2aSender', () => {
     ).toMatchObject({
       outcome: 'retry',
       error: { key: 'GUARD_UNAVAILABLE' },
+      retryAfterMs: 2000,
+    });
+    // The wait the gateway names in the error (ErrorInfo metadata `retryAfterSeconds`) is the one kept.
+    const named = { code: -32050, message: 'window', data: [{ reason: 'LOOP_GUARD', metadata: { retryAfterSeconds: '17' } }] };
+    expect(
+      await a2aSender({ timeoutMs: 1000, fetch: answering(200, { jsonrpc: '2.0', id: 1, error: named }) })('http://gw', msg),
+    ).toMatchObject({
+      outcome: 'retry',
+      error: { key: 'LOOP_GUARD' },
+      retryAfterMs: 17_000,
     });
     expect(
       await a2aSender({ timeoutMs: 1000, fetch: answering(403, { error: { code: -32053, message: 'no' } }) })('http://gw', msg),
@@ -65,6 +75,7 @@ describe('a2aSender', () => {
       outcome: 'retry',
       error: { key: 'GATEWAY_UNREACHABLE' },
     });
+    expect(await a2aSender({ timeoutMs: 1000, fetch: down })('http://gw', msg)).not.toHaveProperty('retryAfterMs');
     expect(await a2aSender({ timeoutMs: 1000, fetch: answering(502, 'Bad Gateway') })('http://gw', msg)).toMatchObject({
       outcome: 'retry',
     });

@@ -23,8 +23,11 @@ export type SendResult =
   | { outcome: 'existing'; taskId: string }
   /** The gateway refused for good (not allowed, no such session, …). */
   | { outcome: 'refused'; error: { key: string; message: string } }
-  /** It may work later (gateway down, guard unavailable, loop guard window). */
-  | { outcome: 'retry'; error: { key: string; message: string } };
+  /**
+   * It may work later (gateway down, guard unavailable, loop guard window). `retryAfterMs`: the wait
+   * the gateway asked for (its `retryAfterSeconds` / Retry-After) when it answered at all.
+   */
+  | { outcome: 'retry'; error: { key: string; message: string }; retryAfterMs?: number };
 
 export type SendMessage = (url: string, msg: OutgoingMessage) => Promise<SendResult>;
 
@@ -63,7 +66,8 @@ export function a2aSender(opts: { timeoutMs: number; fetch?: typeof fetch }): Se
       if (err.key === 'MESSAGE_ID_CONFLICT') return { outcome: 'existing', taskId: `${msg.session}:${msg.messageId}` };
       // Not an answer of a gateway of ours (a proxy's page, no JSON): it may be back later.
       if (err.key === 'INVALID_AGENT_RESPONSE') return { outcome: 'retry', error };
-      return { outcome: ERRORS[err.key].retryable ? 'retry' : 'refused', error };
+      if (!ERRORS[err.key].retryable) return { outcome: 'refused', error };
+      return { outcome: 'retry', error, retryAfterMs: (err.retryAfterSeconds ?? 1) * 1000 };
     }
     const taskId = result?.task?.id ?? result?.id;
     if (typeof taskId !== 'string')
