@@ -6,7 +6,7 @@
 import { type KV, Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { casCreate, casUpdate } from '@shrooms/runtime';
+import { casCreate, casPurge, casUpdate } from '@shrooms/runtime';
 import { startNatsCluster, startNatsServer, type NatsCluster, type NatsServerHandle } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -57,6 +57,26 @@ function suite(name: string, start: () => Promise<{ urls: string[]; replicas: nu
         await kv(0).put(`d${t}`, 'old');
         await kv(0).delete(`d${t}`);
         counts.push(await winners((i) => casCreate(kv(i), `d${t}`, enc.encode(`w${i}`))));
+      }
+      expect(counts).toEqual(Array(TRIALS).fill(1));
+    });
+
+    it(`lets exactly one of a purge and ${WRITERS - 1} updates on one revision through, ${TRIALS} times in a row`, async () => {
+      const counts: number[] = [];
+      const purged: boolean[] = [];
+      for (let t = 0; t < TRIALS; t++) {
+        const rev = await kv(0).put(`p${t}`, 'finished');
+        counts.push(
+          await winners(async (i) => {
+            if (i !== t % WRITERS) return casUpdate(kv(i), `p${t}`, enc.encode(`w${i}`), rev);
+            const ok = await casPurge(kv(i), `p${t}`, rev);
+            purged.push(ok);
+            return ok ? 1 : null;
+          }),
+        );
+        // What the bucket holds agrees with who won: the purge marker, or the one update.
+        const e = await kv(0).get(`p${t}`);
+        expect(e?.operation).toBe(purged[t] ? 'PURGE' : 'PUT');
       }
       expect(counts).toEqual(Array(TRIALS).fill(1));
     });

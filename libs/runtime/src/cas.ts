@@ -21,6 +21,7 @@
  */
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { Bucket, type KV } from '@nats-io/kv';
+import { Empty, headers } from '@nats-io/nats-core';
 
 /** The put was refused because the key is no longer at the expected revision (or already exists). */
 export function isCasConflict(err: unknown): boolean {
@@ -104,4 +105,32 @@ export async function casCreate(kv: KV, key: string, data: Uint8Array, opts: { t
 /** casCreate when `revision` is 0, else casUpdate. */
 export function casPut(kv: KV, key: string, data: Uint8Array, revision: number, opts: { timeout?: number } = {}): Promise<number | null> {
   return revision === 0 ? casCreate(kv, key, data, opts) : casUpdate(kv, key, data, revision, opts);
+}
+
+/**
+ * Purges `key` (its history goes, a purge marker stays) only if it is still at `revision`; true if
+ * purged, false when another writer got there first. The purge carries the message id an update of
+ * that revision carries (`<key>@<revision>`), so of a purge and updates racing on one revision
+ * exactly one goes through on R3 too — `kv.purge(key, { previousSeq })` alone has the blind spot of
+ * the per-subject check (module comment): it could purge a write it never saw.
+ */
+export async function casPurge(kv: KV, key: string, revision: number, opts: { timeout?: number } = {}): Promise<boolean> {
+  if (!Number.isInteger(revision) || revision <= 0) throw new RangeError(`revision must be a positive integer, not ${revision}`);
+  const b = bucketOf(kv);
+  const ek = b.encodeKey(key);
+  const h = headers();
+  h.set('KV-Operation', 'PURGE');
+  h.set('Nats-Rollup', 'sub');
+  try {
+    const ack = await b.js.publish(b.subjectForKey(ek, true), Empty, {
+      headers: h,
+      msgID: `${ek}@${revision}`,
+      expect: { lastSubjectSequence: revision },
+      ...(opts.timeout ? { timeout: opts.timeout } : {}),
+    });
+    return !ack.duplicate;
+  } catch (err) {
+    if (isCasConflict(err)) return false;
+    throw err;
+  }
 }

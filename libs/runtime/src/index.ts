@@ -43,6 +43,6 @@ export {
   traceparentOf,
   tracer,
 } from './telemetry.js';
-export { casCreate, casPut, casUpdate, isCasConflict, isStreamFull } from './cas.js';
+export { casCreate, casPurge, casPut, casUpdate, isCasConflict, isStreamFull } from './cas.js';
 export { isNatsOutage, isTransientJetStreamError, retryJetStream } from './retry.js';
 export { watchFile } from './watch-file.js';

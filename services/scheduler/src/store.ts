@@ -8,7 +8,7 @@
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, ShroomsError, keys, ScheduleSchema, type Schedule } from '@shrooms/protocol';
-import { casCreate, casUpdate } from '@shrooms/runtime';
+import { casCreate, casPurge, casUpdate } from '@shrooms/runtime';
 
 export interface StoredSchedule {
   schedule: Schedule;
@@ -84,8 +84,9 @@ export class ScheduleStore implements ScheduleStorePort {
     return out.filter((s): s is StoredSchedule => s !== null);
   }
 
+  /** Purges a schedule only if it is still at `revision` (compare-and-set, like every change). */
   async remove(id: string, revision: number): Promise<void> {
-    await this.kv.purge(keys.schedule(id), { previousSeq: revision });
+    await casPurge(this.kv, keys.schedule(id), revision);
   }
 
   /**
