@@ -62,6 +62,28 @@ export default tseslint.config(
       ],
     },
   },
+  // The dashboard's page script runs in a browser: no Node, nothing but its own modules, and no
+  // markup from strings (every text it shows is user input: createElement and textContent only).
+  {
+    files: ['services/gateway/src/dashboard/app/**/*.ts'],
+    languageOptions: { globals: { window: 'readonly', document: 'readonly', location: 'readonly', EventSource: 'readonly' } },
+    rules: {
+      'no-var': 'error',
+      'prefer-const': 'error',
+      'no-restricted-globals': ['error', 'process', 'Buffer', 'require', 'module', '__dirname', 'global'],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!\\.\\.?/)', message: 'The page script imports only its own modules (and ../wire.js types).' }] },
+      ],
+      'no-restricted-properties': [
+        'error',
+        ...['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'write', 'writeln'].map((property) => ({
+          property,
+          message: 'Build elements with h() and textContent: texts are user input.',
+        })),
+      ],
+    },
+  },
   // Tests and test tooling poke at payloads they do not type.
   {
     files: ['**/*.test.ts', 'test/**/*.ts', 'libs/testing/**/*.ts', 'bench/**/*.ts'],

@@ -19,6 +19,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'unit',
+          globalSetup: ['test/page.setup.ts'],
           include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,

@@ -38,7 +38,7 @@ function newestInput() {
     for (const e of entries) {
       const p = join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) see(p);
+      else if ((e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) || e.name === 'tsconfig.json') see(p);
     }
   };
   for (const f of TOP) see(join(root, f));

@@ -50,6 +50,8 @@ describe('the CLI installed from its packages', () => {
     const agent = join(prefix, 'node_modules', '@shrooms', 'shrooms-agent');
     expect(existsSync(join(agent, 'dist', 'main.js'))).toBe(true);
     expect(existsSync(join(agent, 'src'))).toBe(false);
+    // The dashboard's page script, compiled for the browser, comes with the gateway it is served by.
+    expect(existsSync(join(prefix, 'node_modules', '@shrooms', 'gateway', 'dist', 'browser', 'app', 'app.js'))).toBe(true);
     for (const dev of ['@shrooms/testing', 'typescript', 'tsx', 'vitest'])
       expect(existsSync(join(prefix, 'node_modules', dev)), dev).toBe(false);
     const r = await cli(['--help']);

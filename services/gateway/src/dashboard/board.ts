@@ -8,6 +8,7 @@
  * update; the row shape is apart in rows.ts.
  */
 import { TASK_STATES, type TaskState } from '@shrooms/protocol';
+import { matches, searchText } from './app/match.js';
 import type { TaskRow } from './rows.js';
 
 export const STATE_FILTERS = [
@@ -86,37 +87,6 @@ export function decodeCursor(c: string): Pos | undefined {
     /* not one of ours */
   }
   return undefined;
-}
-
-export function matches(r: TaskRow, q: Omit<TaskQuery, 'cursor' | 'limit'>, search?: string): boolean {
-  if (q.agent && r.to !== q.agent) return false;
-  switch (q.state ?? 'all') {
-    case 'all':
-      break;
-    case 'open':
-      if (!r.open) return false;
-      break;
-    case 'finished':
-      if (r.open) return false;
-      break;
-    case 'queued':
-      if (!r.open || !r.queued) return false;
-      break;
-    case 'held':
-      if (!r.open || !r.held) return false;
-      break;
-    case 'stalled':
-      if (!r.open || !r.stalled) return false;
-      break;
-    default:
-      if (r.state !== q.state) return false;
-  }
-  if (q.q && !(search ?? searchText(r)).includes(q.q.toLowerCase())) return false;
-  return true;
-}
-
-function searchText(r: TaskRow): string {
-  return `${r.name}\n${r.text}\n${r.from}`.toLowerCase();
 }
 
 export class Board {

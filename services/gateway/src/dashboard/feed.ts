@@ -18,6 +18,7 @@ import type { z } from 'zod';
 import { Board } from './board.js';
 import { clip, toRow, type TaskRow } from './rows.js';
 import type { DashboardStreams } from './streams.js';
+import type { AgentView } from './wire.js';
 
 export interface FeedOptions {
   /** Batch window for changes sent to browsers, ms. Default 250. */
@@ -41,28 +42,12 @@ export interface FeedDeps {
   streams: DashboardStreams;
 }
 
-export interface AgentRow {
-  agent: string;
-  machine: string;
-  session: string;
-  harness: string;
+/** An agent as the page reads it (wire.ts), with the signal's own state and time. */
+export interface AgentRow extends AgentView {
   state: Signal['state'];
-  cwd?: string;
-  openTasks: number;
-  queuedTasks: number;
-  autoApprove: boolean;
-  remindersStopped: boolean;
-  lastSpokeAt?: string;
   at: string;
-  ttlMs: number;
-  /** Age of the signal when this row was made, ms (the page keeps counting). */
-  ageMs: number;
   /** 1 when just renewed, falling to 0 at its ttl. */
   strength: number;
-  /** This machine's own session (the owner can act on it here). */
-  local: boolean;
-  /** Where another machine's dashboard is (from the URL its bridge announces). */
-  dashboardUrl?: string;
 }
 
 const RefusalSchema = RefusalEventSchema.partial({ details: true }).loose();

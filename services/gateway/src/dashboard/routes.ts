@@ -19,11 +19,12 @@ import type { Identify } from '../a2a/caller.js';
 import type { GatewayConfig } from '../config.js';
 import type { TaskService } from '../tasks/service.js';
 import { ACTION_HEADER, DashboardAccess, type Viewer } from './access.js';
-import { CSP, SCRIPT, STYLES, page, type Asset } from './assets/page.js';
+import { CSP, ENTRY, STYLES, asset, loadScripts, page, type Asset } from './assets/page.js';
 import { STATE_FILTERS } from './board.js';
 import { DashboardFeed } from './feed.js';
 import { parseKey, toDetail, toRow } from './rows.js';
 import { DashboardStreams, frame } from './streams.js';
+import type * as Page from './wire.js';
 
 export interface DashboardDeps {
   nc: NatsConnection;
@@ -85,7 +86,9 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
     { nc: deps.nc, ledger: deps.ledger, signals: deps.signals, log, machine, streams },
     { idleMs: cfg.DASHBOARD_IDLE_MS },
   );
-  const html = page(machine);
+  const scripts = loadScripts();
+  if (!scripts) log.error({ dir: 'dist/browser/app' }, "the dashboard's script is not built (pnpm build): the page cannot run");
+  const html = page(machine, scripts ?? new Map());
   const { board } = feed;
 
   const fail = (req: FastifyRequest, reply: FastifyReply, err: unknown) => {
@@ -122,7 +125,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
     }
   };
 
-  const overview = (viewer: Viewer) => ({
+  const overview = (viewer: Viewer): Page.Overview => ({
     machine,
     viewer: { device: viewer.device, self: viewer.self },
     counts: board.counts(),
@@ -167,17 +170,19 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
     return row;
   };
 
-  const serve = (asset: Asset) => async (req: FastifyRequest, reply: FastifyReply) => {
-    try {
-      access.viewer(req);
-    } catch (err) {
-      const se = err instanceof ShroomsError ? err : new ShroomsError('INTERNAL', 'internal error');
-      return reply.code(se.spec.http).type('text/plain; charset=utf-8').send(`${se.message}\n`);
-    }
-    reply.header('etag', asset.etag).header('cache-control', 'no-cache');
-    if (req.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-    return reply.type(asset.type).send(asset.body);
-  };
+  const serve =
+    (file: Asset, code = 200) =>
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      try {
+        access.viewer(req);
+      } catch (err) {
+        const se = err instanceof ShroomsError ? err : new ShroomsError('INTERNAL', 'internal error');
+        return reply.code(se.spec.http).type('text/plain; charset=utf-8').send(`${se.message}\n`);
+      }
+      reply.header('etag', file.etag).header('cache-control', 'no-cache');
+      if (req.headers['if-none-match'] === file.etag) return reply.code(304).send();
+      return reply.code(code).type(file.type).send(file.body);
+    };
 
   app.register(
     async function dashboard(scope) {
@@ -190,7 +195,10 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
       });
 
       scope.get('/', serve(html)); // both /dashboard and /dashboard/
-      scope.get('/app.js', serve(SCRIPT));
+      // The page's modules: app.js and what it imports, each by its file name.
+      if (scripts) for (const [name, script] of scripts) scope.get(`/${name}`, serve(script));
+      else
+        scope.get(`/${ENTRY}`, serve(asset("the dashboard's script is not built: run `pnpm build`\n", 'text/plain; charset=utf-8'), 503));
       scope.get('/app.css', serve(STYLES));
 
       scope.get(
@@ -202,7 +210,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
         '/api/tasks',
         read((req) => {
           const q = parse(TasksQuerySchema, req.query);
-          return board.page({ ...q, ...(q.agent ? { agent: q.agent } : {}) });
+          return board.page({ ...q, ...(q.agent ? { agent: q.agent } : {}) }) satisfies Page.TasksPage;
         }),
       );
 
@@ -217,7 +225,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
           if (!detail) throw new ShroomsError('TASK_NOT_FOUND', 'no such task in the ledger');
           authorize('read', viewer, { ...where, task: stored!.entry.task });
           board.upsert(detail.row);
-          return { detail, children: board.childrenOf(key), chainSize: board.chain(key)?.size ?? 1 };
+          return { detail, children: board.childrenOf(key), chainSize: board.chain(key)?.size ?? 1 } satisfies Page.TaskAnswer;
         }),
       );
 
@@ -225,7 +233,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
         '/api/chains',
         read((req) => {
           const q = parse(ChainsQuerySchema, req.query);
-          return board.chains(q.offset, q.limit);
+          return board.chains(q.offset, q.limit) satisfies Page.ChainsPage;
         }),
       );
 
@@ -235,13 +243,21 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
           const key = parse(z.object({ key: KeySchema }), req.query).key;
           const chain = board.chain(key);
           if (!chain) throw new ShroomsError('TASK_NOT_FOUND', 'no such task in the ledger');
-          return { chain };
+          return { chain } satisfies Page.ChainAnswer;
         }),
       );
 
       scope.get(
         '/api/attention',
-        read(() => ({ ...board.attention(), refusals: feed.recentRefusals(), notes: feed.recentNotes(), counts: board.counts() })),
+        read(
+          () =>
+            ({
+              ...board.attention(),
+              refusals: feed.recentRefusals(),
+              notes: feed.recentNotes(),
+              counts: board.counts(),
+            }) satisfies Page.AttentionAnswer,
+        ),
       );
 
       scope.get('/events', async (req, reply) => {
@@ -269,7 +285,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
           const { key } = parse(TaskActionSchema, body);
           const { session, stored } = await localTask(key);
           await deps.tasks.cancel(session, stored.entry.task.id, viewer);
-          return { row: await freshRow(key) };
+          return { row: await freshRow(key) } satisfies Omit<Page.ActionAnswer, 'ok'>;
         }),
       );
 
@@ -284,7 +300,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
               throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${t.id} is not held for the owner; there is nothing to ${verb}`);
             }
             await deps.tasks.control(session, verb, t.id, viewer);
-            return { row: await freshRow(key) };
+            return { row: await freshRow(key) } satisfies Omit<Page.ActionAnswer, 'ok'>;
           }),
         );
       }

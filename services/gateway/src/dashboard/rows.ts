@@ -6,6 +6,10 @@
 import { META, decodeToken, isTerminal, keys, parseTaskName, type Message, type Task, type TaskState } from '@shrooms/protocol';
 import type { Stored } from '@shrooms/ledger';
 import { displayOrigin } from '@shrooms/protocol';
+import type { TaskState as PageTaskState, TaskRowView } from './wire.js';
+
+/** The page's copy of the task states (wire.ts) is the protocol's: this fails to compile when they part. */
+const _sameStates: [TaskState, PageTaskState] extends [PageTaskState, TaskState] ? true : never = true;
 
 /** Longest text a row carries (characters); the detail carries more. */
 export const ROW_TEXT_MAX = 240;
@@ -14,43 +18,12 @@ export const DETAIL_MESSAGES_MAX = 50;
 /** Longest message text the detail carries (characters). */
 export const DETAIL_TEXT_MAX = 16_000;
 
-export interface TaskRow {
-  /** Ledger key (`M.S.K`, tokens encoded): the row's identity on the page and in actions. */
-  key: string;
-  /** `MACHINE/SESSION:MESSAGE-ID`. */
-  name: string;
-  /** The local task id, `SESSION:MESSAGE-ID`. */
-  id: string;
-  machine: string;
+/** The row the page reads (wire.ts: what each field is), and what the server keeps beside it. */
+export interface TaskRow extends TaskRowView {
   session: string;
-  /** `MACHINE/SESSION` the task was given to. */
-  to: string;
   state: TaskState;
-  open: boolean;
-  /** `DEVICE (MACHINE/SESSION)`: the verified device, the claimed session beside it. */
-  from: string;
-  device: string;
+  /** The claimed session the task came from (`from` shows it beside the device). */
   claimed?: string;
-  /** Origin of a root task: a person, an agent asking outside a task, or a schedule. */
-  origin: 'person' | 'agent' | 'schedule';
-  schedule?: string;
-  text: string;
-  lastWorkerLine?: string;
-  /** The worker's last word on a finished or interrupted task (its status message). */
-  result?: string;
-  queued: boolean;
-  held: boolean;
-  stalled?: string;
-  nudges: number;
-  acknowledged: boolean;
-  expired: boolean;
-  parent?: string;
-  parentKey?: string;
-  depth: number;
-  createdAt: number;
-  statusAt: number;
-  /** Changes of this task so far (ledger entry `v`): the page keeps the newest it has seen. */
-  v: number;
 }
 
 export interface TaskDetail {

@@ -6,6 +6,7 @@
  * timer and listener is released when the browser goes away.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DashboardEvents } from './wire.js';
 
 export interface StreamLimits {
   max: number;
@@ -71,7 +72,8 @@ export class DashboardStreams {
     client.write(first);
   }
 
-  broadcast(event: string, data: unknown): void {
+  /** Sends an event to every page (typed as the page reads it: wire.ts). */
+  broadcast<E extends keyof DashboardEvents>(event: E, data: DashboardEvents[E]): void {
     if (this.clients.size === 0) return;
     const chunk = frame(event, data);
     for (const c of [...this.clients]) c.write(chunk);
@@ -82,6 +84,6 @@ export class DashboardStreams {
   }
 }
 
-export function frame(event: string, data: unknown): string {
+export function frame<E extends keyof DashboardEvents>(event: E, data: DashboardEvents[E]): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }

@@ -1,11 +1,15 @@
 /**
- * The dashboard's page and its two files, each with a content hash for ETag and cache busting.
- * Nothing is loaded from anywhere else, so the page works offline; the Content-Security-Policy
- * allows only this server's own script and styles, so even a text that slipped past escaping could
- * not run.
+ * The dashboard's page, its script and its styles, each with a content hash for ETag and cache
+ * busting. Nothing is loaded from anywhere else, so the page works offline; the
+ * Content-Security-Policy allows only this server's own script and styles, so even a text that
+ * slipped past escaping could not run.
+ *
+ * The script is browser TypeScript (../app/) that tsc compiles, with the gateway, to ES modules in
+ * the package's dist/browser/app/: the page loads `app.js`, which imports the others beside it
+ * (`/dashboard/NAME.js`). They are read once, when the dashboard is registered.
  */
 import { createHash } from 'node:crypto';
-import { APP_JS } from './app-js.js';
+import { readFileSync, readdirSync } from 'node:fs';
 import { APP_CSS } from './styles.js';
 
 export interface Asset {
@@ -14,11 +18,30 @@ export interface Asset {
   etag: string;
 }
 
-function asset(body: string, type: string): Asset {
+export function asset(body: string, type: string): Asset {
   return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
 }
 
-export const SCRIPT = asset(APP_JS, 'text/javascript; charset=utf-8');
+/**
+ * Where tsc puts the page's modules (app/tsconfig.json): the same place from this file in src/
+ * (development) and in dist/ (compiled, packed, in the image), three folders below the package.
+ */
+export const SCRIPTS_DIR = new URL('../../../dist/browser/app/', import.meta.url);
+/** The module the page loads; it imports the others. */
+export const ENTRY = 'app.js';
+
+/** The page's modules by file name, or undefined when they are not built (sources never built). */
+export function loadScripts(dir: URL = SCRIPTS_DIR): Map<string, Asset> | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((f) => /^[a-z][a-z0-9-]*\.js$/.test(f));
+  } catch {
+    return undefined;
+  }
+  if (!names.includes(ENTRY)) return undefined;
+  return new Map(names.sort().map((f) => [f, asset(readFileSync(new URL(f, dir), 'utf8'), 'text/javascript; charset=utf-8')]));
+}
+
 export const STYLES = asset(APP_CSS, 'text/css; charset=utf-8');
 
 export const CSP = [
@@ -36,10 +59,14 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** The page shell; the script fills it. `machine` is escaped (it is only shown in the title). */
-export function page(machine: string): Asset {
+/**
+ * The page shell; the script fills it. `machine` is escaped (it is only shown in the title). The
+ * script's version covers all its modules: a change in any of them is a new URL for `app.js`.
+ */
+export function page(machine: string, scripts: ReadonlyMap<string, Asset>): Asset {
   const m = escapeHtml(machine);
   const v = (a: Asset) => encodeURIComponent(a.etag.slice(1, 9));
+  const all = asset([...scripts.values()].map((a) => a.etag).join('\n'), '');
   return asset(
     `<!doctype html>
 <html lang="en">
@@ -51,7 +78,7 @@ export function page(machine: string): Asset {
 <title>shrooms · ${m}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/dashboard/app.css?v=${v(STYLES)}">
-<script src="/dashboard/app.js?v=${v(SCRIPT)}" defer></script>
+<script type="module" src="/dashboard/${ENTRY}?v=${v(all)}"></script>
 </head>
 <body>
 <header class="top">

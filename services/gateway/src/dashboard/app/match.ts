@@ -1,0 +1,46 @@
+/**
+ * Whether a task row is in a list filter: one rule for the page (rows changing live) and the
+ * server's index (board.ts), so the list and its live updates agree. Pure: no DOM, no Node.
+ */
+import type { TaskRowView } from '../wire.js';
+
+export interface RowFilter {
+  /** `MACHINE/SESSION` the tasks were given to; '' or none: every session. */
+  agent?: string | undefined;
+  /** `all` (the default), `open`, `finished`, `queued`, `held`, `stalled` or a `TASK_STATE_…`. */
+  state?: string | undefined;
+  /** Case-insensitive substring of the task's name, text or asker. */
+  q?: string | undefined;
+}
+
+/** What the search looks in, lower-cased (the index keeps it per row). */
+export function searchText(r: TaskRowView): string {
+  return `${r.name}\n${r.text}\n${r.from}`.toLowerCase();
+}
+
+export function matches(r: TaskRowView, f: RowFilter, search?: string): boolean {
+  if (f.agent && r.to !== f.agent) return false;
+  switch (f.state ?? 'all') {
+    case 'all':
+      break;
+    case 'open':
+      if (!r.open) return false;
+      break;
+    case 'finished':
+      if (r.open) return false;
+      break;
+    case 'queued':
+      if (!r.open || !r.queued) return false;
+      break;
+    case 'held':
+      if (!r.open || !r.held) return false;
+      break;
+    case 'stalled':
+      if (!r.open || !r.stalled) return false;
+      break;
+    default:
+      if (r.state !== f.state) return false;
+  }
+  if (f.q && !(search ?? searchText(r)).includes(f.q.toLowerCase())) return false;
+  return true;
+}
