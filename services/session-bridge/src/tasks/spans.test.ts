@@ -61,3 +61,17 @@ it('adopts the begun span when the watch brings the create before the intake say
   expect(otlp.spans.filter((s) => s.attributes['shrooms.task_id'] === 's:b')).toHaveLength(1);
   expect(otlp.spans.find((s) => s.spanId === spanId(tp))!.events).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
 });
+
+it("ends a task's span at the time its terminal status carries, not when the watch brings it", async () => {
+  const spans = new TaskSpans('echo');
+  const tp = spans.begin('k.c', attrs('c'));
+  spans.taken('k.c');
+  const done = stored('c', tp, 'completed');
+  // A time the observing cannot be at: the span's end must come from the status.
+  const at = new Date(Date.now() + 5_000);
+  done.entry.task.status.timestamp = at.toISOString();
+  spans.observe(done);
+  await flushTelemetry();
+  const span = await eventually(() => otlp.spans.find((s) => s.spanId === spanId(tp)));
+  expect(span.endNs).toBe(BigInt(at.getTime()) * 1_000_000n);
+});

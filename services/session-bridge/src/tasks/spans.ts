@@ -1,17 +1,19 @@
 /**
  * One span per task's life (spec §10): begun when the bridge takes the task (a child of the
  * delivery, itself a child of the asker's request), its state changes recorded as events as the
- * ledger shows them, ended at a terminal state. The task's metadata carries this span's context
- * (`shrooms/traceparent`), so reminders and the worker's own asks become its children.
+ * ledger shows them, ended at a terminal state — at the time the task's status carries, not when
+ * this bridge's watch happens to bring it, so an asker's span never ends before the span of the task
+ * it waited for. The task's metadata carries this span's context (`shrooms/traceparent`), so
+ * reminders and the worker's own asks become its children.
  */
 import { META, isTerminal, type Task } from '@shrooms/protocol';
 import type { Stored } from '@shrooms/ledger';
 import { SpanKind, SpanStatusCode, context, contextFromTraceparent, trace, traceparentOf, tracer, type Span } from '@shrooms/runtime';
 
 export class TaskSpans {
-  private spans = new Map<string, { span: Span; state?: string }>();
+  private spans = new Map<string, { span: Span; startedAt: number; state?: string }>();
   /** Spans begun for a delivery whose create has not yet said whether the task is new. */
-  private pending = new Map<string, { span: Span; traceparent?: string }>();
+  private pending = new Map<string, { span: Span; startedAt: number; traceparent?: string }>();
 
   constructor(readonly harness: string) {}
 
@@ -36,7 +38,7 @@ export class TaskSpans {
       context.active(),
     );
     const traceparent = traceparentOf(trace.setSpan(context.active(), span));
-    this.pending.set(key, { span, traceparent });
+    this.pending.set(key, { span, startedAt: Date.now(), traceparent });
     return traceparent;
   }
 
@@ -45,7 +47,7 @@ export class TaskSpans {
     const p = this.pending.get(key);
     if (!p) return; // adopted already, by `observe` of the create
     this.pending.delete(key);
-    this.spans.set(key, { span: p.span });
+    this.spans.set(key, { span: p.span, startedAt: p.startedAt });
   }
 
   /** The task already existed (a resend): its span was begun by the first delivery. */
@@ -65,7 +67,7 @@ export class TaskSpans {
     if (p && task.metadata?.[META.traceparent] === p.traceparent) {
       // The watch brought the create before the intake said it was stored.
       this.pending.delete(s.key);
-      this.spans.set(s.key, (cur = { span: p.span }));
+      this.spans.set(s.key, (cur = { span: p.span, startedAt: p.startedAt }));
     }
     if (!cur) {
       if (isTerminal(task.status.state)) return;
@@ -75,7 +77,7 @@ export class TaskSpans {
         { kind: SpanKind.CONSUMER, attributes: attributesOf(task, this.harness) },
         contextFromTraceparent(task.metadata?.[META.traceparent]),
       );
-      cur = { span };
+      cur = { span, startedAt: Date.now() };
       this.spans.set(s.key, cur);
     }
     if (cur.state !== task.status.state) {
@@ -84,7 +86,7 @@ export class TaskSpans {
     }
     if (isTerminal(task.status.state)) {
       if (task.status.state === 'TASK_STATE_FAILED') cur.span.setStatus({ code: SpanStatusCode.ERROR, message: 'task failed' });
-      cur.span.end();
+      cur.span.end(endTime(task, cur.startedAt));
       this.spans.delete(s.key);
     }
   }
@@ -94,6 +96,12 @@ export class TaskSpans {
     this.spans.clear();
     this.pending.clear();
   }
+}
+
+/** When the task ended, as its status says (never before its span began; now when unreadable). */
+function endTime(task: Task, startedAt: number): number {
+  const at = Date.parse(task.status.timestamp ?? '');
+  return Number.isFinite(at) ? Math.max(at, startedAt) : Date.now();
 }
 
 function attributesOf(task: Task, harness: string) {
