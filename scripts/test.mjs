@@ -27,7 +27,8 @@ import { delimiter, dirname, join } from 'node:path';
  */
 const PROJECTS = [
   { name: 'lint', command: () => ['pnpm', 'run', '--silent', 'lint'] },
-  { name: 'typecheck', command: () => ['pnpm', 'exec', 'tsc', '-p', 'tsconfig.json'] },
+  // `pnpm typecheck`: every project (tsc -b, the dashboard's browser code among them), then the whole tree with the tests.
+  { name: 'typecheck', command: () => ['pnpm', 'run', '--silent', 'typecheck'] },
   // Manifests and compose against their schemas, NATS configs with nats-server -t, and every
   // container command started for real (scripts/check-deploy.mjs).
   { name: 'deploy', command: (node) => [node, 'scripts/check-deploy.mjs', '--strict'] },
