@@ -175,6 +175,25 @@ describe('firing', () => {
     expect(retryDelay([{ retryAfterMs: 3_600_000 }], 1, 60_000)).toBe(60_000);
   });
 
+  it('fires while a rescan of the bucket does not answer (JetStream away), and tries the rescan again only after SCHEDULER_RESCAN_MS', async () => {
+    const w = world({ SCHEDULER_RESCAN_MS: '15000' });
+    const { schedule } = await w.create();
+    await w.a.rescan();
+    let rescans = 0;
+    // From now on a full read of the bucket hangs, as one does until its request times out.
+    w.store.all = () => {
+      rescans++;
+      return new Promise(() => {});
+    };
+    await w.tickAll(T0 + 10 * SEC, w.a);
+    expect(w.gw.tasksOf(schedule.id)).toHaveLength(1);
+    await w.tickAll(T0 + 11 * SEC, w.a);
+    expect(rescans).toBe(0); // the rescan of T0 is not due again before T0 + 15 s
+    await w.tickAll(T0 + 16 * SEC, w.a);
+    await w.tickAll(T0 + 17 * SEC, w.a);
+    expect(rescans).toBe(1); // started once, hanging; the ticks went on
+  });
+
   it('records a refusal and moves on', async () => {
     const w = world();
     const { schedule } = await w.create({ repeat: 'every 10s;count=2' });

@@ -91,6 +91,7 @@ export class Engine {
   private stopWatch: (() => void) | undefined;
   private running = false;
   private lastRescan = 0;
+  private rescanning: Promise<void> | undefined;
   private ticking: Promise<void> | undefined;
 
   constructor(readonly d: EngineDeps) {
@@ -124,6 +125,7 @@ export class Engine {
     if (this.timer) clearTimeout(this.timer);
     this.stopWatch?.();
     await this.ticking;
+    await this.rescanning;
     await Promise.allSettled([...this.inflight.values()]);
   }
 
@@ -182,8 +184,16 @@ export class Engine {
   /** One pass over the schedules: fire what is due, send back finished results. */
   async tick(): Promise<void> {
     const now = this.now();
-    if (now - this.lastRescan >= this.d.config.SCHEDULER_RESCAN_MS)
-      await this.rescan().catch((err: unknown) => this.log.warn({ err }, 'rescan failed'));
+    // The periodic re-read runs beside the ticks, never in their way: while JetStream does not
+    // answer (a machine cut off, a leader moving) a rescan waits out its request timeout, and one
+    // awaited here held every tick — and so every takeover — for that long, again on each tick as
+    // a failed rescan was due at once. A failed one is tried again after SCHEDULER_RESCAN_MS.
+    if (!this.rescanning && now - this.lastRescan >= this.d.config.SCHEDULER_RESCAN_MS) {
+      this.lastRescan = now;
+      this.rescanning = this.rescan()
+        .catch((err: unknown) => this.log.warn({ err }, 'rescan failed'))
+        .finally(() => (this.rescanning = undefined));
+    }
     for (const [id, { schedule: s }] of this.cache) {
       if (this.inflight.size >= CONCURRENCY) break;
       if (this.inflight.has(id)) continue;
