@@ -13,6 +13,12 @@ export const DeliverRequestSchema = z.object({
   metadata: MetadataSchema.default({}),
   /** Set when the message answers an existing task (SendMessage with taskId). */
   taskId: z.string().optional(),
+  /**
+   * The gateway learns of a new task this delivery creates from its ledger watch: the bridge then
+   * sends no reply (one NATS message fewer per send). It still replies with every refusal or error
+   * and with a task it did not create (a resend).
+   */
+  quiet: z.boolean().optional(),
 });
 export type DeliverRequest = z.infer<typeof DeliverRequestSchema>;
 

@@ -4,6 +4,7 @@
  * Grammar (M = machine, S = session, both encoded with `encodeToken`; K = task key):
  *
  *   shrooms.bridge.M.S.deliver    request  gateway → bridge: a new task or an answer to a blocked one
+ *                                         (a quiet new task the bridge stores gets no reply: the gateway sees it stored)
  *   shrooms.bridge.M.S.cancel     request  gateway → bridge: cancel a task (reaches the harness)
  *   shrooms.bridge.M.S.update     request  worker tools → bridge: task_update (done|blocked|failed)
  *   shrooms.bridge.M.S.control    request  owner → bridge: release|reject a held task, stop|resume reminders

@@ -10,7 +10,17 @@ export {
 } from './config.js';
 export { createLogger, type Logger } from './log.js';
 export { connectNats, type NatsConnection, onShutdown } from './nats.js';
-export { addService, jsonEndpoint, requestJson, type Service, type ServiceMsg, type ServiceSpec } from './service.js';
+export {
+  NO_REPLY,
+  addService,
+  jsonEndpoint,
+  quietRequests,
+  requestJson,
+  type QuietRequest,
+  type Service,
+  type ServiceMsg,
+  type ServiceSpec,
+} from './service.js';
 export {
   checkHealth,
   type HealthCheck,

@@ -1,5 +1,5 @@
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
-import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
+import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } from '@nats-io/nats-core';
 import { ShroomsError, fromWireError, toWireError, type WireError } from '@shrooms/protocol';
 import type { Logger } from 'pino';
 import { isNatsOutage } from './retry.js';
@@ -27,8 +27,15 @@ export function addService(nc: NatsConnection, spec: ServiceSpec): Promise<Servi
 }
 
 /**
+ * What a `jsonEndpoint` handler returns to send no reply: only for a caller that asked for that
+ * (`quietRequests`), which learns the outcome elsewhere (the ledger's watch, for a delivery).
+ */
+export const NO_REPLY: unique symbol = Symbol('no reply');
+
+/**
  * A JSON endpoint: parses the request, runs `handle`, replies `{ ok: true, ...result }` or
- * `{ ok: false, error }` with the service error headers set. Never throws into the subscription.
+ * `{ ok: false, error }` with the service error headers set (nothing when `handle` returns
+ * NO_REPLY). Never throws into the subscription.
  * A handler that failed because NATS or JetStream did not answer (its own writes timed out: a
  * machine cut off, a stream without a leader) answers the retryable NATS_UNAVAILABLE, not INTERNAL.
  * Requests carry W3C trace context in their headers; each call runs in a span continuing it.
@@ -38,7 +45,7 @@ export function jsonEndpoint<Req, Res extends object>(
   name: string,
   opts: { subject: string; queue?: string; metadata?: Record<string, string> },
   parse: (data: unknown) => Req,
-  handle: (req: Req, msg: ServiceMsg) => Promise<Res>,
+  handle: (req: Req, msg: ServiceMsg) => Promise<Res | typeof NO_REPLY>,
   log: Logger,
 ): void {
   group.addEndpoint(name, {
@@ -60,6 +67,7 @@ export function jsonEndpoint<Req, Res extends object>(
             { parent, kind: SpanKind.SERVER, attributes: { 'messaging.destination': opts.subject } },
             () => handle(req, msg),
           );
+          if (res === NO_REPLY) return;
           msg.respond(JSON.stringify({ ok: true, ...res }));
         } catch (e) {
           const se = e instanceof ShroomsError ? e : asInvalidOrInternal(e);
@@ -102,4 +110,68 @@ export async function requestJson<Res>(
   const data = reply.json<{ ok: boolean; error?: WireError } & Res>();
   if (!data.ok) throw fromWireError(data.error ?? { key: 'INTERNAL', message: 'no error in reply' });
   return data;
+}
+
+/** `request` of `quietRequests`: the reply, or what `seen` resolved with first. */
+export type QuietRequest = <Res, Seen>(
+  subject: string,
+  body: unknown,
+  seen: Promise<Seen>,
+  opts: { timeoutMs: number; unavailable: () => ShroomsError },
+) => Promise<{ reply: Res } | { seen: Seen }>;
+
+/**
+ * Requests to endpoints that answer only when the caller would not learn the outcome otherwise
+ * (their handler returns NO_REPLY): each resolves with the reply or with what the caller's own
+ * `seen` resolves with, whichever comes first. No reply and nothing seen within `timeoutMs`, or no
+ * responder at all, throws `unavailable()` — as `requestJson` does. One reply subscription on
+ * `nc` serves every such request (a message per request saved is the point; a subscription each
+ * would cost two protocol writes).
+ */
+export function quietRequests(nc: NatsConnection, inboxPrefix?: string): { request: QuietRequest; close(): void } {
+  const inbox = createInbox(inboxPrefix);
+  const pending = new Map<string, (m: Msg) => void>();
+  const sub = nc.subscribe(`${inbox}.*`, {
+    callback: (_err, m) => pending.get(m.subject.slice(inbox.length + 1))?.(m),
+  });
+  let next = 0;
+  const request: QuietRequest = (subject, body, seen, opts) => {
+    const token = (next++).toString(36);
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        pending.delete(token);
+        clearTimeout(timer);
+      };
+      const timer = setTimeout(() => (done(), reject(opts.unavailable())), opts.timeoutMs);
+      pending.set(token, (m) => {
+        done();
+        // A status without a body is the server's: 503 when nobody serves the subject.
+        if (m.data.length === 0) return reject(opts.unavailable());
+        try {
+          const data = m.json<{ ok: boolean; error?: WireError }>();
+          if (data.ok) resolve({ reply: data as never });
+          else reject(fromWireError(data.error ?? { key: 'INTERNAL', message: 'no error in reply' }));
+        } catch (err) {
+          reject(err as Error);
+        }
+      });
+      seen.then(
+        (s) => {
+          if (!pending.has(token)) return;
+          done();
+          resolve({ seen: s });
+        },
+        () => {},
+      );
+      const h = natsHeaders();
+      for (const [k, v] of Object.entries(traceHeaders())) h.set(k, v);
+      try {
+        nc.publish(subject, JSON.stringify(body), { reply: `${inbox}.${token}`, headers: h });
+      } catch {
+        done();
+        reject(opts.unavailable());
+      }
+    });
+  };
+  return { request, close: () => sub.unsubscribe() };
 }

@@ -7,7 +7,7 @@ import {
   UpdateRequestSchema,
   subjects,
 } from '@shrooms/protocol';
-import { addService, jsonEndpoint, type Service } from '@shrooms/runtime';
+import { NO_REPLY, addService, jsonEndpoint, type Service } from '@shrooms/runtime';
 import type { NatsConnection } from '@shrooms/runtime';
 import type { Bridge } from './bridge/bridge.js';
 import type { BridgeConfig } from './config.js';
@@ -32,7 +32,11 @@ export async function registerBridgeService(
     'deliver',
     s('deliver'),
     (d) => DeliverRequestSchema.parse(d),
-    (req) => bridge.deliver(req),
+    async (req) => {
+      const { task, v, created } = await bridge.deliver(req);
+      // A quiet delivery's new task reaches the gateway through its ledger watch.
+      return req.quiet && created ? NO_REPLY : { task, v };
+    },
     log,
   );
   jsonEndpoint(

@@ -13,11 +13,17 @@ import {
   type Task,
   type UpdateRequest,
 } from '@shrooms/protocol';
-import { requestJson, type NatsConnection } from '@shrooms/runtime';
+import { quietRequests, requestJson, type NatsConnection, type QuietRequest } from '@shrooms/runtime';
 
 export interface BridgeClient {
   /** The task as stored and, from bridges that know it, its ledger entry's version. */
   deliver(req: DeliverRequest): Promise<{ task: Task; v?: number }>;
+  /**
+   * A new task's delivery, sent `quiet`: the bridge replies only when it did not create the task (a
+   * refusal, an error, a resend); `seen` is the caller's own view of the ledger showing it. Resolves
+   * with whichever comes first; neither within `timeoutMs` is BRIDGE_UNAVAILABLE, as for `deliver`.
+   */
+  deliverQuietly<S>(req: DeliverRequest, seen: Promise<S>): Promise<{ reply: { task: Task; v?: number } } | { seen: S }>;
   cancel(machine: string, session: string, req: CancelRequest): Promise<Task>;
   update(req: UpdateRequest): Promise<Task>;
   control(machine: string, session: string, req: ControlRequest): Promise<{ task?: Task; remindersStopped: boolean }>;
@@ -30,7 +36,15 @@ export function bridgeClient(nc: NatsConnection, { timeoutMs }: { timeoutMs: num
       timeoutMs,
       unavailable: () => requestTimeoutError('BRIDGE_UNAVAILABLE', `${machine}/${session}`),
     });
+  let quiet: QuietRequest | undefined;
   return {
+    deliverQuietly(req, seen) {
+      quiet ??= quietRequests(nc).request;
+      return quiet(subjects.bridge(req.machine, req.session, 'deliver'), { ...req, quiet: true }, seen, {
+        timeoutMs,
+        unavailable: () => requestTimeoutError('BRIDGE_UNAVAILABLE', `${req.machine}/${req.session}`),
+      });
+    },
     async deliver(req) {
       const { task, v } = await call<{ task: Task; v?: number }>(req.machine, req.session, 'deliver', req);
       return { task, ...(typeof v === 'number' ? { v } : {}) };

@@ -221,7 +221,8 @@ export class TaskService {
       ...(part.taskId ? { taskId: part.taskId } : {}),
     };
     try {
-      const reply = await this.bridges.deliver(req);
+      const reply = req.taskId ? await this.bridges.deliver(req) : await this.deliverNew(req, key);
+      if ('entry' in reply) return reply;
       // The bridge answers the task as stored, with its version: no need to read it back. Later
       // changes reach waiters and streams through the watch (they skip versions they have seen).
       if (typeof reply.v === 'number') {
@@ -239,6 +240,32 @@ export class TaskService {
       const result = await intake(this.d.ledger, req, { queued: true });
       this.d.live.apply(result.stored);
       return result.stored;
+    }
+  }
+
+  /**
+   * A new task's delivery, quiet: a bridge that stores the task sends no reply, and this gateway's
+   * ledger watch shows the stored task instead — the client still hears of it only once it is in
+   * the ledger. An entry under the key for another device or content is not this delivery's (the
+   * bridge answers that one with its refusal); a bridge that replies anyway is answered as before.
+   */
+  private async deliverNew(req: DeliverRequest, key: string): Promise<Stored | { task: Task; v?: number }> {
+    let unlisten!: () => void;
+    const seen = new Promise<Stored>((resolve) => {
+      unlisten = this.d.live.listen(key, (s) => {
+        try {
+          assertResend(s, req.message, req.origin.device);
+        } catch {
+          return;
+        }
+        resolve(s);
+      });
+    });
+    try {
+      const r = await this.bridges.deliverQuietly(req, seen);
+      return 'seen' in r ? r.seen : r.reply;
+    } finally {
+      unlisten();
     }
   }
 

@@ -156,18 +156,19 @@ export class Bridge {
   // ---- the endpoints ----------------------------------------------------------------------------
 
   /** Takes a message into the ledger; returns the task as stored and its entry version. */
-  async deliver(req: DeliverRequest): Promise<{ task: Task; v: number }> {
+  /** `created`: this delivery wrote a new task to the ledger (not a resend, not an answer). */
+  async deliver(req: DeliverRequest): Promise<{ task: Task; v: number; created: boolean }> {
     if (req.machine !== this.machine || req.session !== this.session) {
       throw new ShroomsError('SESSION_NOT_FOUND', `this bridge serves ${this.machine}/${this.session}`);
     }
     const taskId = req.taskId;
     const permission = taskId ? await this.serial.run(() => this.permissions.answer({ ...req, taskId })) : undefined;
-    if (permission) return { task: permission.entry.task, v: permission.entry.v };
+    if (permission) return { task: permission.entry.task, v: permission.entry.v, created: false };
     const result = await this.serial.run(() => takeIn(this.core, req));
     // A task the free session took at once runs now; any other waits for the turn loop.
     if (result.started) void this.turns.run(result.stored);
     else void this.turns.pump();
-    return { task: result.stored.entry.task, v: result.stored.entry.v };
+    return { task: result.stored.entry.task, v: result.stored.entry.v, created: result.created && !taskId };
   }
 
   async cancel(req: CancelRequest): Promise<Task> {
