@@ -173,20 +173,5 @@ export {
 } from './schedule-text.js';
 export { DEFAULT_SIGNAL_TTL_MS, type Signal, SignalSchema, signalFreshness } from './signals.js';
 export { displayOrigin } from './display.js';
-export {
-  messageFromV03,
-  messageToV03,
-  type MessageV03,
-  MessageV03Schema,
-  paramsFromV03,
-  partFromV03,
-  partToV03,
-  type PartV03,
-  PartV03Schema,
-  resultToV03,
-  streamEventToV03,
-  taskToV03,
-  V03_METHODS,
-  V03_STATES,
-} from './v03.js';
-export { resultToV03Rest, sendParamsFromV03Rest, streamEventToV03Rest, taskToV03Rest } from './v03-rest.js';
+export { paramsFromV03, resultToV03, streamEventToV03, V03_METHODS, V03_STATES } from './v03.js';
+export { resultToV03Rest, sendParamsFromV03Rest, streamEventToV03Rest } from './v03-rest.js';

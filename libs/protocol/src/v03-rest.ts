@@ -6,17 +6,25 @@
  * `{data: {data}}` (no `kind`), states and roles are proto names (`TASK_STATE_CANCELLED` with two
  * Ls), status updates carry `final`; errors are `{code, message, data}` with the JSON-RPC code
  * beside the HTTP status. Turned into v1.0 on the way in and back on the way out, like v03.ts:
- * the ledger holds v1.0 only.
+ * the ledger holds v1.0 only. A part here is v03.ts's part under other names, and a task, its
+ * status and its stream events have v03.ts's shape (V03Form): only the names are this file's.
  */
 import { z } from 'zod';
-import type { Artifact, Message, Part, StreamResponse, Task, TaskState, TaskStatus } from './a2a.js';
-import { isInterrupted, isTerminal } from './a2a.js';
+import type { Message, Part, StreamResponse, Task, TaskState } from './a2a.js';
 import { ShroomsError } from './errors.js';
-import { answeredByArtifact } from './v03.js';
+import {
+  V03ConfigurationSchema,
+  V03Meta as Meta,
+  artifactIn,
+  invalidV03,
+  partFromV03,
+  partToV03,
+  statusUpdateIn,
+  taskIn,
+  type V03Form,
+} from './v03.js';
 
-const Meta = z.record(z.string(), z.unknown()).optional();
-
-export const RestPartV03Schema = z.union([
+const RestPartV03Schema = z.union([
   z.object({ text: z.string(), metadata: Meta }),
   z.object({
     file: z.union([
@@ -27,7 +35,7 @@ export const RestPartV03Schema = z.union([
   }),
   z.object({ data: z.object({ data: z.record(z.string(), z.unknown()) }), metadata: Meta }),
 ]);
-export type RestPartV03 = z.infer<typeof RestPartV03Schema>;
+type RestPartV03 = z.infer<typeof RestPartV03Schema>;
 
 const RestMessageV03Schema = z
   .object({
@@ -46,40 +54,32 @@ const RestSendV03Schema = z
   .object({
     message: RestMessageV03Schema.optional(),
     request: RestMessageV03Schema.optional(),
-    configuration: z
-      .object({
-        acceptedOutputModes: z.array(z.string()).optional(),
-        historyLength: z.number().int().min(0).optional(),
-        blocking: z.boolean().optional(),
-      })
-      .loose()
-      .optional(),
+    configuration: V03ConfigurationSchema.optional(),
     metadata: Meta,
   })
   .loose();
 
 const STATE_NAME: Partial<Record<TaskState, string>> = { TASK_STATE_CANCELED: 'TASK_STATE_CANCELLED' };
 
+/** A REST part is a JSON-RPC v0.3 part under other names: renamed here, converted once in v03.ts. */
 function partFromRest(p: RestPartV03): Part {
   const md = p.metadata ? { metadata: p.metadata } : {};
-  if ('text' in p) return { text: p.text, ...md };
-  if ('data' in p) return { data: p.data.data, ...md };
-  const f = p.file;
-  const named = { ...(f.name ? { filename: f.name } : {}), ...(f.mimeType ? { mediaType: f.mimeType } : {}), ...md };
-  return 'fileWithBytes' in f ? { raw: f.fileWithBytes, ...named } : { url: f.fileWithUri, ...named };
+  if ('text' in p) return partFromV03({ kind: 'text', text: p.text, ...md });
+  if ('data' in p) return partFromV03({ kind: 'data', data: p.data.data, ...md });
+  const { name, mimeType } = p.file;
+  const named = { ...(name !== undefined ? { name } : {}), ...(mimeType !== undefined ? { mimeType } : {}) };
+  const file = 'fileWithBytes' in p.file ? { bytes: p.file.fileWithBytes, ...named } : { uri: p.file.fileWithUri, ...named };
+  return partFromV03({ kind: 'file', file, ...md });
 }
 
+/** The file's name stays out, as the REST binding has sent it so far. */
 function partToRest(p: Part): RestPartV03 {
-  const md = p.metadata ? { metadata: p.metadata } : {};
-  const mime = p.mediaType ? { mimeType: p.mediaType } : {};
-  if (p.raw !== undefined) return { file: { fileWithBytes: p.raw, ...mime }, ...md };
-  if (p.url !== undefined) return { file: { fileWithUri: p.url, ...mime }, ...md };
-  if (p.data !== undefined) {
-    const data =
-      p.data !== null && typeof p.data === 'object' && !Array.isArray(p.data) ? (p.data as Record<string, unknown>) : { value: p.data };
-    return { data: { data }, ...md };
-  }
-  return { text: p.text ?? '', ...md };
+  const v = partToV03(p);
+  const md = v.metadata ? { metadata: v.metadata } : {};
+  if (v.kind === 'text') return { text: v.text, ...md };
+  if (v.kind === 'data') return { data: { data: v.data }, ...md };
+  const mime = v.file.mimeType ? { mimeType: v.file.mimeType } : {};
+  return { file: 'bytes' in v.file ? { fileWithBytes: v.file.bytes, ...mime } : { fileWithUri: v.file.uri, ...mime }, ...md };
 }
 
 function messageFromRest(m: z.infer<typeof RestMessageV03Schema>): Message {
@@ -93,45 +93,21 @@ function messageToRest(m: Message): Record<string, unknown> {
   return { ...rest, content: parts.map(partToRest) };
 }
 
-function statusToRest(s: TaskStatus): Record<string, unknown> {
-  return { ...s, state: STATE_NAME[s.state] ?? s.state, ...(s.message ? { message: messageToRest(s.message) } : {}) };
-}
-
-function artifactToRest(a: Artifact): Record<string, unknown> {
-  return { ...a, parts: a.parts.map(partToRest) };
-}
-
-/** A task as v0.3 REST sends it (a completed task's answer in its artifact alone, as in v03.ts). */
-export function taskToV03Rest(t: Task): Record<string, unknown> {
-  const { message: _repeat, ...status } = t.status;
-  return {
-    ...t,
-    status: statusToRest(answeredByArtifact(t) ? status : t.status),
-    ...(t.artifacts ? { artifacts: t.artifacts.map(artifactToRest) } : {}),
-    ...(t.history ? { history: t.history.map(messageToRest) } : {}),
-  };
-}
+const REST: V03Form = { message: messageToRest, part: partToRest, state: (s) => STATE_NAME[s] ?? s };
 
 /** One v1.0 stream event as a v0.3 `StreamResponse`; `final` marks the status the stream closes on. */
 export function streamEventToV03Rest(e: StreamResponse): Record<string, unknown> {
-  if ('task' in e) return { task: taskToV03Rest(e.task) };
+  if ('task' in e) return { task: taskIn(REST, e.task) };
   if ('message' in e) return { message: messageToRest(e.message) };
-  if ('statusUpdate' in e) {
-    const u = e.statusUpdate;
-    const final = isTerminal(u.status.state) || isInterrupted(u.status.state);
-    return { statusUpdate: { ...u, status: statusToRest(u.status), final } };
-  }
+  if ('statusUpdate' in e) return { statusUpdate: statusUpdateIn(REST, e.statusUpdate) };
   const a = e.artifactUpdate;
-  return { artifactUpdate: { ...a, artifact: artifactToRest(a.artifact) } };
+  return { artifactUpdate: { ...a, artifact: artifactIn(REST, a.artifact) } };
 }
 
 /** A v0.3 REST `SendMessageRequest` body → v1.0 SendMessage params. */
 export function sendParamsFromV03Rest(body: unknown): unknown {
   const r = RestSendV03Schema.safeParse(body ?? {});
-  if (!r.success) {
-    const first = r.error.issues[0]!;
-    throw new ShroomsError('INVALID_PARAMS', `invalid params: ${first.path.join('.') || '(body)'}: ${first.message}`);
-  }
+  if (!r.success) throw invalidV03(r.error, '(body)');
   const { message, request, configuration, ...rest } = r.data;
   const m = message ?? request;
   if (!m) throw new ShroomsError('INVALID_PARAMS', 'invalid params: message: Required');
@@ -151,7 +127,7 @@ export function sendParamsFromV03Rest(body: unknown): unknown {
 export function resultToV03Rest(method: string, result: unknown): unknown {
   const r = result as Record<string, unknown>;
   if (method === 'SendMessage')
-    return 'task' in r ? { task: taskToV03Rest(r.task as Task) } : { message: messageToRest(r.message as Message) };
-  if (method === 'GetTask' || method === 'CancelTask') return taskToV03Rest(r as unknown as Task);
+    return 'task' in r ? { task: taskIn(REST, r.task as Task) } : { message: messageToRest(r.message as Message) };
+  if (method === 'GetTask' || method === 'CancelTask') return taskIn(REST, r as unknown as Task);
   return result;
 }

@@ -6,7 +6,7 @@
  * status updates; `message/send` answers the Task itself (v1.0 wraps it in `{task}`).
  */
 import { z } from 'zod';
-import type { Artifact, Message, Part, StreamResponse, Task, TaskState, TaskStatus } from './a2a.js';
+import type { Artifact, Message, Part, StreamResponse, Task, TaskState, TaskStatus, TaskStatusUpdateEvent } from './a2a.js';
 import { isInterrupted, isTerminal } from './a2a.js';
 import { ShroomsError } from './errors.js';
 
@@ -37,19 +37,29 @@ export const V03_STATES: Readonly<Record<TaskState, string>> = {
   TASK_STATE_AUTH_REQUIRED: 'auth-required',
 };
 
-const Meta = z.record(z.string(), z.unknown()).optional();
+/** `metadata` as both v0.3 bindings carry it. */
+export const V03Meta = z.record(z.string(), z.unknown()).optional();
+const Meta = V03Meta;
+/** `configuration` of a v0.3 send, on both bindings. */
+export const V03ConfigurationSchema = z
+  .object({
+    acceptedOutputModes: z.array(z.string()).optional(),
+    historyLength: z.number().int().min(0).optional(),
+    blocking: z.boolean().optional(),
+  })
+  .loose();
 const FileSchema = z.union([
   z.object({ bytes: z.string(), name: z.string().optional(), mimeType: z.string().optional() }),
   z.object({ uri: z.string(), name: z.string().optional(), mimeType: z.string().optional() }),
 ]);
-export const PartV03Schema = z.discriminatedUnion('kind', [
+const PartV03Schema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('text'), text: z.string(), metadata: Meta }),
   z.object({ kind: z.literal('file'), file: FileSchema, metadata: Meta }),
   z.object({ kind: z.literal('data'), data: z.record(z.string(), z.unknown()), metadata: Meta }),
 ]);
-export type PartV03 = z.infer<typeof PartV03Schema>;
+type PartV03 = z.infer<typeof PartV03Schema>;
 
-export const MessageV03Schema = z
+const MessageV03Schema = z
   .object({
     kind: z.literal('message').optional(),
     messageId: z.string(),
@@ -62,29 +72,26 @@ export const MessageV03Schema = z
     referenceTaskIds: z.array(z.string()).optional(),
   })
   .loose();
-export type MessageV03 = z.infer<typeof MessageV03Schema>;
+type MessageV03 = z.infer<typeof MessageV03Schema>;
 
 const SendParamsV03Schema = z
   .object({
     message: MessageV03Schema,
-    configuration: z
-      .object({
-        acceptedOutputModes: z.array(z.string()).optional(),
-        historyLength: z.number().int().min(0).optional(),
-        blocking: z.boolean().optional(),
-        pushNotificationConfig: z.unknown().optional(),
-      })
-      .loose()
-      .optional(),
+    configuration: V03ConfigurationSchema.extend({ pushNotificationConfig: z.unknown().optional() }).optional(),
     metadata: Meta,
   })
   .loose();
 
-function invalid(err: z.ZodError): ShroomsError {
+/** The INVALID_PARAMS of a v0.3 request that its schema refused: the first issue, where it is. */
+export function invalidV03(err: z.ZodError, whole = '(params)'): ShroomsError {
   const first = err.issues[0]!;
-  return new ShroomsError('INVALID_PARAMS', `invalid params: ${first.path.join('.') || '(params)'}: ${first.message}`);
+  return new ShroomsError('INVALID_PARAMS', `invalid params: ${first.path.join('.') || whole}: ${first.message}`);
 }
 
+/**
+ * A v0.3 part (JSON-RPC's form, which v03-rest.ts renames for HTTP+JSON) → v1.0: file names and
+ * media types, bytes or a link.
+ */
 export function partFromV03(p: PartV03): Part {
   const md = p.metadata ? { metadata: p.metadata } : {};
   if (p.kind === 'text') return { text: p.text, ...md };
@@ -94,6 +101,7 @@ export function partFromV03(p: PartV03): Part {
   return 'bytes' in f ? { raw: f.bytes, ...named } : { url: f.uri, ...named };
 }
 
+/** A v1.0 part → v0.3 (JSON-RPC's form); data that is not an object travels wrapped as `{value}`. */
 export function partToV03(p: Part): PartV03 {
   const md = p.metadata ? { metadata: p.metadata } : {};
   const named = { ...(p.filename ? { name: p.filename } : {}), ...(p.mediaType ? { mimeType: p.mediaType } : {}) };
@@ -108,63 +116,76 @@ export function partToV03(p: Part): PartV03 {
   return { kind: 'text', text: p.text ?? '', ...md };
 }
 
-export function messageFromV03(m: MessageV03): Message {
+function messageFromV03(m: MessageV03): Message {
   const { kind: _kind, role, parts, ...rest } = m;
   return { ...rest, role: role === 'agent' ? 'ROLE_AGENT' : 'ROLE_USER', parts: parts.map(partFromV03) } as Message;
 }
 
-export function messageToV03(m: Message): MessageV03 & { kind: 'message' } {
+function messageToV03(m: Message): MessageV03 & { kind: 'message' } {
   const { role, parts, ...rest } = m;
   return { kind: 'message', ...rest, role: role === 'ROLE_AGENT' ? 'agent' : 'user', parts: parts.map(partToV03) };
 }
 
-function statusToV03(s: TaskStatus): Record<string, unknown> {
-  return { ...s, state: V03_STATES[s.state] ?? 'unknown', ...(s.message ? { message: messageToV03(s.message) } : {}) };
+/**
+ * How a v0.3 binding writes messages, parts and states; the rest of a task's shape — what a status,
+ * an artifact, a task and a stream event hold — the two bindings share (here and v03-rest.ts).
+ */
+export interface V03Form {
+  message(m: Message): Record<string, unknown>;
+  part(p: Part): unknown;
+  state(s: TaskState): string;
 }
 
-function artifactToV03(a: Artifact): Record<string, unknown> {
-  return { ...a, parts: a.parts.map(partToV03) };
+const JSONRPC: V03Form = { message: messageToV03, part: partToV03, state: (s) => V03_STATES[s] ?? 'unknown' };
+
+function statusIn(form: V03Form, s: TaskStatus): Record<string, unknown> {
+  return { ...s, state: form.state(s.state), ...(s.message ? { message: form.message(s.message) } : {}) };
 }
 
-/** A completed task with an artifact: v0.3 callers get its answer there, without the status message. */
-export function answeredByArtifact(t: Task): boolean {
-  return t.status.state === 'TASK_STATE_COMPLETED' && (t.artifacts?.length ?? 0) > 0;
+/** An artifact in a v0.3 form. */
+export function artifactIn(form: V03Form, a: Artifact): Record<string, unknown> {
+  return { ...a, parts: a.parts.map((p) => form.part(p)) };
 }
 
 /**
- * A completed task's answer is its artifact; its status message repeats the same summary. v0.3
- * tooling (a2a-ai-provider, for one) joins the status message and the artifacts into one text, so
- * v0.3 callers get the artifact alone — the v1.0 view and the ledger keep both.
+ * A task in a v0.3 form. A completed task's answer is its artifact; its status message repeats the
+ * same summary. v0.3 tooling (a2a-ai-provider, for one) joins the status message and the artifacts
+ * into one text, so v0.3 callers get the artifact alone — the v1.0 view and the ledger keep both.
  */
-export function taskToV03(t: Task): Record<string, unknown> {
+export function taskIn(form: V03Form, t: Task): Record<string, unknown> {
   const { message: _repeat, ...status } = t.status;
+  const answeredByArtifact = t.status.state === 'TASK_STATE_COMPLETED' && (t.artifacts?.length ?? 0) > 0;
   return {
-    kind: 'task',
     ...t,
-    status: statusToV03(answeredByArtifact(t) ? status : t.status),
-    ...(t.artifacts ? { artifacts: t.artifacts.map(artifactToV03) } : {}),
-    ...(t.history ? { history: t.history.map(messageToV03) } : {}),
+    status: statusIn(form, answeredByArtifact ? status : t.status),
+    ...(t.artifacts ? { artifacts: t.artifacts.map((a) => artifactIn(form, a)) } : {}),
+    ...(t.history ? { history: t.history.map((m) => form.message(m)) } : {}),
   };
+}
+
+/** A status update in a v0.3 form; `final` marks the status the stream closes on. */
+export function statusUpdateIn(form: V03Form, u: TaskStatusUpdateEvent): Record<string, unknown> {
+  return { ...u, status: statusIn(form, u.status), final: isTerminal(u.status.state) || isInterrupted(u.status.state) };
+}
+
+function taskToV03(t: Task): Record<string, unknown> {
+  return { kind: 'task', ...taskIn(JSONRPC, t) };
 }
 
 /** One v1.0 stream event as v0.3 sends it; `final` marks the status the stream closes on. */
 export function streamEventToV03(e: StreamResponse): Record<string, unknown> {
   if ('task' in e) return taskToV03(e.task);
   if ('message' in e) return messageToV03(e.message);
-  if ('statusUpdate' in e) {
-    const u = e.statusUpdate;
-    const final = isTerminal(u.status.state) || isInterrupted(u.status.state);
-    return { kind: 'status-update', ...u, status: statusToV03(u.status), final };
-  }
+  if ('statusUpdate' in e) return { kind: 'status-update', ...statusUpdateIn(JSONRPC, e.statusUpdate) };
   const a = e.artifactUpdate;
-  return { kind: 'artifact-update', ...a, artifact: artifactToV03(a.artifact) };
+  return { kind: 'artifact-update', ...a, artifact: artifactIn(JSONRPC, a.artifact) };
 }
 
 /** v0.3 params → the v1.0 params of `V03_METHODS[method]` (send methods convert the message). */
 export function paramsFromV03(method: string, params: unknown): unknown {
   if (method !== 'message/send' && method !== 'message/stream') return params;
   const r = SendParamsV03Schema.safeParse(params ?? {});
-  if (!r.success) throw invalid(r.error);
+  if (!r.success) throw invalidV03(r.error);
   const { message, configuration, ...rest } = r.data;
   const cfg = configuration ? (({ pushNotificationConfig: _p, ...c }) => c)(configuration) : undefined;
   return { ...rest, message: messageFromV03(message), ...(cfg ? { configuration: cfg } : {}) };

@@ -1,0 +1,104 @@
+// The two v0.3 bindings convert parts and tasks once (v03.ts); REST only renames. Pinned here on
+// the shapes each sends, so a change to the shared conversion shows in both.
+import { describe, expect, it } from 'vitest';
+import type { Task } from './a2a.js';
+import { paramsFromV03, resultToV03, streamEventToV03 } from './v03.js';
+import { resultToV03Rest, sendParamsFromV03Rest, streamEventToV03Rest } from './v03-rest.js';
+
+const task: Task = {
+  id: 'demo:m-1',
+  contextId: 'c-1',
+  status: { state: 'TASK_STATE_COMPLETED', message: { messageId: 's', role: 'ROLE_AGENT', parts: [{ text: 'done' }] } },
+  artifacts: [
+    {
+      artifactId: 'a-1',
+      parts: [
+        { text: 'done' },
+        { raw: 'aGk=', filename: 'hi.txt', mediaType: 'text/plain' },
+        { url: 'https://x.example/y' },
+        { data: [1, 2] },
+      ],
+    },
+  ],
+};
+
+describe('v0.3 parts, both bindings', () => {
+  it('read a file, a link and data the same way in', () => {
+    const rpc = paramsFromV03('message/send', {
+      message: {
+        messageId: 'm',
+        role: 'user',
+        parts: [
+          { kind: 'file', file: { bytes: 'aGk=', name: 'hi.txt', mimeType: 'text/plain' } },
+          { kind: 'file', file: { uri: 'https://x.example/y' } },
+          { kind: 'data', data: { a: 1 } },
+          { kind: 'text', text: 'hi', metadata: { k: 'v' } },
+        ],
+      },
+    }) as any;
+    const rest = sendParamsFromV03Rest({
+      message: {
+        messageId: 'm',
+        role: 'ROLE_USER',
+        content: [
+          { file: { fileWithBytes: 'aGk=', name: 'hi.txt', mimeType: 'text/plain' } },
+          { file: { fileWithUri: 'https://x.example/y' } },
+          { data: { data: { a: 1 } } },
+          { text: 'hi', metadata: { k: 'v' } },
+        ],
+      },
+    }) as any;
+    const parts = [
+      { raw: 'aGk=', filename: 'hi.txt', mediaType: 'text/plain' },
+      { url: 'https://x.example/y' },
+      { data: { a: 1 } },
+      { text: 'hi', metadata: { k: 'v' } },
+    ];
+    expect(rpc.message.parts).toEqual(parts);
+    expect(rest.message.parts).toEqual(parts);
+  });
+
+  it('send a completed task with its answer in the artifact alone, in each binding’s names', () => {
+    expect(resultToV03('tasks/get', task)).toEqual({
+      kind: 'task',
+      id: 'demo:m-1',
+      contextId: 'c-1',
+      status: { state: 'completed' },
+      artifacts: [
+        {
+          artifactId: 'a-1',
+          parts: [
+            { kind: 'text', text: 'done' },
+            { kind: 'file', file: { bytes: 'aGk=', name: 'hi.txt', mimeType: 'text/plain' } },
+            { kind: 'file', file: { uri: 'https://x.example/y' } },
+            { kind: 'data', data: { value: [1, 2] } },
+          ],
+        },
+      ],
+    });
+    expect(resultToV03Rest('GetTask', task)).toEqual({
+      id: 'demo:m-1',
+      contextId: 'c-1',
+      status: { state: 'TASK_STATE_COMPLETED' },
+      artifacts: [
+        {
+          artifactId: 'a-1',
+          parts: [
+            { text: 'done' },
+            { file: { fileWithBytes: 'aGk=', mimeType: 'text/plain' } },
+            { file: { fileWithUri: 'https://x.example/y' } },
+            { data: { data: { value: [1, 2] } } },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('mark the status update a stream closes on final, in both', () => {
+    const u = { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_CANCELED' as const } } };
+    expect(streamEventToV03(u)).toEqual({ kind: 'status-update', taskId: 't', contextId: 'c', status: { state: 'canceled' }, final: true });
+    expect(streamEventToV03Rest(u)).toEqual({
+      statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_CANCELLED' }, final: true },
+    });
+  });
+});
