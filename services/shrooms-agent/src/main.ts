@@ -5,7 +5,6 @@
  */
 import { initTelemetry } from '@shrooms/runtime';
 import { COMMANDS, usage } from './commands/index.js';
-import { clientDefaults } from './commands/local-mesh.js';
 import { shellEnv, takeCliName } from './config.js';
 
 /** Commands that talk to this machine's gateway: they find `up`'s mesh when nothing says where. */
@@ -40,9 +39,9 @@ async function main(argv: string[]): Promise<number> {
   }
   // The one place the environment is completed, so every reader of it (and a session started from
   // `config`'s output) sees the same gateway and machine.
-  if (CLIENTS.has(name)) Object.assign(shellEnv(), await clientDefaults(shellEnv()));
+  if (CLIENTS.has(name)) Object.assign(shellEnv(), await (await import('./commands/local-mesh.js')).clientDefaults(shellEnv()));
   // Traces go out only when OTEL_* variables configure an exporter (spec §10).
-  const flush = initTelemetry(`shrooms-${name}`);
+  const flush = await initTelemetry(`shrooms-${name}`);
   const code = await cmd.run(rest);
   if (code !== -1) await flush();
   return code;

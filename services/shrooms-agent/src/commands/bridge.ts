@@ -28,8 +28,7 @@ export function absoluteImports(execArgv: string[]): string[] {
   });
 }
 
-export const bridgeCommand: Command = {
-  summary: 'run the bridge of one session (claude, pi, any ACP agent, or echo)',
+export const bridgeCommand: Pick<Command, 'run'> = {
   async run(args) {
     const { values } = parseArgs({
       args,

@@ -27,8 +27,7 @@ and the environment and system-prompt note of the session.
   --json           everything as JSON
 `;
 
-export const configCommand: Command = {
-  summary: 'print the MCP setup of a session for Claude Code and pi',
+export const configCommand: Pick<Command, 'run'> = {
   async run(args) {
     let values;
     try {

@@ -84,8 +84,7 @@ function readFrom(file: string, start: number): { text: string; end: number } {
   return { text: buf.toString('utf8'), end: size };
 }
 
-export const logsCommand: Command = {
-  summary: "show where this machine's logs are, and follow one (a part of up, or a session's bridge)",
+export const logsCommand: Pick<Command, 'run'> = {
   async run(args) {
     let parsed;
     try {

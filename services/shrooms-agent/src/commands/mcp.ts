@@ -15,8 +15,7 @@ SHROOMS_GATEWAY_URL, SHROOMS_TASK_ID and TRACEPARENT (inside a task), SHROOMS_AS
 (progress interval while ask_agent waits, default 15000), NATS_URL (the scheduler).
 `;
 
-export const mcpCommand: Command = {
-  summary: 'run the MCP server "shrooms" (stdio, or --http PORT on loopback)',
+export const mcpCommand: Pick<Command, 'run'> = {
   async run(args) {
     let values;
     try {

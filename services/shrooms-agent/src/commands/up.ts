@@ -26,8 +26,7 @@ repository). A part that exits unexpectedly is restarted (backoff 0.5 s doubling
 first), and said so here and in logs/up.log. Ctrl-C stops everything.
 `;
 
-export const upCommand: Command = {
-  summary: 'start the whole mesh on this machine with a demo echo session',
+export const upCommand: Pick<Command, 'run'> = {
   async run(args) {
     const { values } = parseArgs({
       args,

@@ -40,9 +40,7 @@ it leaves), 1 usage or connection error or a name that does not exist, 2 the tas
 for (send, get) failed, was rejected or canceled, or the act was refused.
 `;
 
-export const a2aCommand: Command = {
-  summary:
-    'talk to sessions on the mesh: list | send | get | cancel | ack | update | tasks | schedule | release | reject | reminders | guard',
+export const a2aCommand: Pick<Command, 'run'> = {
   async run(args) {
     const [sub, ...rest] = args;
     if (!sub || sub === '--help' || sub === '-h' || sub === 'help') {

@@ -264,8 +264,7 @@ async function run(args: string[]): Promise<number> {
   }
 }
 
-export const meshCommand: Command = {
-  summary: 'join machines into one mesh: NATS, gateway and unit files per machine',
+export const meshCommand: Pick<Command, 'run'> = {
   async run(args) {
     try {
       return await run(args);
