@@ -2,15 +2,12 @@
  * OpenTelemetry (spec §10). Configured only by the standard `OTEL_*` variables: with no exporter
  * endpoint set, nothing is installed and the API's no-op tracer costs next to nothing. W3C trace
  * context travels in HTTP headers, NATS message headers and task metadata (`shrooms/traceparent`).
- * A malformed `traceparent` is ignored (a new trace starts), never joined or thrown on.
+ * A malformed `traceparent` is ignored (a new trace starts), never joined or thrown on. The SDK
+ * (provider, exporter: a few hundred modules, ~10 MB resident) is loaded only when configured.
  */
 import { context, propagation, trace, SpanKind, SpanStatusCode, type Context, type Span, type Attributes } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { W3CPropagator } from './w3c.js';
 
 export { SpanKind, SpanStatusCode, context, trace, type Context, type Span, type Attributes };
 
@@ -22,18 +19,17 @@ export function tracingConfigured(env: Record<string, string | undefined> = proc
   return !!(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
 
-/** Installs the tracer provider once per process when configured; returns a shutdown that flushes. */
-export function initTelemetry(serviceName: string, env: Record<string, string | undefined> = process.env): () => Promise<void> {
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+/**
+ * Installs the tracer provider once per process when configured (loading the SDK then); resolves
+ * with a shutdown that flushes.
+ */
+export async function initTelemetry(
+  serviceName: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<() => Promise<void>> {
+  propagation.setGlobalPropagator(new W3CPropagator());
   if (provider || !tracingConfigured(env)) return async () => {};
-  provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? serviceName, [ATTR_SERVICE_VERSION]: '0.1.0' }),
-    spanProcessors: [
-      new BatchSpanProcessor(new OTLPTraceExporter(), { scheduledDelayMillis: Number(env.OTEL_BSP_SCHEDULE_DELAY ?? 1000) }),
-    ],
-  });
-  provider.register();
-  const p = provider;
+  const p = (provider = (await import('./telemetry-sdk.js')).tracerProvider(serviceName, env));
   return async () => {
     await p.shutdown().catch(() => {});
   };

@@ -18,7 +18,7 @@ export async function runScheduler(env: Record<string, string | undefined> = pro
   const config = loadConfig(SchedulerConfigSchema, env);
   const log = createLogger('scheduler', config.LOG_LEVEL);
   log.info({ config: redactConfig(config) }, 'starting');
-  const stopTelemetry = initTelemetry('shrooms-scheduler', env);
+  const stopTelemetry = await initTelemetry('shrooms-scheduler', env);
   const nc = await connectNats(config, log, `scheduler ${config.SCHEDULER_REPLICA_ID}`);
   const scheduler = await buildScheduler({ nc, log, config });
   await scheduler.start();

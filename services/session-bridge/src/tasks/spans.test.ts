@@ -15,7 +15,7 @@ beforeAll(async () => {
   otlp = await startOtlpReceiver();
   // The exporter reads its endpoint from the environment.
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = otlp.url;
-  shutdown = initTelemetry('spans-test', { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '50' });
+  shutdown = await initTelemetry('spans-test', { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '50' });
 });
 afterAll(async () => {
   await shutdown?.();
