@@ -17,7 +17,7 @@ import {
 } from '@shrooms/runtime';
 import { ShroomsClient, clientOptionsFromEnv } from '@shrooms/client';
 import { Bridge, type BridgeDeps } from './bridge/bridge.js';
-import { startMcpHttpServer } from './mcp/index.js';
+import { startMcpHttpServer } from './mcp/http.js';
 import { BridgeConfigSchema, harnessBaseEnv, watchdogFirstMs, type BridgeConfig } from './config.js';
 import { registerBridgeService } from './endpoints.js';
 import { harnessFactory } from './harness/index.js';

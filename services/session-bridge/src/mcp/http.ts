@@ -7,16 +7,23 @@
  * restarts (a stateful server would answer the harness's old session id with 404), and progress
  * notifications still reach the caller on the request's own SSE response. Host and Origin are
  * checked so a web page in a local browser cannot drive it (DNS rebinding).
+ *
+ * The MCP SDK and the tools (a few hundred modules, ~25 MB resident) load on the first request: a
+ * bridge whose harness never calls its tools (echo) never holds them.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type * as Transport from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { resolveContext, type McpToolContext } from './context.js';
-import { buildMcpServer } from './server.js';
+import type * as Server from './server.js';
 
 export const MCP_PATH = '/mcp';
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 const MAX_BODY_BYTES = 1024 * 1024;
+
+let sdk: Promise<[typeof Transport, typeof Server]> | undefined;
+/** The SDK's transport and our server, imported once, when first asked for. */
+const loadSdk = () => (sdk ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('./server.js')]));
 
 export interface McpHttpServerOptions {
   /** 0 (default) = any free port. */
@@ -75,6 +82,7 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions = {}): Promi
       } catch (err) {
         return jsonError(res, (err as { status?: number }).status ?? 400, (err as Error).message);
       }
+      const [{ StreamableHTTPServerTransport }, { buildMcpServer }] = await loadSdk();
       const server = buildMcpServer(ctx);
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

@@ -73,7 +73,7 @@ export const bridgeCommand: Pick<Command, 'run'> = {
       return 1;
     }
     process.stderr.write(`shrooms-agent bridge: ${joined}\n`);
-    const { runBridge } = await import('@shrooms/session-bridge');
+    const { runBridge } = await import('@shrooms/session-bridge/run');
     // The session's shell runs this same CLI as `shrooms-agent` (on its PATH, see session-cli.ts).
     await runBridge(env, { cli: { command: process.execPath, args: [...absoluteImports(process.execArgv), process.argv[1]!] } });
     return -1;
