@@ -7,16 +7,6 @@
  * shares the target, sender and trace resolution at the top; split, each part would need all of it.
  */
 import {
-  CancelTaskRequest,
-  GetTaskRequest,
-  ListTasksRequest,
-  ListTasksResponse,
-  SendMessageRequest,
-  StreamResponse as SdkStreamResponse,
-  SubscribeToTaskRequest,
-  Task as SdkTask,
-} from '@a2a-js/sdk';
-import {
   META,
   ShroomsError,
   isTerminal,
@@ -35,6 +25,9 @@ import { DEFAULT_GATEWAY_URL, isTraceparent, type ClientOptions } from './option
 import { agentRef, newMessageId, parseAgentName, parseTaskRef, type AgentRef, type TaskRef } from './refs.js';
 import { ScheduleViewSchema, gatewayScheduler, type ScheduleView, type SchedulerPort } from './schedules.js';
 import { waitForTask, type WaitOptions, type WaitResult } from './wait.js';
+
+/** The SDK's message types, loaded with the first call that speaks A2A (as `http.ts` loads its client). */
+const sdk = () => import('@a2a-js/sdk');
 
 export interface Target extends AgentRef {
   gatewayUrl: string;
@@ -216,6 +209,7 @@ export class ShroomsClient {
     const md = { ...input.metadata, ...metadata };
     const messageId = input.messageId ?? newMessageId(input.idPrefix ?? 'cli');
     const client = await this.wire.a2a(target.gatewayUrl, target.session);
+    const { SendMessageRequest, Task: SdkTask } = await sdk();
     const req = SendMessageRequest.fromJSON({
       message: { messageId, role: 'ROLE_USER', parts: [{ text: input.text }], ...(taskId ? { taskId } : {}) },
       configuration: { returnImmediately: true },
@@ -239,6 +233,7 @@ export class ShroomsClient {
     const ref = await this.taskRef(name);
     const gw = await this.gatewayOfTask(ref);
     const client = await this.wire.a2a(gw, ref.session);
+    const { GetTaskRequest, Task: SdkTask } = await sdk();
     const req = GetTaskRequest.fromJSON({ id: ref.id, ...(opts.historyLength !== undefined ? { historyLength: opts.historyLength } : {}) });
     return SdkTask.toJSON(await guarded(gw, () => client.getTask(req, { signal: this.wire.quick(opts.signal) }))) as Task;
   }
@@ -251,6 +246,7 @@ export class ShroomsClient {
     const get = () => this.get(ref.task, { signal: opts.signal });
     const subscribe = (signal: AbortSignal): AsyncIterable<StreamResponse> => ({
       async *[Symbol.asyncIterator]() {
+        const { SubscribeToTaskRequest, StreamResponse: SdkStreamResponse } = await sdk();
         const stream = client.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: ref.id }), { signal });
         for await (const ev of stream) yield SdkStreamResponse.toJSON(ev) as StreamResponse;
       },
@@ -263,6 +259,7 @@ export class ShroomsClient {
     const ref = await this.taskRef(name);
     const gw = await this.gatewayOfTask(ref);
     const client = await this.wire.a2a(gw, ref.session);
+    const { SubscribeToTaskRequest, StreamResponse: SdkStreamResponse } = await sdk();
     try {
       for await (const ev of client.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: ref.id }), { signal })) {
         yield SdkStreamResponse.toJSON(ev) as StreamResponse;
@@ -279,6 +276,7 @@ export class ShroomsClient {
     const client = await this.wire.a2a(gw, ref.session);
     const { metadata, headers } = await this.askMetadata();
     if (opts.why) metadata[META.cancelReason] = opts.why;
+    const { CancelTaskRequest, Task: SdkTask } = await sdk();
     const req = CancelTaskRequest.fromJSON({ id: ref.id, metadata });
     return SdkTask.toJSON(
       await guarded(gw, () => client.cancelTask(req, { serviceParameters: headers, signal: this.wire.quick() })),
@@ -289,6 +287,7 @@ export class ShroomsClient {
   async list(agent: string, q: ListInput = {}): Promise<ListTasksResult & { agent: Target }> {
     const target = await this.resolve(agent);
     const client = await this.wire.a2a(target.gatewayUrl, target.session);
+    const { ListTasksRequest, ListTasksResponse } = await sdk();
     const req = ListTasksRequest.fromJSON({
       ...(q.state ? { status: q.state } : {}),
       ...(q.pageSize !== undefined ? { pageSize: q.pageSize } : {}),

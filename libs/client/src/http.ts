@@ -3,8 +3,7 @@
  * first), plain JSON for `/agents` and the machine card, and plain JSON-RPC for the methods the SDK
  * does not know (our `AckTask`, `UpdateTask`, `ControlSession`).
  */
-import { AgentCard } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import type { Client } from '@a2a-js/sdk/client';
 import { ShroomsError } from '@shrooms/protocol';
 import { GatewayUnreachableError, fromJsonRpcError, normalizeError } from './errors.js';
 
@@ -102,6 +101,12 @@ export class GatewayWire {
     // gateway's own SESSION_NOT_FOUND instead of "Failed to fetch Agent Card: 404".
     const cardJson = await this.getJson(`${gatewayUrl}/a2a/${encodeURIComponent(session)}/.well-known/agent-card.json`);
     const fetchImpl = this.o.fetch;
+    // The SDK's client (and its JOSE dependency) loads on a process's first discovery, not with the
+    // library: a bridge holds a client for its cancel cascade that it may never use.
+    const [{ AgentCard }, { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory }] = await Promise.all([
+      import('@a2a-js/sdk'),
+      import('@a2a-js/sdk/client'),
+    ]);
     const factory = new ClientFactory(
       ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
         transports: [

@@ -81,17 +81,6 @@ export {
   parseTaskName,
   type TaskName,
 } from './names.js';
-export {
-  cardFromJson,
-  cardToJson,
-  fromSdkMessage,
-  fromSdkTask,
-  type SdkAgentCard,
-  type SdkMessage,
-  type SdkTask,
-  toSdkMessage,
-  toSdkTask,
-} from './sdk.js';
 export { type BridgeOp, BUCKETS, keys, kvSubject, type NotifyKind, QUEUE_GROUPS, ROOT, SERVICE_NAMES, subjects } from './subjects.js';
 export { type Origin, OriginSchema } from './wire.js';
 export {
