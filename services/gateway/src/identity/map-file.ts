@@ -11,8 +11,9 @@
  *   10.9.0.0/24: lab          # a whole allowed-IPs range is one device
  * ```
  */
+import { createRequire } from 'node:module';
 import { isValidName } from '@shrooms/protocol';
-import { parse as parseYaml } from 'yaml';
+import type * as Yaml from 'yaml';
 import { z } from 'zod';
 import { splitDeviceName, type PeerEntry } from './peers.js';
 
@@ -34,9 +35,13 @@ export interface PeersSource {
   self: string[];
 }
 
+// The YAML parser (some 70 modules) is required when a map is first read: most gateways read none.
+const require = createRequire(import.meta.url);
+let yaml: typeof Yaml | undefined;
+
 export function parseYamlOrJson(text: string, origin: string): unknown {
   try {
-    return parseYaml(text) ?? {};
+    return (yaml ??= require('yaml') as typeof Yaml).parse(text) ?? {};
   } catch (err) {
     throw new Error(`${origin}: not YAML or JSON: ${(err as Error).message}`, { cause: err });
   }
