@@ -19,8 +19,21 @@ export function record(f: ScenarioFigures): void {
   scenarios.push(f);
 }
 
+const DIR = join(REPO_ROOT, 'test-output', 'machines');
+
 export function writeSummary(): void {
-  const dir = join(REPO_ROOT, 'test-output', 'machines');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'summary.json'), `${JSON.stringify({ at: new Date().toISOString(), scenarios }, null, 2)}\n`);
+  mkdirSync(DIR, { recursive: true });
+  writeFileSync(join(DIR, 'summary.json'), `${JSON.stringify({ at: new Date().toISOString(), scenarios }, null, 2)}\n`);
+}
+
+/**
+ * Every unit's output to test-output/machines/logs/MACHINE/UNIT.log (read them when a scenario
+ * failed: the rig's folder goes with the tear-down).
+ */
+export function writeLogs(machines: { name: string; processes: Map<string, { output(): string }> }[]): void {
+  for (const m of machines) {
+    const dir = join(DIR, 'logs', m.name);
+    mkdirSync(dir, { recursive: true });
+    for (const [label, p] of m.processes) writeFileSync(join(dir, `${label}.log`), p.output());
+  }
 }
