@@ -94,9 +94,10 @@ export default defineConfig({
           testTimeout: 300_000,
           // The rig may wait for another run of it on the same host to finish (a lock, libs/testing).
           hookTimeout: 900_000,
-          // One retry: a scenario over four machines of namespaces, WireGuard and real units failed
-          // about one run in eight on the first ask after another scenario's fault (the answer is
-          // printed); a failure twice in a row still fails the run. docs/reliability.md.
+          // One retry: a scenario over four machines of namespaces, WireGuard and real units can still
+          // fail one attempt on the shared machine — a route to a machine cut off not dropped, a
+          // signal lapsing in a JetStream stall under load (docs/reliability.md, Machines: what was
+          // flaky); a failure twice in a row still fails the run.
           retry: 1,
           fileParallelism: false,
           maxWorkers: 1,
