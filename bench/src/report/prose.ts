@@ -54,10 +54,10 @@ ${table}
 
 The reference keeps tasks in a Map inside the one process that speaks HTTP; ours crosses NATS
 between three processes and writes every change durably: ${fmt(v(r, 'nats_messages_per_blocking_send', 'ours'), 1)} NATS messages per blocking send
-against the floor's ${fmt(v(r, 'nats_messages_per_blocking_send', 'floor'), 0)}, of which about seven are sequential hops on the critical path
-(guard admit with its own read and compare-and-set, delivery, the bridge's create — already started when
-the session is free — and complete writes, then the watch event back to the gateway; the session look-up
-and the resend check are answered from the gateway's memory). One session also does
+against the floor's ${fmt(v(r, 'nats_messages_per_blocking_send', 'floor'), 0)}: the guard's admit (its compare-and-set on the window it wrote last, and its
+reply), the delivery, the bridge's create — already started when the session is free — and complete
+writes, each followed back to the gateway by its ledger watch (a bridge that stores a new task sends no
+reply of its own); the session look-up and the resend check are answered from the gateway's memory. One session also does
 one task at a time by design (a coding-agent session cannot do two things at once), so tasks/s for one
 session is bounded by the bridge's serial section (two or three ledger writes per task: a task that
 waits is created, then started, then finished). ${spreadSentence(r)}
@@ -191,6 +191,15 @@ noise does not move (it moved the latencies: other work took 43–70% of the CPU
 | The bridge's intake begins a new task's span before the create and lets the create tell a new task from a resend, instead of reading the key first. | \`services/session-bridge/src/bridge/intake.ts\`, \`tasks/spans.ts\` | 10.07 → 9.07 (bridge 5.07 → 4.07) |
 | A new task for a free session (nothing current or queued, harness idle, not held) is stored WORKING in one write (\`transitions.newStarted\`) and becomes the current task under the same lock. A non-blocking send to a free session answers WORKING instead of SUBMITTED. | \`libs/ledger/src/transitions.ts\`, \`services/session-bridge/src/bridge/intake.ts\`, \`bridge/turns.ts\` | 9.07 → 8.09 (bridge 4.07 → 3.08) |
 
+This session, each in its own commit; the counts from an A/B of ours alone (the commit before and the
+commit, alternating, one nats-server each, 200–300 blocking sends for the counts, 1,500 at concurrency 16
+for the CPU, on the loaded machine):
+
+| change | where | NATS messages per blocking send | CPU ms per task (ours + nats-server) |
+|---|---|---|---|
+| The guard adds to the window it wrote last (value and revision remembered, at most 1,024 keys) without reading it first; the compare-and-set checks the revision, so a window another replica has replaced costs one refused write and the usual read, never a wrong count; a refusal or an "already admitted" seen in memory is read again before it is answered. | \`services/guard/src/window/store.ts\` | 8.09 → 7.07 (guard 3 → 2) | 2.84 / 2.79 → 2.67 / 2.52 |
+| A new task's delivery is quiet: a bridge that creates the task sends no reply, and the gateway takes the stored task from its ledger watch (same device and content; a refusal, an error or a resend is still answered; no reply and nothing seen within the delivery ack limit is BRIDGE_UNAVAILABLE as before). | \`libs/runtime/src/service.ts\` (\`NO_REPLY\`, \`quietRequests\`), \`libs/client/src/nats/bridge.ts\`, \`services/gateway/src/tasks/service.ts\` (\`deliverNew\`), \`services/session-bridge/src/endpoints.ts\` | 7.07 → 6.07 (bridge 3.05 → 2.05) | 2.71 / 2.82 / 2.65 → 2.33 / 2.38 / 2.38 |
+
 Tried and not kept: **pipelined intake** (the create outside the bridge's lock, only the queue update
 under it). Ours alone, 3 alternating runs each on the loaded machine (load average 28): one session's
 non-blocking accepted rate 85–219 tasks/s with it against 140–285 without, blocking c=16 93–144 against
@@ -243,9 +252,11 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    together in a copy of the repository (ours alone, 5 alternating runs each, same load): blocking p50
    10.7–11.9 ms → 7.3–8.8 ms, about a quarter off; tasks/s up by a similar share. Each alone moved less.
 2. **The gateway's session look-up from memory** — done this round (see above).
-3. **The guard's compare-and-set from the window it wrote last** — the same trick as the ledger's
-   transition above: the guard reads each window before writing it, though with one guard replica it
-   nearly always wrote it last. One round trip fewer per new task. (services/guard)
+3. **The guard's compare-and-set from the window it wrote last** — done this session (see above).
+   Six messages are left per blocking send: the admit and its reply, the guard's window write, the
+   delivery, the bridge's two writes. A guard that forwarded the delivery itself would save none: it
+   would still have to answer the gateway, which otherwise cannot tell a slow bridge (whose task it
+   queues in the ledger itself) from a guard that never admitted (which must fail closed).
 4. **The resend check** — done this round from the gateway's listing index (see above); a resend the
    index knows is still answered without asking the guard.
 5. **Pipelined intake in the bridge** — tried this round and not kept: no gain where the CPU is the limit
@@ -259,7 +270,12 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
 8. **The guard window under a raised limit** holds every admitted id for the whole window (14 KB per admit
    after ~2,000 tasks with the default hour): fine at the default 30, not at large limits; a count per
    time bucket would keep it constant.
-9. **Followers that need the state, not the task.** The gateway's listing index and each bridge's watch
+9. **nats.js builds an Error per request even with \`noAsyncTraces\`**: \`RequestOne.resolver\` ends in
+   \`cancel()\`, which makes a \`RequestError("cancelled")\` for a promise already settled — one stack trace
+   per successful request (every JetStream publish is one): 3% of the bridge's self time and 1–1.4% of the
+   gateway's and the guard's at concurrency 16 (a \`--cpu-prof\` of ours this session, nats.js 3.4.0). Worth
+   an upstream fix; our own requests could go through one reply subscription as \`quietRequests\` does.
+10. **Followers that need the state, not the task.** The gateway's listing index and each bridge's watch
    decode the whole task (history, artifacts) on every change of every task they follow, and a bridge
    starting on a long session reads its whole history once (see the start-up figures). A small second
    value per task (state, context, times) under its own key prefix — or the state in a message header —
