@@ -9,7 +9,7 @@
  * (`/dashboard/NAME.js`). They are read once, when the dashboard is registered.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { APP_CSS } from './styles.js';
 
 export interface Asset {
@@ -30,16 +30,28 @@ export const SCRIPTS_DIR = new URL('../../../dist/browser/app/', import.meta.url
 /** The module the page loads; it imports the others. */
 export const ENTRY = 'app.js';
 
-/** The page's modules by file name, or undefined when they are not built (sources never built). */
+/** An import of a module beside it, as tsc emits one (`import { x } from './y.js';`). */
+const SIBLING_IMPORT = /^(?:import|export)\s[^;]*?['"]\.\/([a-z][a-z0-9-]*\.js)['"];$/gm;
+
+/**
+ * The page's modules by file name: app.js and what it imports, transitively (a stale file left in
+ * the folder by an earlier build is not served); undefined when they are not built.
+ */
 export function loadScripts(dir: URL = SCRIPTS_DIR): Map<string, Asset> | undefined {
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((f) => /^[a-z][a-z0-9-]*\.js$/.test(f));
-  } catch {
-    return undefined;
+  const found = new Map<string, Asset>();
+  const todo = [ENTRY];
+  for (let name = todo.pop(); name !== undefined; name = todo.pop()) {
+    if (found.has(name)) continue;
+    let body: string;
+    try {
+      body = readFileSync(new URL(name, dir), 'utf8');
+    } catch {
+      return undefined;
+    }
+    found.set(name, asset(body, 'text/javascript; charset=utf-8'));
+    for (const [, dep] of body.matchAll(SIBLING_IMPORT)) todo.push(dep!);
   }
-  if (!names.includes(ENTRY)) return undefined;
-  return new Map(names.sort().map((f) => [f, asset(readFileSync(new URL(f, dir), 'utf8'), 'text/javascript; charset=utf-8')]));
+  return new Map([...found].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 export const STYLES = asset(APP_CSS, 'text/css; charset=utf-8');
