@@ -54,5 +54,5 @@ export {
   tracer,
 } from './telemetry.js';
 export { casCreate, casPurge, casPut, casUpdate, isCasConflict, isStreamFull } from './cas.js';
-export { isNatsOutage, isTransientJetStreamError, retryJetStream } from './retry.js';
+export { isNatsOutage, isTransientJetStreamError, natsUnavailable, retryJetStream } from './retry.js';
 export { watchFile } from './watch-file.js';

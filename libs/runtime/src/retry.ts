@@ -5,6 +5,7 @@
  */
 import { TimeoutError } from '@nats-io/nats-core';
 import { JetStreamApiError } from '@nats-io/jetstream';
+import { RETRY_AFTER_SECONDS, ShroomsError } from '@shrooms/protocol';
 
 /**
  * JetStream API errors (`err_code`) that say the cluster could not take the request just now:
@@ -77,4 +78,16 @@ export function isNatsOutage(err: unknown): boolean {
   // The API error's HTTP-like status is `.status`; its `.code` is the JetStream err_code (10008 …).
   if (err instanceof JetStreamApiError && err.status === 503) return true;
   return err.cause instanceof Error && err.cause !== err && isNatsOutage(err.cause);
+}
+
+/**
+ * The one NATS_UNAVAILABLE: retryable, with its wait (`retryAfterSeconds`, errors.ts
+ * RETRY_AFTER_SECONDS) in its details, so the wire error and `Retry-After` both say it. `why` says
+ * what was kept; by default nothing was changed.
+ */
+export function natsUnavailable(
+  why = 'NATS or JetStream did not answer; nothing was changed',
+  details: Record<string, string | number> = {},
+): ShroomsError {
+  return new ShroomsError('NATS_UNAVAILABLE', why, { retryAfterSeconds: RETRY_AFTER_SECONDS.NATS_UNAVAILABLE!, ...details });
 }

@@ -2,7 +2,7 @@ import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } from '@nats-io/nats-core';
 import { ShroomsError, fromWireError, toWireError, type WireError } from '@shrooms/protocol';
 import type { Logger } from 'pino';
-import { isNatsOutage } from './retry.js';
+import { isNatsOutage, natsUnavailable } from './retry.js';
 import { SpanKind, contextFromTraceparent, inSpan, traceHeaders } from './telemetry.js';
 
 export type { Service, ServiceMsg };
@@ -80,8 +80,7 @@ export function jsonEndpoint<Req, Res extends object>(
 }
 
 function asInvalidOrInternal(e: unknown): ShroomsError {
-  if (isNatsOutage(e))
-    return new ShroomsError('NATS_UNAVAILABLE', `NATS or JetStream did not answer (${(e as Error).message}); retry later`);
+  if (isNatsOutage(e)) return natsUnavailable(`NATS or JetStream did not answer (${(e as Error).message}); retry later`);
   if (e && typeof e === 'object' && 'issues' in e)
     return new ShroomsError('INVALID_PARAMS', `bad request: ${(e as unknown as Error).message}`);
   if (e instanceof SyntaxError) return new ShroomsError('INVALID_PARAMS', 'request is not JSON');

@@ -9,8 +9,7 @@ import type { Socket } from 'node:net';
 import { maxHeaderSize } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ShroomsError, toJsonRpcError, toRestError } from '@shrooms/protocol';
-import { isNatsOutage } from '@shrooms/runtime';
-import { natsUnavailable } from '../tasks/link.js';
+import { isNatsOutage, natsUnavailable } from '@shrooms/runtime';
 
 const isRpcPath = (method: string, url: string) => method === 'POST' && /^\/a2a(\/[^/]+)?\/?$/.test(url.split('?')[0]!);
 

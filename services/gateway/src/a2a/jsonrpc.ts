@@ -1,9 +1,8 @@
 /** The JSON-RPC 2.0 binding: `POST /a2a/{session}` and `POST /a2a` (routed by task or metadata). */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { META, ShroomsError, V03_METHODS, paramsFromV03, resultToV03, streamEventToV03, toJsonRpcError } from '@shrooms/protocol';
-import { isNatsOutage } from '@shrooms/runtime';
+import { isNatsOutage, natsUnavailable } from '@shrooms/runtime';
 import { TaskService } from '../tasks/service.js';
-import { natsUnavailable } from '../tasks/link.js';
 import type { A2AContext } from './context.js';
 import { callerOf } from './caller.js';
 import { MACHINE_METHODS, callMethod } from './methods.js';

@@ -6,20 +6,8 @@
  * task are told. The grace lets a client that lost one node of a cluster reconnect to another
  * without failing anything.
  */
-import { RETRY_AFTER_SECONDS, ShroomsError } from '@shrooms/protocol';
-import type { NatsConnection } from '@shrooms/runtime';
-
-/**
- * The one NATS_UNAVAILABLE the gateway answers: retryable, with the wait (`retryAfterSeconds`,
- * errors.ts RETRY_AFTER_SECONDS) in its details, so both bindings' bodies and `Retry-After` say
- * it. `why` ends in what was kept; by default nothing was changed.
- */
-export function natsUnavailable(
-  why = 'NATS or JetStream did not answer; nothing was changed',
-  details: Record<string, string | number> = {},
-): ShroomsError {
-  return new ShroomsError('NATS_UNAVAILABLE', why, { retryAfterSeconds: RETRY_AFTER_SECONDS.NATS_UNAVAILABLE!, ...details });
-}
+import type { ShroomsError } from '@shrooms/protocol';
+import { natsUnavailable, type NatsConnection } from '@shrooms/runtime';
 
 /** How long the connection may be lost before it is an outage (ms). */
 export const NATS_LINK_GRACE_MS = 1_000;

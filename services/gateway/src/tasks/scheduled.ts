@@ -20,8 +20,7 @@ import {
   textOf,
   type SendMessageParams,
 } from '@shrooms/protocol';
-import { isNatsOutage, type NatsConnection } from '@shrooms/runtime';
-import { natsUnavailable } from './link.js';
+import { isNatsOutage, natsUnavailable, type NatsConnection } from '@shrooms/runtime';
 
 /**
  * What a request proves it is — an occurrence, or the result of one sent back to the schedule's

@@ -34,7 +34,7 @@ import {
   type Stored,
 } from '@shrooms/ledger';
 import { bridgeClient, type BridgeClient } from '@shrooms/client';
-import { isNatsOutage, traceparentOf, type NatsConnection } from '@shrooms/runtime';
+import { isNatsOutage, natsUnavailable, traceparentOf, type NatsConnection } from '@shrooms/runtime';
 import type { Logger } from '@shrooms/runtime';
 import { authorize, waitsOnPermission } from '../authz/rules.js';
 import type { Caller } from './caller.js';
@@ -43,7 +43,6 @@ import { looseParams } from '../a2a/params.js';
 import { validateMessage, type MessageLimits } from './validate.js';
 import { budgetAgent, chainOf, claimedSignal, resultMetadata } from './derive.js';
 import type { ScheduleProof } from './scheduled.js';
-import { natsUnavailable } from './link.js';
 
 export interface GuardPort {
   /** Asks the guard whether a new task may be admitted; throws a ShroomsError refusal. */
