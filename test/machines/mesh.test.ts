@@ -321,9 +321,12 @@ describe.skipIf(unavailable)('across machines on WireGuard', () => {
     const laptop = mx.m('laptop');
     const agents = async () =>
       (await mx.m('homeserver').fetch('http://127.0.0.1:7387/agents')).json().agents.map((a: any) => `${a.machine}/${a.session}`);
+    // Awake and present first: with this test's 4 s signal lifetime a JetStream stall of the shared
+    // machine (renewals timing out for ~10 s) can lapse the signal of a session that has no task
+    // yet, which its gateway then calls SESSION_NOT_FOUND (docs/reliability.md, what was flaky).
+    await eventually(async () => (await agents()).includes('laptop/webapp'), 60_000, 250);
     const before = await mx.rpc('homeserver', 'laptop', '/a2a/webapp', 'SendMessage', msg('id-before-sleep', 'awake?'));
     expect(before.result?.task?.status.state, JSON.stringify(before)).toBe('TASK_STATE_COMPLETED');
-    await eventually(async () => (await agents()).includes('laptop/webapp'), 30_000, 250);
     // A task its worker leaves open: the nap session's watchdog will remind it, once per ladder step.
     const napId = 'nap:id-nap-open';
     await mx.rpc('homeserver', 'laptop', '/a2a/nap', 'SendMessage', immediate('id-nap-open', 'quiet: still thinking'));

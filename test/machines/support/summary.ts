@@ -1,5 +1,5 @@
 /** Figures of each scenario, written to test-output/machines/summary.json and shown in docs/reliability.md. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@shrooms/testing';
 
@@ -31,6 +31,7 @@ export function writeSummary(): void {
  * failed: the rig's folder goes with the tear-down).
  */
 export function writeLogs(machines: { name: string; processes: Map<string, { output(): string }> }[]): void {
+  rmSync(join(DIR, 'logs'), { recursive: true, force: true });
   for (const m of machines) {
     const dir = join(DIR, 'logs', m.name);
     mkdirSync(dir, { recursive: true });
