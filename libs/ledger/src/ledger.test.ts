@@ -1,21 +1,20 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
 import { intake } from './intake.js';
 import { Ledger } from './ledger.js';
 import * as transitions from './transitions.js';
 
-let nats: NatsServerHandle;
+let nats: NatsWithConnection;
 let nc: NatsConnection;
 let other: NatsConnection;
 beforeAll(async () => {
-  nats = await startNatsServer();
-  nc = await connect({ servers: nats.url });
+  nats = await startNatsWithConnection();
+  nc = nats.nc;
   other = await connect({ servers: nats.url });
 });
 afterAll(async () => {
-  await nc?.close();
   await other?.close();
   await nats?.stop();
 });
@@ -93,8 +92,8 @@ it('answers a resend that reaches the intake with the stored task, and refuses a
 
 it('retains at most retainedTasks: one more new task is refused, nothing is dropped, retained ones still change', async () => {
   // A server of its own: the bucket's limit is set when it is made.
-  const server = await startNatsServer();
-  const conn = await connect({ servers: server.url });
+  const server = await startNatsWithConnection();
+  const conn = server.nc;
   const ledger = await Ledger.open(conn, { limits: { retainedTasks: 3 } });
   const keys = ['a', 'b', 'c'].map((id) => ledger.key('box', 's', `full-${id}`));
   for (const [i, key] of keys.entries()) expect(await ledger.create(key, asked(`full-${i}`))).not.toBeNull();
@@ -107,19 +106,17 @@ it('retains at most retainedTasks: one more new task is refused, nothing is drop
   // At the limit every retained task can still move on (its key replaces its own last value).
   for (const key of keys) await ledger.transition(key, (e) => transitions.start(e, new Date()));
   for (const key of keys) expect((await ledger.get(key))!.entry.task.status.state).toBe('TASK_STATE_WORKING');
-  await conn.close();
   await server.stop();
 });
 
 it('a bucket made before, or with another limit, takes the limit the gateway opens it with', async () => {
-  const server = await startNatsServer();
-  const conn = await connect({ servers: server.url });
+  const server = await startNatsWithConnection();
+  const conn = server.nc;
   await Ledger.open(conn);
   const ledger = await Ledger.open(conn, { limits: { retainedTasks: 1 } });
   expect(await ledger.create(ledger.key('box', 's', 'first'), asked('first'))).not.toBeNull();
   await expect(ledger.create(ledger.key('box', 's', 'second'), asked('second'))).rejects.toMatchObject({
     details: { limit: 'retainedTasks', max: 1 },
   });
-  await conn.close();
   await server.stop();
 });

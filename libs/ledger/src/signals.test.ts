@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { startNatsServer, eventually, type NatsServerHandle } from '@shrooms/testing';
+import { startNatsWithConnection, eventually, type NatsWithConnection } from '@shrooms/testing';
 import { SignalField } from './signals.js';
 
-let nats: NatsServerHandle;
+let nats: NatsWithConnection;
 let nc: NatsConnection;
 beforeAll(async () => {
-  nats = await startNatsServer();
-  nc = await connect({ servers: nats.url });
+  nats = await startNatsWithConnection();
+  nc = nats.nc;
 });
 afterAll(async () => {
-  await nc?.close();
   await nats?.stop();
 });
 

@@ -1,3 +1,4 @@
+export { type NatsWithConnection, startNatsWithConnection } from './nats-connection.js';
 export { natsServerBinary, type NatsServerHandle, type StartNatsOptions, startNatsServer } from './nats-server.js';
 export { builtFile, eventually, freePort, nodeArgs, REPO_ROOT, runTs, type ServiceProcess, wrap } from './processes.js';
 export { parseUpOutput, type UpPrinted } from './up-output.js';

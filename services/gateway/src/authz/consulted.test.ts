@@ -5,18 +5,17 @@
  * the A2A surface from another device's point of view. Real nats-server, ledger and gateway.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Ledger, SignalField, transitions } from '@shrooms/ledger';
 import { createLogger, loadConfig } from '@shrooms/runtime';
-import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
 import { buildApp, type Gateway } from '../app.js';
 import { GatewayConfigSchema } from '../config.js';
 import type { Identify } from '../a2a/caller.js';
 import { RULES, type Action } from './rules.js';
 
 const PHONE = '10.9.0.2';
-let nats: NatsServerHandle;
+let nats: NatsWithConnection;
 let nc: NatsConnection;
 let ledger: Ledger;
 let gw: Gateway;
@@ -41,8 +40,8 @@ function seed(id: string, device: string, metadata: Record<string, unknown> = {}
 }
 
 beforeAll(async () => {
-  nats = await startNatsServer();
-  nc = await connect({ servers: nats.url });
+  nats = await startNatsWithConnection();
+  nc = nats.nc;
   ledger = await Ledger.open(nc);
   const signals = await SignalField.open(nc);
   await seed('laptops', 'laptop.home');
@@ -57,7 +56,6 @@ afterEach(() => vi.restoreAllMocks());
 
 afterAll(async () => {
   await gw?.close();
-  await nc?.close();
   await nats?.stop();
 });
 

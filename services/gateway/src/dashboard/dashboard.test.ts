@@ -5,11 +5,10 @@
  * (The page itself is tested in Chromium: test/e2e/dashboard.test.ts.)
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Ledger, SignalField, transitions } from '@shrooms/ledger';
 import { createLogger, loadConfig } from '@shrooms/runtime';
-import { eventually, startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { eventually, startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
 import { buildApp, type Gateway } from '../app.js';
 import { GatewayConfigSchema } from '../config.js';
 import type { Identify } from '../a2a/caller.js';
@@ -17,7 +16,7 @@ import { loadScripts } from './assets/page.js';
 
 const N = 10_000;
 const PHONE = '10.9.0.2';
-let nats: NatsServerHandle;
+let nats: NatsWithConnection;
 let nc: NatsConnection;
 let ledger: Ledger;
 let gw: Gateway;
@@ -43,8 +42,8 @@ function seed(session: string, id: string, text: string, metadata: Record<string
 }
 
 beforeAll(async () => {
-  nats = await startNatsServer();
-  nc = await connect({ servers: nats.url });
+  nats = await startNatsWithConnection();
+  nc = nats.nc;
   ledger = await Ledger.open(nc);
   const signals = await SignalField.open(nc);
   const now = Date.now() - N - 1000;
@@ -69,7 +68,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.close();
-  await nc?.close();
   await nats?.stop();
 });
 

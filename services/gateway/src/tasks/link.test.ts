@@ -1,22 +1,17 @@
-import { connect } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
-import type { NatsConnection } from '@shrooms/runtime';
+import { eventually, startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
 import { NatsLink } from './link.js';
 
-let nats: NatsServerHandle | undefined;
-let nc: NatsConnection | undefined;
+let nats: NatsWithConnection | undefined;
 
 afterEach(async () => {
-  await nc?.close();
   await nats?.stop();
-  nc = nats = undefined;
+  nats = undefined;
 });
 
 async function linked(graceMs: number) {
-  nats = await startNatsServer();
-  nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
-  const link = new NatsLink(nc, { graceMs });
+  nats = await startNatsWithConnection({ connection: { maxReconnectAttempts: -1, reconnectTimeWait: 100 } });
+  const link = new NatsLink(nats.nc, { graceMs });
   const outages: string[] = [];
   link.onOutage((err) => outages.push(err.key));
   return { link, outages };
@@ -26,17 +21,14 @@ describe("the gateway's NATS link", () => {
   it('declares an outage once the server has been gone for the grace, and ends it on reconnect', async () => {
     const { link, outages } = await linked(200);
     expect(link.down).toBeUndefined();
-    nats!.kill();
+    nats!.nats.kill();
     const declared = await new Promise<string>((resolve) => link.onOutage((err) => resolve(err.key)));
     expect(declared).toBe('NATS_UNAVAILABLE');
     expect(outages).toEqual(['NATS_UNAVAILABLE']);
     expect(link.down?.key).toBe('NATS_UNAVAILABLE');
     expect(link.down?.retryAfterSeconds).toBeGreaterThan(0);
-    await nats!.restart();
-    await new Promise<void>((resolve) => {
-      const check = () => (link.down === undefined ? resolve() : setTimeout(check, 50));
-      check();
-    });
+    await nats!.nats.restart();
+    await eventually(() => link.down === undefined);
     expect(link.down).toBeUndefined();
   });
 });

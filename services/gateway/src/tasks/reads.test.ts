@@ -3,23 +3,22 @@
  * it returns: cost follows the answer, not the ledger's size (counted reads, not time).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Ledger, SignalField, transitions } from '@shrooms/ledger';
 import { createLogger, loadConfig } from '@shrooms/runtime';
-import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
 import { buildApp, type Gateway } from '../app.js';
 import { GatewayConfigSchema } from '../config.js';
 
 const N = 10_000;
-let nats: NatsServerHandle;
+let nats: NatsWithConnection;
 let nc: NatsConnection;
 let ledger: Ledger;
 let gw: Gateway;
 
 beforeAll(async () => {
-  nats = await startNatsServer();
-  nc = await connect({ servers: nats.url });
+  nats = await startNatsWithConnection();
+  nc = nats.nc;
   ledger = await Ledger.open(nc);
   const signals = await SignalField.open(nc);
   const now = Date.now();
@@ -46,7 +45,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.close();
-  await nc?.close();
   await nats?.stop();
 });
 

@@ -6,7 +6,7 @@
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { BUCKETS, META, keys, occurrenceMessageId, resultMessageId, type SendMessageParams } from '@shrooms/protocol';
-import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultMetadata } from './derive.js';
 import { scheduleProof, type ScheduleProof } from './scheduled.js';
@@ -20,20 +20,19 @@ const params = (messageId: string, text: string): SendMessageParams =>
     metadata: { [META.schedule]: ID, [META.occurrence]: AT, [META.scheduledBy]: 'scheduled by someone else' },
   }) as SendMessageParams;
 
-let nats: NatsServerHandle;
+let nats: NatsWithConnection;
 let nc: NatsConnection;
 let prove: ScheduleProof;
 
 beforeAll(async () => {
-  nats = await startNatsServer();
-  nc = await connect({ servers: nats.url });
+  nats = await startNatsWithConnection();
+  nc = nats.nc;
   const kv = await new Kvm(nc).create(BUCKETS.schedules, { history: 1 });
   await kv.put(keys.schedule(ID), JSON.stringify(schedule));
   prove = scheduleProof(nc, () => Date.parse(AT));
 });
 
 afterAll(async () => {
-  await nc?.close();
   await nats?.stop();
 });
 
