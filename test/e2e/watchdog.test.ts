@@ -67,8 +67,9 @@ it('holds the hourly cap of reminders', async () => {
     async () => (await rpc(`${mesh.gatewayUrl}/a2a/capped`, 'GetTask', { id: t.id })).result.metadata['shrooms/nudges'] === 2,
     30_000,
   );
-  // Well past the rest of the ladder, no third reminder (and so no stall) inside the hour.
-  await new Promise((r) => setTimeout(r, 2000));
+  // The third reminder fell due and the cap held it (the watchdog says so once, in place of sending
+  // it): no third reminder, and so no stall, inside the hour.
+  await mesh.bridges.get('capped')!.waitFor(new RegExp(`"taskId":"${t.id}"[^\\n]*reminder held by the hourly cap`), 30_000);
   const cur = (await rpc(`${mesh.gatewayUrl}/a2a/capped`, 'GetTask', { id: t.id })).result;
   expect(cur.metadata['shrooms/nudges']).toBe(2);
   expect(cur.metadata['shrooms/stalled']).toBeUndefined();

@@ -14,6 +14,8 @@ import { humanDuration, underCap, verdict, type LadderConfig } from './ladder.js
 export class Watchdog {
   private timer?: NodeJS.Timeout;
   private reminding = false;
+  /** The task whose due reminder the hourly cap last held (logged once). */
+  private capped?: string;
 
   constructor(
     readonly bridge: Bridge,
@@ -47,7 +49,13 @@ export class Watchdog {
     };
     const v = verdict(this.cfg, state, q.lastActivityAt, now);
     if (v.kind === 'stall') return this.stall(cur.key, now);
-    if (v.kind !== 'remind' || !underCap(this.cfg, log, now)) return;
+    if (v.kind !== 'remind') return;
+    if (!underCap(this.cfg, log, now)) {
+      // Said once per task: a reminder was due and the hourly cap held it.
+      if (this.capped !== cur.key) this.bridge.log.info({ taskId: stored.entry.task.id }, 'reminder held by the hourly cap');
+      this.capped = cur.key;
+      return;
+    }
 
     const task = stored.entry.task;
     const quiet = now - Math.max(q.lastActivityAt, state.lastNudge ?? 0);
