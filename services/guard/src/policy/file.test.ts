@@ -63,11 +63,15 @@ describe('loadPolicyFile', () => {
     const path = join(dir, 'policy.yaml');
     await writeFile(path, 'default: {agentTasks: true}\n');
     let reloads = 0;
-    const w = await loadPolicyFile(path, { debounceMs: 10, log, onChange: () => reloads++ });
+    const rejected: Error[] = [];
+    const w = await loadPolicyFile(path, { debounceMs: 10, log, onChange: () => reloads++, onRejected: (e) => rejected.push(e) });
     try {
       await writeFile(path, 'default: {agentTasks: [nonsense\n');
-      await new Promise((r) => setTimeout(r, 200));
+      // The watcher read the bad file and refused it; the policy in force is still the good one.
+      await eventually(() => rejected.length === 1);
+      expect(rejected[0]!.message).toMatch(/not YAML or JSON/);
       expect(w.current()).toEqual({ default: { agentTasks: true } });
+      expect(reloads).toBe(0);
       await writeFile(path, 'default: {agentTasks: false}\n');
       await eventually(() => w.current().default?.agentTasks === false);
       expect(reloads).toBeGreaterThanOrEqual(1);

@@ -33,7 +33,7 @@ export interface PolicyFileWatch {
 
 export async function loadPolicyFile(
   path: string,
-  opts: { debounceMs: number; log: Logger; onChange?: (p: PolicyFile) => void },
+  opts: { debounceMs: number; log: Logger; onChange?: (p: PolicyFile) => void; onRejected?: (err: Error) => void },
 ): Promise<PolicyFileWatch> {
   let policy = await readPolicyFile(path);
   const log = opts.log.child({ policyFile: path });
@@ -45,7 +45,10 @@ export async function loadPolicyFile(
         log.info({ sessions: Object.keys(next.sessions ?? {}).length }, 'policy reloaded');
         opts.onChange?.(next);
       },
-      (err: unknown) => log.error({ err: (err as Error).message }, 'policy file not reloaded; keeping the last good policy'),
+      (err: unknown) => {
+        log.error({ err: (err as Error).message }, 'policy file not reloaded; keeping the last good policy');
+        opts.onRejected?.(err as Error);
+      },
     );
   });
   return { current: () => policy, close: stop };
