@@ -2,18 +2,11 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@shrooms/runtime';
+import { eventually } from '@shrooms/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadIdentity, type DeviceIdentity } from './identity.js';
 
 const log = createLogger('identity-test', 'silent');
-
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('loadIdentity', () => {
   let dir: string;
@@ -46,7 +39,7 @@ describe('loadIdentity', () => {
     expect(identity.identify('10.8.0.3')).toBeUndefined();
     await writeFile(join(dir, 'peers.tmp'), 'mesh: home\npeers:\n  10.8.0.2: pi5\n  10.8.0.3: homeserver\n');
     await rename(join(dir, 'peers.tmp'), peersFile);
-    await until(() => identity!.identify('10.8.0.3')?.device === 'homeserver.home');
+    await eventually(() => identity!.identify('10.8.0.3')?.device === 'homeserver.home');
   });
 
   it('keeps the last good map when a change does not parse, and logs it', async () => {
@@ -57,7 +50,7 @@ describe('loadIdentity', () => {
     expect(await identity.reload()).toBe(false);
     expect(identity.identify('10.8.0.2')?.device).toBe('pi5.mesh');
     await writeFile(peersFile, 'peers:\n  10.8.0.2: pi5b\n');
-    await until(() => identity!.identify('10.8.0.2')?.device === 'pi5b.mesh');
+    await eventually(() => identity!.identify('10.8.0.2')?.device === 'pi5b.mesh');
   });
 
   it('refuses to start on a map that does not parse', async () => {
@@ -76,9 +69,9 @@ describe('loadIdentity', () => {
     expect(identity.identify('10.8.0.2')?.device).toBe('pi5.home');
     expect(identity.identify('10.8.0.1')).toMatchObject({ device: 'laptop', self: true, mesh: 'home' });
     await writeFile(wgDumpFile, `priv\tpub\t51820\toff\n${key}\t(none)\t(none)\t10.8.0.2/32,10.8.0.20/32\t0\t0\t0\toff\n`);
-    await until(() => identity!.identify('10.8.0.20')?.device === 'pi5.home');
+    await eventually(() => identity!.identify('10.8.0.20')?.device === 'pi5.home');
     await writeFile(wgNamesFile, `mesh: home\nnames:\n  "${key}": raspberry\n`);
-    await until(() => identity!.identify('10.8.0.2')?.device === 'raspberry.home');
+    await eventually(() => identity!.identify('10.8.0.2')?.device === 'raspberry.home');
   });
 
   it('knows only the machine itself when no map is given', async () => {
