@@ -49,9 +49,16 @@ function world(env: Record<string, string> = {}) {
   const tickAll = async (at: number, ...engines: Engine[]) => {
     clock.now = at;
     await Promise.all(engines.map((e) => e.tick()));
-    await Promise.all(engines.map((e) => Promise.race([e.idle(), new Promise((r) => setTimeout(r, 50))])));
+    await Promise.all(engines.map((e) => e.idle()));
   };
-  return { config, store, gw, clock, finished, replica, a, ops, create, tickAll };
+  /** One tick of a replica that then dies mid-send (`gw.hang` set): waits until its send hangs. */
+  const tickUntilHung = async (at: number, e: Engine) => {
+    clock.now = at;
+    const hung = gw.nextHang();
+    await e.tick();
+    await hung;
+  };
+  return { config, store, gw, clock, finished, replica, a, ops, create, tickAll, tickUntilHung };
 }
 
 describe('firing', () => {
@@ -111,7 +118,7 @@ describe('firing', () => {
     const { schedule } = await w.create();
     await Promise.all([w.a.rescan(), b.rescan()]);
     w.gw.hang = { recordFirst: true }; // a sends, the gateway records it, a never returns
-    await w.tickAll(T0 + 10 * SEC, w.a);
+    await w.tickUntilHung(T0 + 10 * SEC, w.a);
     w.gw.hang = null;
     await w.tickAll(T0 + 12 * SEC, b); // lease still held by a
     expect(w.gw.sends).toHaveLength(1);
@@ -128,7 +135,7 @@ describe('firing', () => {
     const { schedule } = await w.create();
     await Promise.all([w.a.rescan(), b.rescan()]);
     w.gw.hang = { recordFirst: false };
-    await w.tickAll(T0 + 10 * SEC, w.a);
+    await w.tickUntilHung(T0 + 10 * SEC, w.a);
     w.gw.hang = null;
     await w.tickAll(T0 + 16 * SEC, b);
     expect(w.gw.tasksOf(schedule.id)).toHaveLength(1);
@@ -215,14 +222,14 @@ describe('firing', () => {
     const e = w.replica('c', {
       send: async (url, msg) => {
         const r = await hit(url, msg);
-        w.store.down = true;
-        setTimeout(() => (w.store.down = false), 300);
+        w.store.failCalls = 2; // the advance fails twice, then NATS is back
         return r;
       },
     });
     await e.rescan();
     w.clock.now = T0 + 10 * SEC;
     await e.fire(schedule.id);
+    expect(w.store.failCalls).toBe(0);
     expect((await w.store.get(schedule.id))!.schedule).toMatchObject({ state: 'done', fired: 1 });
   });
 });

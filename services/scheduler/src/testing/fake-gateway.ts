@@ -13,6 +13,9 @@ export class FakeGateways {
   failNext: SendResult[] = [];
   /** While set, sends hang (a replica that dies mid-send); `recordFirst` = the gateway got it first. */
   hang: { recordFirst: boolean } | null = null;
+  /** Sends that hung, in order. */
+  readonly hung: OutgoingMessage[] = [];
+  private hangWaiters: (() => void)[] = [];
 
   readonly send: SendMessage = async (_url, msg) => {
     this.sends.push(msg);
@@ -20,10 +23,17 @@ export class FakeGateways {
     if (injected) return injected;
     if (this.hang) {
       if (this.hang.recordFirst) this.record(msg);
+      this.hung.push(msg);
+      for (const wake of this.hangWaiters.splice(0)) wake();
       return new Promise<SendResult>(() => {});
     }
     return { outcome: 'sent', taskId: this.record(msg) };
   };
+
+  /** Resolves when the next send hangs. */
+  nextHang(): Promise<void> {
+    return new Promise((resolve) => this.hangWaiters.push(resolve));
+  }
 
   private record(msg: OutgoingMessage): string {
     const key = `${msg.machine}/${msg.session}:${msg.messageId}`;

@@ -6,11 +6,14 @@ export class MemoryStore implements ScheduleStorePort {
   private rows = new Map<string, { json: string; revision: number }>();
   private seq = 0;
   private listeners = new Set<(key: string, s: StoredSchedule | null) => void>();
-  /** Set to make every call fail (NATS away). */
-  down = false;
+  /** The next this many calls fail (NATS away for a moment). */
+  failCalls = 0;
 
   private check(): void {
-    if (this.down) throw new Error('TIMEOUT: nats is away');
+    if (this.failCalls > 0) {
+      this.failCalls--;
+      throw new Error('TIMEOUT: nats is away');
+    }
   }
 
   private row(id: string): StoredSchedule | null {
