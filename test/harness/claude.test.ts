@@ -163,8 +163,8 @@ describe('the Claude Code harness', () => {
 
   it('falls back to a kill and a resume when the interrupt does not end the turn in time', async () => {
     const own = await tempDir('claude-grace');
+    const { h, rec: r } = make({ stateDir: own.path, cancelGraceMs: 1 });
     try {
-      const { h, rec: r } = make({ stateDir: own.path, cancelGraceMs: 1 });
       await h.start();
       expect((await h.send('g1', 'remember me')).status).toBe('completed');
       const sessionId = h.sessionId;
@@ -172,6 +172,9 @@ describe('the Claude Code harness', () => {
       const seenBefore = fake.requests.length;
       const turn = h.send('g2', 'a SLOW one');
       await fake.waitForRequest((q) => q.n > seenBefore && q.conversation.prompt === 'a SLOW one');
+      // A claude that cannot answer the interrupt: stopped (SIGSTOP), it stays so past any grace.
+      // (A 1 ms grace alone raced claude's own answer: on a busy machine it sometimes came first.)
+      process.kill(pid!, 'SIGSTOP');
       await h.cancel();
       expect(await turn).toMatchObject({ status: 'cancelled' });
       expect(h.pid).not.toBe(pid);
@@ -180,16 +183,18 @@ describe('the Claude Code harness', () => {
       const next = await h.send('g3', 'still here');
       expect(next.text).toMatch(/FAKE_REPLY\(\d+\): still here$/);
       expect(promptsOf(fake.requests.at(-1)!.body)).toContain('remember me');
-      await h.stop();
     } finally {
+      // Stopped before its folder goes, also when an expectation failed: a claude still writing
+      // there made the removal fail (ENOTEMPTY), and that error hid the one that mattered.
+      await h.stop();
       await own.remove();
     }
   });
 
   it('with autoApprove runs tools without asking, and counts a background command until it ends', async () => {
     const own = await tempDir('claude-auto');
+    const { h, rec: r } = make({ autoApprove: true, stateDir: own.path });
     try {
-      const { h, rec: r } = make({ autoApprove: true, stateDir: own.path });
       await h.start();
       const bg = useTool('Bash', { command: 'sleep 2', run_in_background: true, description: 'short background sleep' });
       const done = await h.send(
@@ -205,8 +210,8 @@ describe('the Claude Code harness', () => {
       await r.until((s) => s.texts.some((t) => t.includes('task-notification')));
       const next = await h.send('a2', 'and now this');
       expect(next.text).toMatch(/FAKE_REPLY\(\d+\): and now this$/);
-      await h.stop();
     } finally {
+      await h.stop();
       await own.remove();
     }
   });
