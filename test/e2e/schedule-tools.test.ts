@@ -44,8 +44,19 @@ it('creates, lists and cancels schedules with the MCP tools; only the live one f
     return mine.length ? mine : undefined;
   }, 30_000);
   expect(fired).toHaveLength(1);
-  // Past the canceled one's time, it has produced nothing.
-  await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(staysAt) - Date.now()) + 3000));
+  // Past the canceled one's time, it has produced nothing. Shown by a marker due two scheduler ticks
+  // (1 s each) after it: once the marker has fired and finished, the scheduler has long since taken
+  // up anything due at `staysAt` (it starts what is due at every tick, in a pass over all schedules).
+  const marker = await call('schedule_task', {
+    to: `${mesh.machine}/demo`,
+    text: 'marker',
+    at: new Date(Math.max(Date.parse(staysAt), Date.now()) + 2000).toISOString(),
+  });
+  const markerId = marker.structuredContent.schedule.id as string;
+  await eventually(async () => {
+    const tasks = (await rpc(`${mesh.gatewayUrl}/a2a/demo`, 'ListTasks', { pageSize: 100 })).result.tasks;
+    return tasks.some((t: any) => t.metadata['shrooms/schedule'] === markerId && t.status.state === 'TASK_STATE_COMPLETED');
+  }, 30_000);
   const all = (await rpc(`${mesh.gatewayUrl}/a2a/demo`, 'ListTasks', { pageSize: 100 })).result.tasks;
   expect(all.filter((t: any) => t.metadata['shrooms/schedule'] === staysId)).toEqual([]);
   expect(all.filter((t: any) => t.metadata['shrooms/schedule'] === firesId)).toHaveLength(1);

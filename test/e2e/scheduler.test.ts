@@ -24,6 +24,7 @@ import {
   eventually,
   rpc,
   runTs,
+  sendsInFlight,
   startMesh,
   startNatsServer,
   type Mesh,
@@ -42,6 +43,8 @@ let proxy: Server;
 let proxyUrl: string;
 /** Resolves with the task id (`SESSION:MESSAGE-ID`) of r1's first send, once the gateway has taken it. */
 let firstProxied: Promise<string>;
+/** Sends the proxy has passed on to the gateway and not yet heard back about (r1's, even once r1 is dead). */
+let proxying = 0;
 
 function startReplica(id: string, env: Record<string, string> = {}): ServiceProcess {
   const p = runTs(CLI, ['scheduler'], {
@@ -89,19 +92,22 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString();
+      proxying++;
       void fetch(`${mesh.gatewayUrl}${req.url}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
         body,
-      }).then(async (r) => {
-        const text = await r.text();
-        if (!held) {
-          held = true; // the gateway has it; r1 never hears back
-          tookFirst(`${decodeURIComponent(req.url!.split('/').pop()!)}:${JSON.parse(body).params.message.messageId as string}`);
-          return;
-        }
-        res.writeHead(r.status, { 'content-type': 'application/json' }).end(text);
-      });
+      })
+        .then(async (r) => {
+          const text = await r.text();
+          if (!held) {
+            held = true; // the gateway has it; r1 never hears back
+            tookFirst(`${decodeURIComponent(req.url!.split('/').pop()!)}:${JSON.parse(body).params.message.messageId as string}`);
+            return;
+          }
+          res.writeHead(r.status, { 'content-type': 'application/json' }).end(text);
+        })
+        .finally(() => proxying--);
     });
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
@@ -178,13 +184,21 @@ describe('scheduler', () => {
       90_000,
       500,
     );
-    // Let any straggling double (a resend after the kill or the restart) reach the ledger before counting.
+    // Every schedule done, and every send any replica began answered (the live replicas' logs; the
+    // proxy for dead r1's): a straggling double (a resend after the kill or the restart) is in the
+    // ledger by now, before counting.
     await eventually(
       async () => (await client.list({ state: 'all' })).schedules.filter((s) => expected.has(s.id)).every((s) => s.state === 'done'),
       30_000,
       250,
     );
-    await new Promise((r) => setTimeout(r, 3000));
+    await eventually(
+      () =>
+        proxying === 0 &&
+        replicas.every((r) => r.child.exitCode !== null || r.child.signalCode !== null || sendsInFlight(r.output()).length === 0),
+      30_000,
+      100,
+    );
     const tasks = await ledgerTasks();
 
     for (const [id, n] of expected) {

@@ -2,6 +2,7 @@ export { type NatsWithConnection, startNatsWithConnection } from './nats-connect
 export { natsServerBinary, type NatsServerHandle, type StartNatsOptions, startNatsServer } from './nats-server.js';
 export { builtFile, eventually, freePort, nodeArgs, REPO_ROOT, runTs, type ServiceProcess, wrap } from './processes.js';
 export { parseUpOutput, type UpPrinted } from './up-output.js';
+export { sendsInFlight } from './scheduler-log.js';
 export {
   chain,
   type Conversation,
