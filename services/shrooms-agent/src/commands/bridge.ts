@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { NAME_RULE, isValidName } from '@shrooms/protocol';
 import { joinLocalMesh } from './local-mesh.js';
 import type { Command } from './types.js';
+import { commandArgs } from './usage.js';
 import { shellEnv } from '../config.js';
 
 const HELP = `usage: shrooms-agent bridge --session NAME [--harness claude|pi|acp|echo|tck] [--cwd DIR] [--auto-approve] [--model ID]
@@ -30,7 +30,7 @@ export function absoluteImports(execArgv: string[]): string[] {
 
 export const bridgeCommand: Pick<Command, 'run'> = {
   async run(args) {
-    const { values } = parseArgs({
+    const parsed = commandArgs('bridge', {
       args,
       options: {
         session: { type: 'string' },
@@ -43,6 +43,8 @@ export const bridgeCommand: Pick<Command, 'run'> = {
         help: { type: 'boolean', short: 'h' },
       },
     });
+    if (!parsed) return 1;
+    const { values } = parsed;
     if (values.help) {
       process.stdout.write(HELP);
       return 0;

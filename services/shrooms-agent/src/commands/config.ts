@@ -4,10 +4,10 @@
  * uses, for a person who starts a session by hand.
  */
 import { hostname } from 'node:os';
-import { parseArgs } from 'node:util';
 import { selfCommand, sh } from './self.js';
 import { cliEnv, shellEnv } from '../config.js';
 import type { Command } from './types.js';
+import { commandArgs } from './usage.js';
 
 const HELP = `usage: shrooms-agent config [--session NAME] [--machine M] [--gateway URL]
                             [--mcp-url URL | --http-port PORT] [--note] [--json]
@@ -29,26 +29,21 @@ and the environment and system-prompt note of the session.
 
 export const configCommand: Pick<Command, 'run'> = {
   async run(args) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args,
-        options: {
-          session: { type: 'string' },
-          machine: { type: 'string' },
-          gateway: { type: 'string' },
-          'mcp-url': { type: 'string' },
-          'http-port': { type: 'string' },
-          note: { type: 'boolean' },
-          json: { type: 'boolean' },
-          help: { type: 'boolean', short: 'h' },
-        },
-        strict: true,
-      }));
-    } catch (err) {
-      process.stderr.write(`shrooms-agent config: ${(err as Error).message.split('\n')[0]} (see --help)\n`);
-      return 1;
-    }
+    const parsed = commandArgs('config', {
+      args,
+      options: {
+        session: { type: 'string' },
+        machine: { type: 'string' },
+        gateway: { type: 'string' },
+        'mcp-url': { type: 'string' },
+        'http-port': { type: 'string' },
+        note: { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (!parsed) return 1;
+    const { values } = parsed;
     if (values.help) {
       process.stdout.write(HELP);
       return 0;

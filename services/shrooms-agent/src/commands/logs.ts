@@ -6,10 +6,10 @@
 import { closeSync, existsSync, openSync, readSync, readdirSync, statSync, unwatchFile, watchFile } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { cliEnv, shellEnv } from '../config.js';
 import { stateDirOf } from './local-mesh.js';
 import type { Command } from './types.js';
+import { commandArgs, usageLine } from './usage.js';
 
 const HELP = `usage: shrooms-agent logs [PART|SESSION] [-n LINES] [--no-follow] [--json]
 
@@ -86,23 +86,17 @@ function readFrom(file: string, start: number): { text: string; end: number } {
 
 export const logsCommand: Pick<Command, 'run'> = {
   async run(args) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args,
-        allowPositionals: true,
-        options: {
-          n: { type: 'string', short: 'n' },
-          'no-follow': { type: 'boolean' },
-          json: { type: 'boolean' },
-          help: { type: 'boolean', short: 'h' },
-        },
-        strict: true,
-      });
-    } catch (err) {
-      process.stderr.write(`shrooms-agent logs: ${(err as Error).message.split('\n')[0]} (see --help)\n`);
-      return 1;
-    }
+    const parsed = commandArgs('logs', {
+      args,
+      allowPositionals: true,
+      options: {
+        n: { type: 'string', short: 'n' },
+        'no-follow': { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (!parsed) return 1;
     const { values, positionals } = parsed;
     if (values.help) {
       process.stdout.write(HELP);
@@ -110,9 +104,7 @@ export const logsCommand: Pick<Command, 'run'> = {
     }
     const lines = values.n === undefined ? 20 : Number(values.n);
     if (!Number.isInteger(lines) || lines < 0 || positionals.length > 1) {
-      process.stderr.write(
-        `shrooms-agent logs: ${positionals.length > 1 ? 'one name at a time' : '-n takes a number of lines'} (see --help)\n`,
-      );
+      process.stderr.write(usageLine('logs', positionals.length > 1 ? 'one name at a time' : '-n takes a number of lines'));
       return 1;
     }
     const logs = knownLogs();

@@ -1,6 +1,6 @@
 /** `shrooms-agent mcp`: the MCP server `shrooms` over stdio, or over HTTP on loopback with --http. */
-import { parseArgs } from 'node:util';
 import type { Command } from './types.js';
+import { commandArgs } from './usage.js';
 import { shellEnv } from '../config.js';
 
 const HELP = `usage: shrooms-agent mcp [--http PORT [--host 127.0.0.1]]
@@ -17,17 +17,12 @@ SHROOMS_GATEWAY_URL, SHROOMS_TASK_ID and TRACEPARENT (inside a task), SHROOMS_AS
 
 export const mcpCommand: Pick<Command, 'run'> = {
   async run(args) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args,
-        options: { http: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-        strict: true,
-      }));
-    } catch (err) {
-      process.stderr.write(`shrooms-agent mcp: ${(err as Error).message.split('\n')[0]} (see --help)\n`);
-      return 1;
-    }
+    const parsed = commandArgs('mcp', {
+      args,
+      options: { http: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+    if (!parsed) return 1;
+    const { values } = parsed;
     if (values.help) {
       process.stdout.write(HELP);
       return 0;

@@ -10,9 +10,9 @@ import { appendFileSync, createWriteStream, existsSync, rmSync } from 'node:fs';
 import { chmod } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { isValidName, NAME_RULE } from '@shrooms/protocol';
 import type { Command } from './types.js';
+import { commandArgs } from './usage.js';
 import { cliEnv, shellEnv } from '../config.js';
 import { LOCAL_MESH_FILE, serveSessionUsers, type LocalMesh } from './local-mesh.js';
 import { Supervisor, type RunningPart } from './supervise.js';
@@ -28,7 +28,7 @@ first), and said so here and in logs/up.log. Ctrl-C stops everything.
 
 export const upCommand: Pick<Command, 'run'> = {
   async run(args) {
-    const { values } = parseArgs({
+    const parsed = commandArgs('up', {
       args,
       options: {
         port: { type: 'string', default: cliEnv().GATEWAY_PORT },
@@ -41,6 +41,8 @@ export const upCommand: Pick<Command, 'run'> = {
         help: { type: 'boolean', short: 'h' },
       },
     });
+    if (!parsed) return 1;
+    const { values } = parsed;
     if (values.help) {
       process.stdout.write(HELP);
       return 0;

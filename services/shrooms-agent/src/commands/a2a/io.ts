@@ -8,11 +8,12 @@
  *   2  the task shown or waited for (send, get) failed, was rejected or canceled, or a refusal (loop
  *      guard, chain, allow-list, update of another session's task, a task that cannot be canceled)
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { GatewayUnreachableError, ShroomsClient, clientOptionsFromEnv, type TaskSummary } from '@shrooms/client';
 import { ShroomsError } from '@shrooms/protocol';
+import { UsageError, parseStrict, usageLine, type ParsedArgs } from '../usage.js';
 
-export class UsageError extends Error {}
+export { UsageError };
 
 export const EXIT = { ok: 0, error: 1, refused: 2 } as const;
 
@@ -37,16 +38,10 @@ import { shellEnv } from '../../config.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 /** What `parse` returns (named, so the package's declarations can say it). */
-export type Parsed<O extends Options> = ReturnType<
-  typeof parseArgs<{ args: string[]; options: typeof COMMON & O; allowPositionals: true; strict: true }>
->;
+export type Parsed<O extends Options> = ParsedArgs<{ args: string[]; options: typeof COMMON & O; allowPositionals: true; strict: true }>;
 
 export function parse<O extends Options>(args: string[], options: O): Parsed<O> {
-  try {
-    return parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]!);
-  }
+  return parseStrict({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
 }
 
 export interface Out {
@@ -83,11 +78,11 @@ export async function run(name: string, help: string, args: string[], body: (arg
   try {
     return await body(args);
   } catch (err) {
-    const prefix = `shrooms-agent a2a ${name}`;
     if (err instanceof UsageError) {
-      process.stderr.write(`${prefix}: ${err.message} (see --help)\n`);
+      process.stderr.write(usageLine(`a2a ${name}`, err.message));
       return EXIT.error;
     }
+    const prefix = `shrooms-agent a2a ${name}`;
     const line = err instanceof ShroomsError ? `${err.message} [${err.key}]` : err instanceof Error ? err.message : String(err);
     process.stderr.write(`${prefix}: ${line.replace(/\s*\n\s*/g, ' ')}\n`);
     if (json) {

@@ -11,7 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { isValidName } from '@shrooms/protocol';
 import { cliEnv } from '../../config.js';
 import { natsServerPath } from './nats-binary.js';
@@ -31,6 +31,7 @@ import { permissionsFor } from './permissions.js';
 import { renderMachine } from './render.js';
 import { selfCommand, sh } from '../self.js';
 import type { Command } from '../types.js';
+import { UsageError, parseStrict, usageLine } from '../usage.js';
 
 const HELP = `usage: shrooms-agent mesh <init|add|join|session> [options]
 
@@ -67,13 +68,13 @@ interface Local {
 }
 
 function fail(message: string): never {
-  throw Object.assign(new Error(message), { usage: true });
+  throw new UsageError(message);
 }
 
 const COMMON = { dir: { type: 'string' }, interface: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
 
 function parse<E extends NonNullable<ParseArgsConfig['options']>>(args: string[], extra: E) {
-  return parseArgs({ args, allowPositionals: true, strict: true, options: { ...COMMON, ...extra } });
+  return parseStrict({ args, allowPositionals: true, strict: true, options: { ...COMMON, ...extra } });
 }
 
 /** This machine's own WireGuard public key, from `wg show IF public-key` (never the private key). */
@@ -269,7 +270,7 @@ export const meshCommand: Pick<Command, 'run'> = {
     try {
       return await run(args);
     } catch (err) {
-      process.stderr.write(`shrooms-agent mesh: ${(err as Error).message}${(err as { usage?: boolean }).usage ? ' (see --help)' : ''}\n`);
+      process.stderr.write(err instanceof UsageError ? usageLine('mesh', err.message) : `shrooms-agent mesh: ${(err as Error).message}\n`);
       return 1;
     }
   },
