@@ -12,7 +12,7 @@
  * a stream leader's election (a few seconds in a cluster) with bounded retries. `reads` counts KV reads so
  * tests can show a page touches only what it returns.
  */
-import { Kvm, type KV, type KvEntry, type KvWatchEntry } from '@nats-io/kv';
+import { KvWatchInclude, Kvm, type KV, type KvEntry, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
 import { casPut, isStreamFull, isTransientJetStreamError, retryJetStream } from '@shrooms/runtime';
@@ -196,13 +196,15 @@ export class Ledger {
   /**
    * Watches keys matching `filter`: first the last value of each (isUpdate false), then every
    * change as it is stored. `onReady` runs once the initial values have been delivered; `onEnd`
-   * when the watch ends without being stopped (its consumer closed, or it failed).
+   * when the watch ends without being stopped (its consumer closed, or it failed). `updatesOnly`:
+   * no initial values, only the changes stored from now on (ready at once).
    */
   async watch(
     filter: string,
     onEntry: (s: Stored, isUpdate: boolean) => void,
     onReady?: () => void,
     onEnd?: (err?: unknown) => void,
+    opts: { updatesOnly?: boolean } = {},
   ): Promise<() => void> {
     let stopped = false;
     let ready = false;
@@ -212,10 +214,16 @@ export class Ledger {
         onReady?.();
       }
     };
-    const iter = await this.kv.watch({ key: filter });
-    let initial = 0;
-    for await (const _ of await this.kv.keys(filter)) initial++;
-    if (initial === 0) markReady();
+    const iter = await this.kv.watch({ key: filter, ...(opts.updatesOnly ? { include: KvWatchInclude.UpdatesOnly } : {}) });
+    // Whether there are initial values at all (none: no entry will say the last was delivered).
+    // The first key answers it: listing every key would make the start follow history.
+    let any = false;
+    if (!opts.updatesOnly)
+      for await (const _ of await this.kv.keys(filter)) {
+        any = true;
+        break;
+      }
+    if (!any) markReady();
     void (async () => {
       for await (const e of iter as AsyncIterable<KvWatchEntry>) {
         const s = decode(e);
