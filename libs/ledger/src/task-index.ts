@@ -1,10 +1,10 @@
 /**
  * An in-memory view of the ledger's tasks for listing: per session, the tasks in order of their last
  * status change, with just what filters need. It is built from the ledger and follows it (a watch),
- * so it cannot drift; it holds no task bodies, so its size is bounded by the ledger's retained-task
- * limit, not by history. Listing a page returns keys; the caller reads only those tasks.
+ * so it cannot drift; it holds no task bodies. The gateway builds it per session, for the sessions
+ * listed or sent to (services/gateway/src/tasks/live.ts). Listing a page returns keys; the caller reads only those tasks.
  */
-import { META, isTerminal, type Task, type TaskState } from '@shrooms/protocol';
+import { META, type Task, type TaskState } from '@shrooms/protocol';
 
 export interface TaskSummary {
   key: string;
@@ -160,13 +160,6 @@ export class TaskIndex {
 
   page(session: string, q: PageQuery): Page {
     return this.sessions.get(session)?.page(q) ?? { keys: [], total: 0 };
-  }
-
-  /** Open tasks asked before `before` (for the expiry sweep). */
-  openAskedBefore(before: number): TaskSummary[] {
-    const out: TaskSummary[] = [];
-    for (const st of this.sessions.values()) for (const s of st.summaries()) if (!isTerminal(s.state) && s.createdAt < before) out.push(s);
-    return out;
   }
 
   /** Whether the index has seen the task `key` of `session` (it keeps what the ledger has let go). */

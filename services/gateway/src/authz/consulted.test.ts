@@ -49,7 +49,7 @@ beforeAll(async () => {
   await seed('held', 'laptop.home', { 'shrooms/held': true });
   const config = loadConfig(GatewayConfigSchema, { SHROOMS_MACHINE: 'box', GATEWAY_GUARD: 'off', LOG_LEVEL: 'silent' });
   gw = await buildApp({ nc, log: createLogger('test', 'silent'), config, ledger, signals, identify });
-  await gw.live.ready;
+  await gw.live.openKnown();
 }, 60_000);
 
 afterEach(() => vi.restoreAllMocks());

@@ -1,9 +1,14 @@
 /**
- * Follows the ledger for this machine's tasks: keeps the listing index current and tells waiters
- * (blocking sends, SSE streams) about each stored change. One KV watch per gateway; a waiter first
- * registers, then reads the task, so no change can fall between the read and the wait.
+ * Follows the ledger for this machine's tasks and tells waiters (blocking sends, SSE streams) about
+ * each stored change: one KV watch per gateway; a waiter first registers, then reads the task, so no
+ * change can fall between the read and the wait.
+ *
+ * Nothing here follows history at start: the watch brings changes from now on. A session's listing
+ * index is built when the session is first listed, looked up or sent to (one read of that
+ * session's tasks), then kept current by the watch. Of the rest of the ledger the gateway keeps only
+ * the open tasks (for the expiry sweep), found by one pass once it listens, while it already answers.
  */
-import { decodeToken, keys } from '@shrooms/protocol';
+import { decodeToken, isTerminal, keys, META, type Task } from '@shrooms/protocol';
 import { TaskIndex, isOlderView, type Ledger, type LedgerEntry, type Stored } from '@shrooms/ledger';
 import { isNatsOutage, type Logger } from '@shrooms/runtime';
 import type { NatsLink } from './link.js';
@@ -13,13 +18,27 @@ type Listener = (s: Stored) => void;
 /** How often a waiting request reads its task itself, in case the watch stalls (ms). */
 export const LIVE_REFRESH_MS = 2_000;
 
+/** An open task as the expiry sweep needs it. */
+export interface OpenTask {
+  key: string;
+  /** When the task was asked, ms since epoch. */
+  createdAt: number;
+  v: number;
+  revision: number;
+}
+
 export class LiveTasks {
+  /** The listing index of the sessions in `loads` (none of the others). */
   readonly index = new TaskIndex();
+  /** Sessions whose index is being or has been built, by session. */
+  private loads = new Map<string, Promise<void>>();
+  /** Sessions whose index is complete: a key it never saw is no task of theirs. */
+  private loaded = new Set<string>();
+  private open = new Map<string, OpenTask>();
   private listeners = new Map<string, Set<Listener>>();
   private stop?: () => void;
-  readonly ready: Promise<void>;
-  private markReady!: () => void;
-  private isReady = false;
+  private scans = new Set<() => void>();
+  private openPass?: Promise<void>;
 
   constructor(
     readonly ledger: Ledger,
@@ -27,39 +46,118 @@ export class LiveTasks {
     private readonly log?: Logger,
     /** Tells waiters when the gateway loses NATS (link.ts), so they do not wait blind. */
     private readonly link?: Pick<NatsLink, 'onOutage'>,
-  ) {
-    this.ready = new Promise((r) => (this.markReady = r));
-    void this.ready.then(() => (this.isReady = true));
-  }
+  ) {}
 
   /**
-   * False only when the ledger surely had no task `key` a moment ago: the index is complete (the
-   * watch's initial values are in) and has never seen the key. This gateway's own writes and replies
-   * are applied at once, so only a task written elsewhere within the watch's lag can be missed.
+   * False only when the ledger surely had no task `key` a moment ago: its session's index is
+   * complete and has never seen the key. This gateway's own writes and replies are applied at once,
+   * so only a task written elsewhere within the watch's lag can be missed. A session not indexed yet
+   * starts its index here (the next sends to it cost no read).
    */
   mayExist(key: string): boolean {
-    return !this.isReady || this.index.has(key, sessionOfKey(key));
+    const session = sessionOfKey(key);
+    if (this.loaded.has(session)) return this.index.has(key, session);
+    this.session(session).catch(() => {});
+    return true;
   }
 
   /**
-   * Starts the watch. Until its initial values are in, listing and the expiry sweep wait (`ready`);
-   * how long that took is logged. A watch that ends by itself is logged and started again (the
-   * index takes the re-read values by version, so nothing is applied twice).
+   * The listing index of `session`, complete: built on first use from one read of the session's
+   * tasks (a watch stopped once its initial values are in), then kept current by the machine's
+   * watch. A failed build is tried again by the next caller.
+   */
+  session(session: string): Promise<void> {
+    let p = this.loads.get(session);
+    if (!p) {
+      p = this.load(session);
+      this.loads.set(session, p);
+      p.catch(() => this.loads.delete(session));
+    }
+    return p;
+  }
+
+  private async load(session: string): Promise<void> {
+    const t0 = Date.now();
+    let done!: () => void;
+    let failed!: (err: unknown) => void;
+    const complete = new Promise<void>((res, rej) => ((done = res), (failed = rej)));
+    const stop = await this.ledger.watch(
+      keys.tasksOfSession(this.machine, session),
+      (s) => this.index.upsertTask(s.key, session, s.entry.task, s.entry.v, s.revision),
+      () => done(),
+      (err) => failed(err ?? new Error(`the read of session ${session}'s tasks ended early`)),
+    );
+    this.scans.add(stop);
+    try {
+      await complete;
+    } finally {
+      stop();
+      this.scans.delete(stop);
+    }
+    this.loaded.add(session);
+    this.log?.info({ session, tasks: this.index.count(session), ms: Date.now() - t0 }, 'listing index of a session ready');
+  }
+
+  /** Open tasks asked before `before` (for the expiry sweep). */
+  openAskedBefore(before: number): OpenTask[] {
+    return [...this.open.values()].filter((t) => t.createdAt < before);
+  }
+
+  /** Drops an open task the ledger no longer holds (let go by its retention). */
+  forgetOpen(key: string): void {
+    this.open.delete(key);
+  }
+
+  /**
+   * Starts the watch: the changes stored from now on, none of the history (so the start does not
+   * follow what the ledger retains). A watch that ends by itself is logged and started again.
    */
   async start(): Promise<void> {
-    const t0 = Date.now();
     this.stop = await this.ledger.watch(
       keys.tasksOfMachine(this.machine),
       (s) => this.apply(s),
-      () => {
-        this.log?.info({ tasks: this.index.count(), ms: Date.now() - t0 }, 'listing index ready');
-        this.markReady();
-      },
+      undefined,
       (err) => {
         this.log?.warn({ err }, 'ledger watch ended; starting it again');
         this.startSoon();
       },
+      { updatesOnly: true },
     );
+  }
+
+  /**
+   * Resolves once the open tasks of the machine are known, for the expiry sweep. The first call
+   * reads every retained task once (a watch stopped when its initial values are in) and keeps only
+   * the open ones; the gateway starts it once it listens (app.ts), and answers meanwhile. The
+   * watch above, started before, brings every change since, so none falls between the two.
+   */
+  openKnown(): Promise<void> {
+    if (!this.openPass) {
+      this.openPass = this.findOpen();
+      this.openPass.catch(() => (this.openPass = undefined));
+    }
+    return this.openPass;
+  }
+
+  private async findOpen(): Promise<void> {
+    const t0 = Date.now();
+    let done!: () => void;
+    let failed!: (err: unknown) => void;
+    const complete = new Promise<void>((res, rej) => ((done = res), (failed = rej)));
+    const stop = await this.ledger.watch(
+      keys.tasksOfMachine(this.machine),
+      (s) => this.applyOpen(s),
+      () => done(),
+      (err) => failed(err ?? new Error('the read of the open tasks ended early')),
+    );
+    this.scans.add(stop);
+    try {
+      await complete;
+    } finally {
+      stop();
+      this.scans.delete(stop);
+    }
+    this.log?.info({ open: this.open.size, ms: Date.now() - t0 }, 'open tasks known');
   }
 
   private startSoon(): void {
@@ -78,13 +176,24 @@ export class LiveTasks {
   close(): void {
     this.closed = true;
     this.stop?.();
+    for (const stop of this.scans) stop();
   }
 
   /** Folds a stored entry into the index (also used for read-your-writes after a send). */
   apply(s: Stored): void {
     const session = sessionOfKey(s.key);
-    this.index.upsertTask(s.key, session, s.entry.task, s.entry.v, s.revision);
+    if (this.loads.has(session)) this.index.upsertTask(s.key, session, s.entry.task, s.entry.v, s.revision);
+    this.applyOpen(s);
     for (const l of this.listeners.get(s.key) ?? []) l(s);
+  }
+
+  /** Keeps `open` to the tasks not finished, by version (an older view never replaces a newer). */
+  private applyOpen(s: Stored): void {
+    const cur = this.open.get(s.key);
+    const at = { v: s.entry.v, revision: s.revision };
+    if (cur && isOlderView(at, cur)) return;
+    if (isTerminal(s.entry.task.status.state)) this.open.delete(s.key);
+    else this.open.set(s.key, { key: s.key, createdAt: askedAt(s.entry.task), ...at });
   }
 
   /**
@@ -164,6 +273,12 @@ export class LiveTasks {
       signal?.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** When a task was asked, ms since epoch (its status time when the ledger did not say). */
+function askedAt(task: Task): number {
+  const statusAt = Date.parse(task.status.timestamp ?? '') || 0;
+  return Date.parse(String(task.metadata?.[META.createdAt] ?? '')) || statusAt;
 }
 
 const view = (s: Stored) => ({ v: s.entry.v, revision: s.revision });

@@ -40,7 +40,7 @@ beforeAll(async () => {
   }
   const config = loadConfig(GatewayConfigSchema, { SHROOMS_MACHINE: 'box', GATEWAY_GUARD: 'off', LOG_LEVEL: 'silent' });
   gw = await buildApp({ nc, log: createLogger('test', 'silent'), config, ledger, signals });
-  await gw.live.ready;
+  await gw.live.openKnown();
 }, 120_000);
 
 afterAll(async () => {
@@ -94,4 +94,27 @@ it('takes a new task with no ledger read before it is stored, and knows a resend
   const again = await send();
   expect(again.result.task.id).toBe('big:fresh-1');
   expect(ledger.reads - before2).toBe(1);
+});
+
+it('starts without reading the history: a session is indexed when first listed, open tasks in the background', async () => {
+  const config = loadConfig(GatewayConfigSchema, { SHROOMS_MACHINE: 'box', GATEWAY_GUARD: 'off', LOG_LEVEL: 'silent' });
+  const signals = await SignalField.open(nc);
+  const fresh = await buildApp({ nc, log: createLogger('test', 'silent'), config, ledger, signals });
+  try {
+    await fresh.live.openKnown();
+    // Every task of the ledger came by once; the open ones (all: no bridge ran) are kept, no listing.
+    expect(fresh.live.openAskedBefore(Number.MAX_SAFE_INTEGER)).toHaveLength(N + 1);
+    expect(fresh.live.index.count()).toBe(0);
+    const r = (
+      await fresh.app.inject({
+        method: 'POST',
+        url: '/a2a/big',
+        payload: { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: { pageSize: 5 } },
+      })
+    ).json();
+    expect(r.result.totalSize).toBe(N + 1);
+    expect(fresh.live.index.count('big')).toBe(N + 1);
+  } finally {
+    await fresh.close();
+  }
 });

@@ -93,7 +93,7 @@ export class TaskService {
   /** A session exists when its bridge's signal is live or the ledger holds tasks of it. */
   async sessionExists(session: string): Promise<boolean> {
     if ((await this.d.signals.get(this.machine, session)) !== null) return true;
-    await this.d.live.ready;
+    await this.d.live.session(session);
     return this.d.live.index.count(session) > 0;
   }
 
@@ -137,8 +137,9 @@ export class TaskService {
     }
     authorize('send', caller, { machine: this.machine, session });
     const key = this.keyOfSend(session, params);
-    // A resend is a key the listing index has seen (it follows the ledger, and this gateway's own
-    // deliveries are applied to it at once): a key it never saw costs no read. A resend racing its
+    // A resend is a key the session's listing index has seen (it follows the ledger, and this
+    // gateway's own deliveries are applied to it at once): a key it never saw costs no read (until
+    // the session's index is built, every key is read). A resend racing its
     // first send (both in flight) meets the first in the bridge's intake, which answers it with the
     // stored task, and the guard counts one task id once.
     const existing = this.d.live.mayExist(key) ? await this.d.ledger.get(key) : null;
@@ -282,7 +283,7 @@ export class TaskService {
 
   async list(session: string, q: ListTasksParams, caller: Caller): Promise<ListTasksResult> {
     authorize('read', caller, { machine: this.machine, session });
-    await this.d.live.ready;
+    await this.d.live.session(session);
     const pageSize = q.pageSize ?? 50;
     let before: number | undefined;
     if (q.pageToken) {
@@ -394,9 +395,9 @@ export class TaskService {
 
   /** Cancels open tasks of this machine asked longer ago than `expiryMs` (spec §5). */
   async sweepExpired(expiryMs: number, now = Date.now()): Promise<number> {
-    await this.d.live.ready;
+    await this.d.live.openKnown();
     let n = 0;
-    for (const s of this.d.live.index.openAskedBefore(now - expiryMs)) {
+    for (const s of this.d.live.openAskedBefore(now - expiryMs)) {
       try {
         let expired = false;
         const stored = await this.d.ledger.transition(s.key, (e) => {
@@ -408,7 +409,9 @@ export class TaskService {
         if (expired) this.d.log.info({ key: s.key, askedAt: new Date(s.createdAt).toISOString() }, 'task expired');
         n++;
       } catch (err) {
-        this.d.log.warn({ err, key: s.key }, 'expiry failed');
+        // A task the ledger let go (its retention) is nothing to expire.
+        if (err instanceof ShroomsError && err.key === 'TASK_NOT_FOUND') this.d.live.forgetOpen(s.key);
+        else this.d.log.warn({ err, key: s.key }, 'expiry failed');
       }
     }
     return n;
