@@ -2,7 +2,11 @@
  * Real sessions behind the bridge (spec §5, §7, §10): the real `claude` and `pi` CLIs, driven by
  * their bridges, against the fake model server — tasks finished, blocked and answered, cancelled
  * mid-turn, survived a kill -9 of the harness; a Claude Code permission prompt answered over A2A;
- * Claude asking pi through ask_agent; the watchdog's ladder; one trace across a chain A → B → C.
+ * Claude asking pi through ask_agent; the watchdog's ladder; one trace across a chain A → B → C;
+ * the command line inside a session, with none of its bridge's NATS login.
+ *
+ * Over 300 lines: one mesh of real Claude Code and pi sessions for the file (each costs seconds to
+ * start); every case below runs on it.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,17 +25,22 @@ import {
   runTs,
   startFakeModel,
   startMesh,
+  startNatsServer,
   startOtlpReceiver,
   useTool,
   type FakeModel,
   type Mesh,
+  type NatsServerHandle,
   type OtlpReceiver,
 } from '@shrooms/testing';
 
 let fake: FakeModel;
 let otlp: OtlpReceiver;
 let mesh: Mesh;
+let nats: NatsServerHandle;
 let nc: NatsConnection;
+/** pi2's bridge logs in with this password (in NATS_PASS and in its NATS_URL); the server takes any. */
+const BRIDGE_PASSWORD = `pw-${process.pid}-7c1e`;
 const notes: { subject: string; data: any }[] = [];
 /** A prompt with FLAKY gets `fails` HTTP 500s, then waits for `gate` before its planned answer. */
 let flaky: { fails: number; gate: Promise<void> } | undefined;
@@ -56,14 +65,21 @@ beforeAll(async () => {
     SHROOMS_MODEL_API_KEY: 'sk-fake',
     HOME: join(dir, 'home'),
   };
+  nats = await startNatsServer();
+  const login = {
+    NATS_URL: nats.url.replace('nats://', `nats://session-pi2:${BRIDGE_PASSWORD}@`),
+    NATS_USER: 'session-pi2',
+    NATS_PASS: BRIDGE_PASSWORD,
+  };
   mesh = await startMesh({
+    nats,
     guard: true,
     env: { GUARD_POLICY_FILE: policy, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '200' },
     sessions: [
       { name: 'cc', harness: 'claude', env: claude },
       { name: 'ccr', harness: 'claude', env: { ...claude, CLAUDE_CODE_MAX_RETRIES: '2' } },
       { name: 'pi', harness: 'pi', env: pi },
-      { name: 'pi2', harness: 'pi', env: pi },
+      { name: 'pi2', harness: 'pi', env: { ...pi, ...login } },
       { name: 'kid', harness: 'echo' },
       {
         name: 'dozy',
@@ -82,6 +98,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await nc?.close();
   await mesh?.stop();
+  await nats?.stop();
   await otlp?.close();
   await fake?.close();
 });
@@ -158,18 +175,28 @@ describe('model trouble', () => {
 });
 
 describe('the command line inside a session', () => {
-  it("runs the note's `shrooms-agent a2a …` from pi's own bash tool: on its PATH, asking as the session", async () => {
+  it("runs the note's `shrooms-agent a2a …` from pi's own bash tool: on its PATH, asking as the session, with no NATS login of the bridge", async () => {
     const note = 'finished from the shell';
-    const script = useTool('bash', { command: `shrooms-agent a2a update $TASK done "${note}"` });
+    // The shell prints its whole environment, then finishes the task with the CLI.
+    const script = useTool('bash', { command: `env; shrooms-agent a2a update $TASK done "${note}"` });
     const r = await ask('pi2', 'pi2-shell', script, {}, false);
     expect(r.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(r.result.task.artifacts[0].parts[0].text).toBe(note);
-    // The tool result the model got is the CLI's own output.
+    // The tool result the model got is the shell's own output: its environment, then the CLI's.
     const answered = await fake.waitForRequest(
       (x) => x.conversation.prompt.includes('pi2-shell') && x.entries.some((e) => e.kind === 'toolResult'),
       60_000,
     );
-    expect(JSON.stringify(answered.entries)).toContain(`${mesh.machine}/pi2:pi2-shell completed`);
+    const output = answered.entries
+      .filter((e) => e.kind === 'toolResult')
+      .map((e) => e.text)
+      .join('\n');
+    expect(output).toContain(`${mesh.machine}/pi2:pi2-shell completed`);
+    expect(output).toMatch(new RegExp(`^SHROOMS_AGENT_SESSION=${mesh.machine}/pi2$`, 'm'));
+    expect(output).toMatch(/^SHROOMS_GATEWAY_URL=http:/m);
+    // The bridge logged in with a password; the session and its commands have none of it.
+    expect(output).not.toContain(BRIDGE_PASSWORD);
+    expect(output).not.toMatch(/^NATS_/m);
   });
 });
 

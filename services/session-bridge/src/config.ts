@@ -57,12 +57,21 @@ export function watchdogFirstMs(config: Pick<BridgeConfig, 'WATCHDOG_FIRST_MS' |
 const SESSION_MARKERS = ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SSE_PORT', 'CLAUDE_AGENT_SDK_VERSION'];
 
 /**
+ * The bridge's own NATS login — every `NATS_*` setting of the base config: the URL (which may carry
+ * a user and password), user, password, token, credentials file. Kept from the harness, so neither
+ * the agent nor a command it runs can speak NATS as the bridge: the session reaches the mesh through
+ * the bridge's MCP tools and the CLI, which talks to the gateway over HTTP (session-cli.ts).
+ */
+export const BRIDGE_SECRETS: readonly string[] = Object.freeze(Object.keys(BaseConfigSchema.shape).filter((k) => k.startsWith('NATS_')));
+
+/**
  * The bridge's environment as a harness process inherits it (PATH, LANG, proxies, the operator's
- * keys, the model settings), without the markers of a Claude Code session the bridge may run in.
+ * model keys, the model settings), without the bridge's NATS login (`BRIDGE_SECRETS`) and without
+ * the markers of a Claude Code session the bridge may run in.
  */
 export function harnessBaseEnv(env: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && !SESSION_MARKERS.includes(k)) out[k] = v;
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && !SESSION_MARKERS.includes(k) && !BRIDGE_SECRETS.includes(k)) out[k] = v;
   return out;
 }
 

@@ -3,7 +3,8 @@
  * its shell, so the session's process gets it on `PATH` — a small `shrooms-agent` script in the
  * bridge's state folder (`STATE/bin`) that runs the very CLI the bridge was started from (same
  * Node, same flags) — and the settings that CLI reads: this machine's gateway, the machine and the
- * session (who asks). The rest (NATS for scheduling) comes with the bridge's own environment.
+ * session (who asks). That CLI reaches the mesh only through the gateway, over HTTP (schedules
+ * too): the session gets none of the bridge's NATS login (`harnessBaseEnv` in config.ts).
  */
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';

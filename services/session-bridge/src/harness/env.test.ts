@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { BRIDGE_SECRETS, harnessBaseEnv } from '../config.js';
 import { modelBaseUrl } from './env.js';
 import { piModelsJson } from './pi.js';
 
@@ -15,5 +16,24 @@ describe('the model base URL', () => {
     const url = (api?: string) => (piModelsJson('http://h:1', api, 'm') as { providers: Record<string, { baseUrl: string }> }).providers;
     expect(Object.values(url())[0]!.baseUrl).toBe('http://h:1/v1');
     expect(Object.values(url('anthropic-messages'))[0]!.baseUrl).toBe('http://h:1');
+  });
+});
+
+describe("the harness's inherited environment", () => {
+  it("keeps every NATS login of the bridge out, and the rest (the operator's model key among it) in", () => {
+    expect([...BRIDGE_SECRETS].sort()).toEqual(['NATS_CREDS', 'NATS_PASS', 'NATS_TOKEN', 'NATS_URL', 'NATS_USER']);
+    const env = harnessBaseEnv({
+      NATS_URL: 'nats://bridge:pw@127.0.0.1:4222',
+      NATS_USER: 'session-s',
+      NATS_PASS: 'pw',
+      NATS_TOKEN: 'tk',
+      NATS_CREDS: '/creds/s.creds',
+      CLAUDECODE: '1',
+      PATH: '/usr/bin',
+      ANTHROPIC_API_KEY: 'sk-op',
+      SHROOMS_GATEWAY_URL: 'http://127.0.0.1:7387',
+      UNSET: undefined,
+    });
+    expect(env).toEqual({ PATH: '/usr/bin', ANTHROPIC_API_KEY: 'sk-op', SHROOMS_GATEWAY_URL: 'http://127.0.0.1:7387' });
   });
 });
