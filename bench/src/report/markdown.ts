@@ -137,8 +137,16 @@ ${table(r, [
     { key: `gateway_rss_${n}_tasks_mb`, label: `gateway RSS on ${n.toLocaleString('en')} retained tasks (MB)` },
     { key: `gateway_start_${n}_tasks_ms`, label: `gateway on ${n.toLocaleString('en')} retained tasks: start to listening (ms)` },
     {
-      key: `gateway_index_ready_${n}_tasks_ms`,
-      label: `gateway on ${n.toLocaleString('en')} retained tasks: start to listing index ready (ms)`,
+      key: `gateway_open_known_${n}_tasks_ms`,
+      label: `gateway on ${n.toLocaleString('en')} retained tasks: start to its open tasks known, in the background (ms)`,
+    },
+    {
+      key: `gateway_first_list_${n}_tasks_ms`,
+      label: `gateway on ${n.toLocaleString('en')} retained tasks: first ListTasks page of that session, which builds its index (ms)`,
+    },
+    {
+      key: `gateway_rss_listed_${n}_tasks_mb`,
+      label: `gateway RSS on ${n.toLocaleString('en')} retained tasks once that session is listed (MB)`,
     },
   ]),
   { key: 'up_ready_ms', label: '`up` on a fresh state folder: start to ready (ms)' },

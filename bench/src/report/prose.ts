@@ -71,10 +71,12 @@ the page, not the session's history (it used to walk every task of the session t
 
 **3. Memory bounded by limits, not by history — partly.** The bridge's resident memory does not follow
 history: it holds the open tasks of its session (peak ${fmt(brPeak, 0)} MB for the bench session). The gateway's
-does: it follows every task of the machine (a KV watch feeding the listing index), about ${fmt(perTaskKb, 1)} KB per
-retained task here (RSS ${fmt(gwSmall, 0)} MB after ${small.toLocaleString('en')} tasks, ${fmt(gwLarge, 0)} MB after ${large.toLocaleString('en')}; a GC-noisy
-measure). That index is bounded only by the ledger's retention (finished tasks kept a week), not by a
-count it reads all at start (the memory job's figures); the ledger itself holds at most \`retainedTasks\` (200,000). A bridge starting on a
+start-up does not either: it answers before reading anything of the ledger's history, keeps only the open tasks
+of the machine (learnt in the background, for the expiry sweep), and builds a session's listing index when that
+session is first listed or sent to (the memory job's figures). What it holds then follows the sessions in use: the
+bench lists its ${large.toLocaleString('en')}-task session, so the gateway holds that session's index, about ${fmt(perTaskKb, 1)} KB per
+task here (RSS ${fmt(gwSmall, 0)} MB after ${small.toLocaleString('en')} tasks, ${fmt(gwLarge, 0)} MB after ${large.toLocaleString('en')}; a GC-noisy
+measure), bounded by the ledger's retention (finished tasks kept a week) and its count: the ledger holds at most \`retainedTasks\` (200,000). A bridge starting on a
 session with ${large.toLocaleString('en')} finished tasks reads them all once (peak ${fmt(brStart, 0)} MB, against ${fmt(brPeak, 0)} MB for a fresh one);
 since this round it keeps only the open ones while it recovers. For contrast, the reference holds every
 task in its own heap: ${fmt(v(r, 'rss_after_small_ledger_mb', 'reference'), 0)} MB after the small preload, ${fmt(v(r, 'rss_after_large_ledger_mb', 'reference'), 0)} MB after the large one (peak ${fmt(v(r, 'peak_rss_mb', 'reference'), 0)} MB). Ours keeps
@@ -132,7 +134,7 @@ export function limits(r: BenchResult): string {
   reference. **ListTasks:** ours reads the page's ${r.run.plan.reads.pageSize} tasks with as many direct gets in parallel; the reference
   sorts all tasks of the tenant on every call.
 - **Memory:** peak RSS (VmHWM from /proc) includes module loading and whatever heap V8 chose
-  to keep; it is an upper bound, not live data. The memory job's idle figures are RSS 5 s after start. The gateway's growth with history is its listing index.
+  to keep; it is an upper bound, not live data. The memory job's idle figures are RSS 5 s after start. The gateway's growth with history is the listing index of the sessions it has listed or sent to.
 - **How ours runs:** compiled, as people run it — the built \`shrooms-agent\` CLI (\`services/shrooms-agent/dist\`,
   what \`./shrooms\` and the units run); \`pnpm bench\` builds first when a source changed. The reference, the
   floor and the load generator run from the compiled bench (\`bench/dist\`) too.
@@ -261,10 +263,8 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    index knows is still answered without asking the guard.
 5. **Pipelined intake in the bridge** — tried this round and not kept: no gain where the CPU is the limit
    (see above).
-6. **A gateway that does not follow every retained task.** The ledger now holds at most \`retainedTasks\`
-   (200,000; the stream's max messages), but the gateway's listing index — and its start-up, which lists
-   every key of the machine and then reads every task — still grow with what the ledger retains (the memory
-   job's 10k/100k figures).
+6. **A gateway that does not follow every retained task** — done (see the memory job); left: a session's first
+   ListTasks after a start reads it once, and the pass finding the open tasks reads every task once.
 7. **The session queue's insert is O(n log n)** (\`TaskQueue.add\` sorts the whole queue and \`has\` scans it);
    harmless at the default 50, quadratic when the limit is raised as this run does.
 8. **The guard window under a raised limit** holds every admitted id for the whole window (14 KB per admit
