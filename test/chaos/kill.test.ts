@@ -28,6 +28,7 @@ import {
   reportChaos,
   rpc,
   runTs,
+  sendsInFlight,
   startMesh,
   startNatsCluster,
   type AskLoadOptions,
@@ -285,7 +286,10 @@ describe('kill -9 under a steady load of asks', () => {
       200,
     );
     await eventually(async () => (await schedules.list({ id: created.id, state: 'all' })).schedules[0]?.state === 'done', 60_000, 250);
-    await new Promise((r) => setTimeout(r, 2_000)); // a straggling double would land here
+    // A straggling double would land while a send is still in flight: wait until the live replica's
+    // log shows none (the killed one's last send, if the gateway took it, is the same task its
+    // resend after the restart found).
+    await eventually(() => sendsInFlight(scheduler.output()).length === 0, 30_000, 100);
     const tasks = await occurrenceTasks();
     const want = occurrences(compileRule(created.rule), 100).flatMap((o) =>
       created.recipients.map((r) => `${r.split('/')[1]}:${occurrenceMessageId(created.id, o.at)}`),

@@ -59,6 +59,8 @@ interface Opened {
   outcome: 'stream' | 'refused' | 'closed' | 'other';
   reason?: string;
   sock: Socket;
+  /** Heartbeats (`: ping`) read on the stream so far. */
+  pings(): number;
 }
 
 let mesh: Mesh;
@@ -124,16 +126,22 @@ function open(i: number, mode: Mode): Promise<Opened> {
     const sock = connect({ port: mesh.gatewayPort, host: '127.0.0.1' });
     let buf = '';
     let done = false;
-    const finish = (o: Omit<Opened, 'sock'>) => {
+    let pings = 0;
+    let tail = '';
+    const finish = (o: Omit<Opened, 'sock' | 'pings'>) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      resolve({ ...o, sock });
+      resolve({ ...o, sock, pings: () => pings });
     };
     const timer = setTimeout(() => finish({ outcome: 'other' }), 30_000);
     sock.on('error', () => finish({ outcome: 'closed' }));
     sock.on('close', () => finish({ outcome: 'closed' }));
     sock.on('data', (d: Buffer) => {
+      // Counted across chunks: the tail of one chunk may hold the start of a ping.
+      const text = tail + d.toString('latin1');
+      pings += text.split(': ping\n\n').length - 1;
+      tail = text.slice(-(': ping\n\n'.length - 1));
       if (done) return;
       buf += d.toString('latin1');
       const head = buf.indexOf('\r\n\r\n');
@@ -201,8 +209,10 @@ it(`holds no stream and no memory after ${WAVES} waves of slow and vanished SSE 
     clients++;
     if (extra.outcome === 'refused' && extra.reason === 'LIMIT_EXCEEDED') overCapRefused++;
     extra.sock.destroy();
-    // Heartbeats pile up for the clients that do not read.
-    await new Promise((r) => setTimeout(r, 1_000));
+    // Heartbeats pile up for the clients that do not read: ten more (at 100 ms) to every one that reads.
+    const reading = held.filter((o, i) => i % 2 === 0 && o.outcome === 'stream');
+    const before = reading.map((o) => o.pings());
+    await eventually(() => reading.every((o, i) => o.pings() >= before[i]! + 10), 30_000, 50);
     rssPeak = Math.max(rssPeak, (await rssBytes(pid)) ?? 0);
     for (const [i, o] of held.entries()) {
       if (i % 3 === 0) o.sock.resetAndDestroy();
