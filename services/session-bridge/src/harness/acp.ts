@@ -46,6 +46,7 @@ import {
 } from './acp-events.js';
 import type { JsonlChild } from './child.js';
 import { CliHarness, READY_TIMEOUT_MS, type CallRequest, type Launch, type Turn } from './cli-harness.js';
+import { OpenPrompts } from './prompts.js';
 import { sessionFile } from './session-file.js';
 import type { HarnessOptions, HarnessState, TurnResult } from './types.js';
 
@@ -83,7 +84,7 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
   private noteInConfig = false;
   /** Said ahead of the next prompt: the note (a new conversation), that the earlier one is gone. */
   private preamble: string[] = [];
-  private readonly permissions = new Map<string, OpenPermission>();
+  private readonly permissions = new OpenPrompts<OpenPermission>({ get: () => this._state, set: (s) => this.setState(s) }, () => this.log);
   /** The agent's `tool_call` announcements of this turn, by id (some presets read them). */
   private readonly announced = new Map<string, AcpToolCall>();
   private turnSeq = 0;
@@ -180,7 +181,7 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
   }
 
   protected turnState(): HarnessState {
-    return this.permissions.size ? 'waiting' : 'busy';
+    return this.permissions.turnState();
   }
 
   protected writeTurn(turn: Turn<AcpTurn>, text: string, proc: JsonlChild): void {
@@ -201,15 +202,12 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
 
   protected interrupt(): void {
     this.proc?.write({ jsonrpc: '2.0', method: AGENT_METHODS.session_cancel, params: { sessionId: this._sessionId } });
-    for (const [id, p] of this.permissions) this.respond(p.rpcId, { outcome: { outcome: 'cancelled' } }, id);
+    for (const [id, p] of this.permissions.entries()) this.respond(p.rpcId, { outcome: { outcome: 'cancelled' } }, id);
   }
 
   answerPermission(id: string, allow: boolean): void {
     const p = this.permissions.get(id);
-    if (!p) {
-      this.log.info({ id }, 'no such permission prompt (answered or withdrawn)');
-      return;
-    }
+    if (!p) return;
     this.respond(p.rpcId, choose(p.options, allow), id);
   }
 
@@ -279,15 +277,14 @@ export class AcpHarness extends CliHarness<AcpMessage, unknown, AcpTurn> {
       return this.respond(rpcId, choose(options, true));
     }
     if (!this.opts.events.permission || !this.turn) return this.respond(rpcId, choose(options, false));
-    this.permissions.set(id, { rpcId, options });
-    this.setState('waiting');
+    this.permissions.add(id, { rpcId, options });
     const tool = ours !== undefined ? `${ACP_MCP_SERVER}/${ours}` : (call?.title ?? call?.toolCallId ?? 'a tool');
     this.opts.events.permission({ id, tool, input: call?.rawInput ?? call?.content ?? {} });
   }
 
   private respond(rpcId: string | number, result: object, permissionId?: string): void {
     this.proc?.write({ jsonrpc: '2.0', id: rpcId, result });
-    if (permissionId && this.permissions.delete(permissionId) && !this.permissions.size && this._state === 'waiting') this.setState('busy');
+    if (permissionId) this.permissions.close(permissionId);
   }
 }
 

@@ -36,6 +36,7 @@ import {
   type ClaudeSystemEvent,
 } from './claude-events.js';
 import { CliHarness, READY_TIMEOUT_MS, type CallRequest, type Launch, type Turn } from './cli-harness.js';
+import { OpenPrompts } from './prompts.js';
 import { MODEL_ENV, modelBaseUrl, modelSetting } from './env.js';
 import type { HarnessState, TurnResult } from './types.js';
 
@@ -67,7 +68,10 @@ export class ClaudeHarness extends CliHarness<ClaudeEvent, ClaudeControlResponse
   protected readonly hardStopSignal = 'SIGINT';
   /** Claude Code is running a turn of its own (a background command finished). */
   private ownTurnRunning = false;
-  private readonly permissions = new Map<string, { input: unknown }>();
+  private readonly permissions = new OpenPrompts<{ input: unknown }>(
+    { get: () => this._state, set: (s) => this.setState(s) },
+    () => this.log,
+  );
   private readonly background = new Set<string>();
 
   protected async handshake(): Promise<void> {
@@ -139,7 +143,7 @@ export class ClaudeHarness extends CliHarness<ClaudeEvent, ClaudeControlResponse
   }
 
   protected turnState(): HarnessState {
-    return this.permissions.size ? 'waiting' : 'busy';
+    return this.permissions.turnState();
   }
 
   protected writeTurn(turn: Turn<ClaudeTurn>, text: string, proc: JsonlChild): void {
@@ -162,14 +166,10 @@ export class ClaudeHarness extends CliHarness<ClaudeEvent, ClaudeControlResponse
 
   answerPermission(id: string, allow: boolean): void {
     const p = this.permissions.get(id);
-    if (!p) {
-      this.log.info({ id }, 'no such permission prompt (answered or withdrawn)');
-      return;
-    }
-    this.permissions.delete(id);
+    if (!p) return;
     const response = allow ? { behavior: 'allow', updatedInput: p.input ?? {} } : { behavior: 'deny', message: DENY_MESSAGE };
     this.proc?.write({ type: 'control_response', response: { subtype: 'success', request_id: id, response } });
-    if (!this.permissions.size && this._state === 'waiting') this.setState('busy');
+    this.permissions.close(id);
   }
 
   protected exited(): void {
@@ -191,7 +191,7 @@ export class ClaudeHarness extends CliHarness<ClaudeEvent, ClaudeControlResponse
         return this.onControlRequest(ev);
       case 'control_cancel_request':
         // The prompt was withdrawn (an interrupt while it waited).
-        if (this.permissions.delete(ev.request_id) && !this.permissions.size && this._state === 'waiting') this.setState('busy');
+        this.permissions.close(ev.request_id);
         return;
       case 'user':
         if (ev.isReplay === true && this.turn && ev.uuid === this.turn.data.uuid) this.turn.data.replayed = true;
@@ -252,8 +252,7 @@ export class ClaudeHarness extends CliHarness<ClaudeEvent, ClaudeControlResponse
         });
         return;
       }
-      this.permissions.set(id, { input: req.input });
-      this.setState('waiting');
+      this.permissions.add(id, { input: req.input });
       this.opts.events.permission({ id, tool: req.tool_name ?? '', input: req.input });
       return;
     }
