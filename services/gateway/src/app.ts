@@ -94,10 +94,6 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   // Every body arrives as a string, whatever its content type, so parse errors are ours to answer
   // in the binding's own error shape.
   app.removeAllContentTypeParsers();
-  // The open tasks (for the expiry sweep) are found once the gateway answers, not before (live.ts).
-  app.addHook('onListen', async () => {
-    live.openKnown().catch((err: unknown) => log.warn({ err }, 'finding the open tasks failed; the next sweep tries again'));
-  });
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.setErrorHandler(errorHandler(config.LIMIT_BODY_BYTES));
   app.setNotFoundHandler((req, reply) =>

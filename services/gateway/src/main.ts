@@ -66,6 +66,9 @@ export async function runGateway(env: Record<string, string | undefined> = proce
     metadata: { machine: config.SHROOMS_MACHINE, url },
   });
   log.info({ url }, `gateway listening on ${url}`);
+  // The open tasks (for the expiry sweep) are found once the gateway is up, not before: that pass
+  // reads every retained task, and what the start waits for must not queue behind it (live.ts).
+  gw.live.openKnown().catch((err: unknown) => log.warn({ err }, 'finding the open tasks failed; the next sweep tries again'));
   onShutdown(log, async () => {
     identity.close();
     for (const server of extra) server.close();

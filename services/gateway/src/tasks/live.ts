@@ -6,7 +6,7 @@
  * Nothing here follows history at start: the watch brings changes from now on. A session's listing
  * index is built when the session is first listed, looked up or sent to (one read of that
  * session's tasks), then kept current by the watch. Of the rest of the ledger the gateway keeps only
- * the open tasks (for the expiry sweep), found by one pass once it listens, while it already answers.
+ * the open tasks (for the expiry sweep), found by one pass once it is up, while it already answers.
  */
 import { decodeToken, isTerminal, keys, META, type Task } from '@shrooms/protocol';
 import { TaskIndex, isOlderView, type Ledger, type LedgerEntry, type Stored } from '@shrooms/ledger';
@@ -128,7 +128,7 @@ export class LiveTasks {
   /**
    * Resolves once the open tasks of the machine are known, for the expiry sweep. The first call
    * reads every retained task once (a watch stopped when its initial values are in) and keeps only
-   * the open ones; the gateway starts it once it listens (app.ts), and answers meanwhile. The
+   * the open ones; the gateway starts it once it is up (main.ts), and answers meanwhile. The
    * watch above, started before, brings every change since, so none falls between the two.
    */
   openKnown(): Promise<void> {
