@@ -145,6 +145,10 @@ describe.each([['gem'], ['oc'], ['cx']])('the %s session (acp)', (session) => {
   });
 
   it('survives kill -9 of the agent mid-task: gets the task once more, in its resumed conversation or a new one that says so', async () => {
+    // What the resumed conversation must hold: a task of this test's own, finished before the kill
+    // (not one an earlier test left, so that this test stands alone).
+    const before = await ask(session, `${session}-before-kill`, done('remember this'), {}, false);
+    expect(before.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     const t = (await ask(session, `${session}-killed`, `SLOW ${done('made it')}`)).result.task;
     await until(session, t.id, (x) => x.status.state === 'TASK_STATE_WORKING');
     const first = await fake.waitForRequest((r) => r.conversation.prompt.includes(t.id), 120_000);
@@ -157,10 +161,10 @@ describe.each([['gem'], ['oc'], ['cx']])('the %s session (acp)', (session) => {
     // its first prompt says so — the stated policy, never a silent loss.
     const seen = JSON.stringify(again.body);
     if (session === 'oc' || !seen.includes('could not be resumed')) {
-      expect(seen).toContain(`${session}-after-cancel`);
+      expect(seen).toContain(`${session}-before-kill`);
       expect(finished.metadata['shrooms/conversation_lost']).toBeUndefined();
     } else {
-      expect(seen).not.toContain(`${session}-after-cancel`);
+      expect(seen).not.toContain(`${session}-before-kill`);
       expect(finished.metadata['shrooms/conversation_lost']).toMatch(/could not load it/);
     }
     const next = await ask(session, `${session}-after-kill`, done('next works'), {}, false);
