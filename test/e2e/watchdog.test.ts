@@ -49,11 +49,13 @@ it('reminds along the ladder, stalls the task, notifies the owner and frees the 
   }, 30_000);
   expect(stalled.status.state).toBe('TASK_STATE_WORKING');
   expect(stalled.metadata['shrooms/nudges']).toBe(6);
+  // The task reads stalled before its notices may have reached us: the stall's notice comes after
+  // every reminder's (one publisher, in order), so wait for it, then read them.
+  await eventually(() => notes.some((n) => n.kind === `${mesh.machine}.dozy.stalled` && n.data.taskId === t.id));
   const reminders = notes.filter((n) => n.kind === `${mesh.machine}.dozy.reminder`);
   expect(reminders.map((r) => r.data.nudge)).toEqual([1, 2, 3, 4, 5, 6]);
   expect(reminders[0].data.text).toContain('I stopped halfway');
   expect(reminders[0].data.text).toContain(t.id);
-  await eventually(() => notes.some((n) => n.kind === `${mesh.machine}.dozy.stalled` && n.data.taskId === t.id));
   // The session takes the next task; the stalled one stays open.
   await eventually(
     async () => (await rpc(`${mesh.gatewayUrl}/a2a/dozy`, 'GetTask', { id: next.id })).result.status.state === 'TASK_STATE_COMPLETED',
