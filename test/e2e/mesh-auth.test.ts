@@ -41,6 +41,31 @@ function rpcFrom(localAddress: string, url: string, method: string, params: unkn
   });
 }
 
+/** One HTTP+JSON request from `localAddress`: its status and its body, parsed. */
+function restFrom(localAddress: string, method: string, url: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const u = new URL(url);
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: `${u.pathname}${u.search}`,
+        method,
+        localAddress,
+        headers: payload === undefined ? {} : { 'content-type': 'application/json' },
+      },
+      (res) => {
+        let data = '';
+        res.on('data', (d) => (data += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body: data ? JSON.parse(data) : undefined }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
 const msg = (id: string, text: string, extra: Record<string, unknown> = {}) => ({
   message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...extra },
   configuration: { returnImmediately: true },
@@ -70,6 +95,7 @@ beforeAll(async () => {
       { name: 'd' },
       { name: 'e' },
       { name: 'auto', env: { BRIDGE_AUTO_APPROVE: '1' } },
+      { name: 'rest' },
     ],
   });
   // A second guard replica and a second gateway of the same machine.
@@ -77,7 +103,8 @@ beforeAll(async () => {
   mesh.services.push(guard2);
   const port = await freePort();
   secondUrl = `http://127.0.0.1:${port}`;
-  second = runTs(CLI, ['gateway'], { ...mesh.env, GATEWAY_PORT: String(port) });
+  // Its front session (the HTTP+JSON routes at the host root) is `rest`.
+  second = runTs(CLI, ['gateway'], { ...mesh.env, GATEWAY_PORT: String(port), GATEWAY_DEFAULT_SESSION: 'rest' });
   mesh.services.push(second);
   await Promise.all([guard2.waitFor(/guard ready/, 60_000), second.waitFor(/gateway listening/, 60_000)]);
 });
@@ -300,5 +327,98 @@ describe('the sharp edge', () => {
       })
     ).result.task;
     expect(t.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+});
+
+describe('the HTTP+JSON doors: v0.3 under /a2a/{session}/v1/, v1.0 at the host root', () => {
+  const v03 = () => `${mesh.gatewayUrl}/a2a/rest/v1`;
+  const root = () => secondUrl;
+  const send03 = (id: string, text: string, taskId?: string) => ({
+    message: { messageId: id, role: 'ROLE_USER', content: [{ text }], ...(taskId ? { taskId } : {}) },
+  });
+  const send10 = (id: string, text: string, taskId?: string) => ({
+    message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...(taskId ? { taskId } : {}) },
+    configuration: { returnImmediately: true },
+  });
+  const state = async (id: string) => (await rpc(`${mesh.gatewayUrl}/a2a/rest`, 'GetTask', { id })).result?.status.state;
+  const path = (id: string) => encodeURIComponent(id);
+
+  it('refuses a source the map does not name on every v0.3 route and every root route, and creates nothing', async () => {
+    const known = (await restFrom('127.0.0.2', 'POST', `${v03()}/message:send`, send03('rest-known', 'hi'))).body.task.id as string;
+    const v03Routes: [string, string, unknown?][] = [
+      ['POST', '/message:send', send03('rest-stranger-03', 'hi')],
+      ['POST', '/message:stream', send03('rest-stranger-03s', 'hi')],
+      ['GET', '/card'],
+      ['GET', `/tasks/${path(known)}`],
+      ['POST', `/tasks/${path(known)}:cancel`, {}],
+      ['GET', `/tasks/${path(known)}:subscribe`],
+      ['POST', `/tasks/${path(known)}:subscribe`, {}],
+      ['GET', `/tasks/${path(known)}/pushNotificationConfigs`],
+      ['POST', `/tasks/${path(known)}/pushNotificationConfigs`, { url: 'http://127.0.0.4/hook' }],
+    ];
+    for (const [method, route, body] of v03Routes) {
+      const r = await restFrom('127.0.0.4', method, `${v03()}${route}`, body);
+      expect(r.status, `${method} v1${route}`).toBe(403);
+      // In v0.3's own error shape, as its routes answer every other error.
+      expect(r.body, `${method} v1${route}`).toMatchObject({ code: -32054, data: [expect.objectContaining({ reason: 'UNKNOWN_DEVICE' })] });
+    }
+    const rootRoutes: [string, string, unknown?][] = [
+      ['POST', '/message:send', send10('rest-stranger-10', 'hi')],
+      ['POST', '/message:stream', send10('rest-stranger-10s', 'hi')],
+      ['GET', '/tasks'],
+      ['GET', `/tasks/${path(known)}`],
+      ['POST', `/tasks/${path(known)}:cancel`, {}],
+      ['GET', `/tasks/${path(known)}:subscribe`],
+      ['POST', `/tasks/${path(known)}:ack`, {}],
+      ['POST', `/tasks/${path(known)}:release`, {}],
+      ['POST', `/tasks/${path(known)}:update`, { status: 'done', text: 'forged' }],
+      ['POST', '/reminders:stop', {}],
+      ['GET', '/extendedAgentCard'],
+    ];
+    for (const [method, route, body] of rootRoutes) {
+      const r = await restFrom('127.0.0.4', method, `${root()}${route}`, body);
+      expect(r.status, `${method} ${route}`).toBe(403);
+      expect(r.body.error.details[0].reason, `${method} ${route}`).toBe('UNKNOWN_DEVICE');
+    }
+    for (const id of ['rest-stranger-03', 'rest-stranger-03s', 'rest-stranger-10', 'rest-stranger-10s'])
+      expect(await state(`rest:${id}`), id).toBeUndefined();
+    // The same routes answer a device of the mesh (the refusals above were the door's).
+    expect((await restFrom('127.0.0.2', 'GET', `${v03()}/tasks/${path(known)}`)).status).toBe(200);
+    expect((await restFrom('127.0.0.2', 'GET', `${root()}/tasks/${path(known)}`)).status).toBe(200);
+  });
+
+  it.each([
+    ['v0.3 under /a2a/rest/v1', v03, send03],
+    ['v1.0 at the host root', root, send10],
+  ])('%s: lets another device neither answer nor cancel a task, and the device that asked do both', async (name, base, send) => {
+    const tag = name.startsWith('v0.3') ? '03' : '10';
+    const asked = (await restFrom('127.0.0.2', 'POST', `${base()}/message:send`, send(`rest-b-${tag}`, 'blocked: which branch?'))).body
+      .task;
+    expect(asked.id).toBe(`rest:rest-b-${tag}`);
+    await eventually(async () => (await state(asked.id)) === 'TASK_STATE_INPUT_REQUIRED');
+    const forbidden = (r: { status: number; body: any }) => {
+      expect(r.status).toBe(403);
+      if (tag === '03') expect(r.body).toMatchObject({ code: -32065, data: [expect.objectContaining({ reason: 'ACTION_FORBIDDEN' })] });
+      else expect(r.body.error.details[0].reason).toBe('ACTION_FORBIDDEN');
+    };
+    forbidden(await restFrom('127.0.0.3', 'POST', `${base()}/message:send`, send(`rest-b-${tag}-pi5`, 'rm -rf', asked.id)));
+    forbidden(await restFrom('127.0.0.3', 'POST', `${base()}/tasks/${path(asked.id)}:cancel`, {}));
+    expect(await state(asked.id)).toBe('TASK_STATE_INPUT_REQUIRED');
+    // The asker answers it; asked again, it cancels it.
+    const answered = await restFrom(
+      '127.0.0.2',
+      'POST',
+      `${base()}/message:send`,
+      send(`rest-b-${tag}-re`, 'blocked: and which file?', asked.id),
+    );
+    expect(answered.status).toBe(200);
+    await eventually(
+      async () =>
+        (await state(asked.id)) === 'TASK_STATE_INPUT_REQUIRED' &&
+        (await rpc(`${mesh.gatewayUrl}/a2a/rest`, 'GetTask', { id: asked.id, historyLength: 10 })).result.history.length >= 3,
+    );
+    const canceled = await restFrom('127.0.0.2', 'POST', `${base()}/tasks/${path(asked.id)}:cancel`, {});
+    expect(canceled.status).toBe(200);
+    expect(await state(asked.id)).toBe('TASK_STATE_CANCELED');
   });
 });

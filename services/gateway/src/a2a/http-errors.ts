@@ -2,7 +2,8 @@
  * Errors raised before a request reaches our routes — a body too large, a URL that does not decode,
  * a path segment past the router's length, bytes the HTTP parser refuses — answered like every
  * other error: from the one table (libs/protocol errors.ts), in the binding's own shape (JSON-RPC
- * on `POST /a2a[/{session}]`, `google.rpc.Status` elsewhere). Fastify's defaults answer these with
+ * on `POST /a2a[/{session}]`; v0.3 HTTP+JSON under `/a2a/{session}/v1/` as its routes answer, the
+ * JSON-RPC error object with the HTTP status; `google.rpc.Status` elsewhere). Fastify's defaults answer these with
  * bodies of their own, which no A2A client can read.
  */
 import type { Socket } from 'node:net';
@@ -12,10 +13,12 @@ import { ShroomsError, toJsonRpcError, toRestError } from '@shrooms/protocol';
 import { isNatsOutage, natsUnavailable } from '@shrooms/runtime';
 
 const isRpcPath = (method: string, url: string) => method === 'POST' && /^\/a2a(\/[^/]+)?\/?$/.test(url.split('?')[0]!);
+const isV03RestPath = (url: string) => /^\/a2a\/[^/]+\/v1\//.test(url);
 
 /** Answers `se` in the shape of the binding the request was made on. */
 export function answerError(req: FastifyRequest, reply: FastifyReply, se: ShroomsError): FastifyReply {
   if (isRpcPath(req.method, req.url)) return reply.code(200).send({ jsonrpc: '2.0', id: null, error: toJsonRpcError(se) });
+  if (isV03RestPath(req.url)) return reply.code(se.spec.http).send(toJsonRpcError(se));
   return reply.code(se.spec.http).send(toRestError(se));
 }
 
