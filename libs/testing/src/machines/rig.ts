@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { REPO_ROOT, wrap, type ServiceProcess } from '../processes.js';
 import { readUnit } from './units.js';
+import { sweepNamespaces } from '../netns/sweep.js';
 
 export interface RigMachineSpec {
   name: string;
@@ -105,21 +106,9 @@ export function rigUnavailable(): string | undefined {
   return undefined;
 }
 
-function namespaces(prefix: string): string[] {
-  return run('ip', ['netns', 'list'])
-    .split('\n')
-    .map((l) => l.split(' ')[0]!)
-    .filter((n) => n.startsWith(`${prefix}-`));
-}
-
 /** Removes what a crashed run of this prefix left behind. */
 export function sweepRig(prefix: string): void {
-  for (const ns of namespaces(prefix)) {
-    // Processes still inside it first, so nothing holds it.
-    const pids = spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).stdout.split(/\s+/).filter(Boolean);
-    for (const pid of pids) spawnSync('kill', ['-9', pid]);
-    spawnSync('ip', ['netns', 'del', ns]);
-  }
+  sweepNamespaces(prefix);
   const sockets = '/var/run/wireguard';
   if (existsSync(sockets))
     for (const f of readdirSync(sockets)) if (f.startsWith(`${prefix}wg-`)) rmSync(join(sockets, f), { force: true });

@@ -11,6 +11,7 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { sweepNamespaces } from './sweep.js';
 
 export interface NetnsDevice {
   readonly ns: string;
@@ -43,13 +44,7 @@ export function netnsUnavailable(): string | undefined {
 const ip = (...args: string[]) => execFileSync('ip', args, { stdio: ['ignore', 'pipe', 'pipe'] });
 
 function sweep(prefix: string): void {
-  const list = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout ?? '';
-  for (const ns of list.split('\n').map((l) => l.split(' ')[0]!)) {
-    if (!ns.startsWith(`${prefix}-`)) continue;
-    for (const pid of (spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).stdout ?? '').split(/\s+/).filter(Boolean))
-      spawnSync('kill', ['-9', pid]);
-    spawnSync('ip', ['netns', 'del', ns]);
-  }
+  sweepNamespaces(prefix);
   for (let i = 0; i < 16; i++) spawnSync('ip', ['link', 'del', `${prefix}v${i}`], { stdio: 'ignore' });
 }
 
