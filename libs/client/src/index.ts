@@ -11,6 +11,7 @@ export {
   DEFAULT_GATEWAY_URL,
   clientOptionsFromEnv,
   isTraceparent,
+  parseGatewayMap,
   type ClientEnv,
   type ClientOptions,
   type NatsSettings,

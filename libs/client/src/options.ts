@@ -46,24 +46,33 @@ export interface ClientOptions {
   fetch?: typeof fetch;
 }
 
+/**
+ * `SHROOMS_GATEWAYS`: `laptop=http://10.0.0.1:7387,pi5=http://10.0.0.3:7387` → { laptop: 'http://10.0.0.1:7387', … }
+ * (a trailing slash dropped); the items that are not MACHINE=http(s)://HOST… as `malformed`. The
+ * client leaves those out; the scheduler's config refuses them.
+ */
+export function parseGatewayMap(text: string): { gateways: Record<string, string>; malformed: string[] } {
+  const gateways: Record<string, string> = {};
+  const malformed: string[] = [];
+  for (const item of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const eq = item.indexOf('=');
+    const url = item
+      .slice(eq + 1)
+      .trim()
+      .replace(/\/$/, '');
+    if (eq <= 0 || !/^https?:\/\/\S+$/.test(url)) malformed.push(item);
+    else gateways[item.slice(0, eq).trim()] = url;
+  }
+  return { gateways, malformed };
+}
+
 const GatewayMapSchema = z
   .string()
   .default('')
-  .transform((text) => {
-    const out: Record<string, string> = {};
-    for (const item of text
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)) {
-      const eq = item.indexOf('=');
-      if (eq <= 0) continue;
-      out[item.slice(0, eq).trim()] = item
-        .slice(eq + 1)
-        .trim()
-        .replace(/\/$/, '');
-    }
-    return out;
-  });
+  .transform((text) => parseGatewayMap(text).gateways);
 
 const empty = (v: unknown) => (v === '' ? undefined : v);
 const opt = z.preprocess(empty, z.string().optional());

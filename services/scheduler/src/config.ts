@@ -1,34 +1,21 @@
 import { hostname } from 'node:os';
 import { BaseConfigSchema, HealthConfigSchema } from '@shrooms/runtime';
+import { parseGatewayMap } from '@shrooms/client';
 import { DEFAULT_LIMITS } from '@shrooms/protocol';
 import { z } from 'zod';
 import { MISSED_POLICIES } from './rules/missed.js';
 
 const ms = (d: number) => z.coerce.number().int().positive().default(d);
 
-/** `laptop=http://10.0.0.1:7387,pi5=http://10.0.0.3:7387` → { laptop: 'http://10.0.0.1:7387', … } */
+/** SHROOMS_GATEWAYS as the client reads it (parseGatewayMap), an entry it cannot read refused. */
 const GatewayMapSchema = z
   .string()
   .default('')
   .transform((text, ctx) => {
-    const out: Record<string, string> = {};
-    for (const item of text
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)) {
-      const eq = item.indexOf('=');
-      const machine = item.slice(0, eq).trim();
-      const url = item
-        .slice(eq + 1)
-        .trim()
-        .replace(/\/$/, '');
-      if (eq <= 0 || !/^https?:\/\/\S+$/.test(url)) {
-        ctx.addIssue({ code: 'custom', message: `SHROOMS_GATEWAYS entry ${JSON.stringify(item)} is not MACHINE=http://HOST:PORT` });
-        continue;
-      }
-      out[machine] = url;
-    }
-    return out;
+    const { gateways, malformed } = parseGatewayMap(text);
+    for (const item of malformed)
+      ctx.addIssue({ code: 'custom', message: `SHROOMS_GATEWAYS entry ${JSON.stringify(item)} is not MACHINE=http://HOST:PORT` });
+    return gateways;
   });
 
 export const SchedulerConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.shape).extend({
