@@ -7,6 +7,9 @@
  * index is built when the session is first listed, looked up or sent to (one read of that
  * session's tasks), then kept current by the watch. Of the rest of the ledger the gateway keeps only
  * the open tasks (for the expiry sweep), found by one pass once it is up, while it already answers.
+ *
+ * Over 300 lines because the watch, the session indexes, the open tasks and the waiters share one
+ * lifecycle: a restart of the watch rebuilds all of them.
  */
 import { decodeToken, isTerminal, keys, META, type Task } from '@shrooms/protocol';
 import { TaskIndex, isOlderView, type Ledger, type LedgerEntry, type Stored } from '@shrooms/ledger';
@@ -29,7 +32,9 @@ export interface OpenTask {
 
 export class LiveTasks {
   /** The listing index of the sessions in `loads` (none of the others). */
-  readonly index = new TaskIndex();
+  index = new TaskIndex();
+  /** Counts restarts of the watch: what was built before one may have missed a change. */
+  private generation = 0;
   /** Sessions whose index is being or has been built, by session. */
   private loads = new Map<string, Promise<void>>();
   /** Sessions whose index is complete: a key it never saw is no task of theirs. */
@@ -78,12 +83,13 @@ export class LiveTasks {
 
   private async load(session: string): Promise<void> {
     const t0 = Date.now();
+    const gen = this.generation;
     let done!: () => void;
     let failed!: (err: unknown) => void;
     const complete = new Promise<void>((res, rej) => ((done = res), (failed = rej)));
     const stop = await this.ledger.watch(
       keys.tasksOfSession(this.machine, session),
-      (s) => this.index.upsertTask(s.key, session, s.entry.task, s.entry.v, s.revision),
+      (s) => gen === this.generation && this.index.upsertTask(s.key, session, s.entry.task, s.entry.v, s.revision),
       () => done(),
       (err) => failed(err ?? new Error(`the read of session ${session}'s tasks ended early`)),
     );
@@ -94,6 +100,7 @@ export class LiveTasks {
       stop();
       this.scans.delete(stop);
     }
+    if (gen !== this.generation) throw new Error(`the ledger watch restarted while session ${session} was read`);
     this.loaded.add(session);
     this.log?.info({ session, tasks: this.index.count(session), ms: Date.now() - t0 }, 'listing index of a session ready');
   }
@@ -163,12 +170,30 @@ export class LiveTasks {
   private startSoon(): void {
     if (this.closed) return;
     const timer = setTimeout(() => {
-      this.start().catch((err: unknown) => {
-        this.log?.error({ err }, 'ledger watch failed to start; trying again');
-        this.startSoon();
-      });
+      this.start().then(
+        () => this.rebuild(),
+        (err: unknown) => {
+          this.log?.error({ err }, 'ledger watch failed to start; trying again');
+          this.startSoon();
+        },
+      );
     }, 1_000);
     timer.unref();
+  }
+
+  /**
+   * After the watch restarted: changes stored while it was down came to nobody, so the session
+   * indexes are dropped (each is built again on its next use) and the open tasks found again.
+   */
+  private rebuild(): void {
+    this.generation++;
+    this.index = new TaskIndex();
+    this.loads.clear();
+    this.loaded.clear();
+    if (this.openPass) {
+      this.openPass = undefined;
+      this.openKnown().catch((err: unknown) => this.log?.warn({ err }, 'finding the open tasks failed; the next sweep tries again'));
+    }
   }
 
   private closed = false;
