@@ -365,3 +365,49 @@ it('fits a phone-sized screen', async () => {
     await phone.close();
   }
 });
+
+it('keeps the Agents view when a task list asked for before the switch answers after it', async () => {
+  const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  try {
+    // Marks each answer the page read, one task after it was read: whatever the page painted with
+    // it (in the promise continuations of that read) is on screen by then.
+    await p.addInitScript(() => {
+      const w = window as any;
+      const fetch0 = w.fetch.bind(w);
+      w.answered = [];
+      w.fetch = async (url: string, init?: unknown) => {
+        const res = await fetch0(url, init);
+        const text = res.text.bind(res);
+        res.text = async () => {
+          const t = await text();
+          setTimeout(() => w.answered.push(String(url)), 0);
+          return t;
+        };
+        return res;
+      };
+    });
+    await open('agents', p);
+    await p.locator('#main [data-agent="testbox/alpha"]').waitFor();
+    // Every task-list answer is held back until the viewer is on Agents again.
+    const held: { continue(): Promise<void> }[] = [];
+    let heldOne!: () => void;
+    const asked = new Promise<void>((r) => (heldOne = r));
+    await p.route(/\/dashboard\/api\/tasks(\?|$)/, (route) => {
+      held.push(route);
+      heldOne();
+    });
+    await p.click('#tabs [data-tab="tasks"]');
+    await asked;
+    await p.click('#tabs [data-tab="agents"]');
+    await p.locator('#main [data-agent="testbox/alpha"]').waitFor();
+    const n = held.length;
+    await Promise.all(held.map((r) => r.continue()));
+    await p.unroute(/\/dashboard\/api\/tasks(\?|$)/);
+    await p.waitForFunction((k) => (window as any).answered.filter((u: string) => u.startsWith('/dashboard/api/tasks')).length >= k, n);
+    expect(await p.locator('#main [data-agent]').count()).toBeGreaterThan(0);
+    expect(await p.locator('#main .task').count()).toBe(0);
+    expect(await p.evaluate(() => window.location.hash)).toBe('#agents');
+  } finally {
+    await p.close();
+  }
+});

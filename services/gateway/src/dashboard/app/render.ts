@@ -36,8 +36,8 @@ function viewOf(name: string): View {
 let loadSeq = 0;
 
 /**
- * Loads what a view shows and paints it with `paint`, unless another view began loading meanwhile
- * (the newer one paints). `placeholder` is shown while it loads (none: what is on screen stays); a
+ * Loads what a view shows and paints it with `paint`, unless the viewer moved on meanwhile (another
+ * render or load began: the newer one paints). `placeholder` is shown while it loads (none: what is on screen stays); a
  * failure shows in place of the view.
  */
 export async function load<T>(url: string, placeholder: Node | null, paint: (d: T) => void): Promise<void> {
@@ -105,6 +105,8 @@ export function render(quiet = false): Promise<void> {
     window.scrollTo(0, 0);
   }
   paintChrome();
+  // Every view supersedes a load in flight, Agents too (it paints what the feed keeps, loading nothing).
+  loadSeq++;
   return viewOf(r.view)(r, quiet);
 }
 
