@@ -3,7 +3,9 @@
  * server and a real MCP server over streamable HTTP — no real model, no network beyond loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chain, startFakeModel, useTool, type FakeModel } from '@shrooms/testing';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chain, eventually, startFakeModel, useTool, type FakeModel } from '@shrooms/testing';
 import { harnessFactory, type Harness, type HarnessFactory } from '@shrooms/session-bridge';
 import { startTestMcpServer, type TestMcpServer } from './mcp-tools.js';
 import { harnessOptions, promptsOf, recorder, tempDir, type Recorder } from './helpers.js';
@@ -169,6 +171,10 @@ describe('the Claude Code harness', () => {
       expect((await h.send('g1', 'remember me')).status).toBe('completed');
       const sessionId = h.sessionId;
       const pid = h.pid;
+      // claude writes its transcript after the turn's answer; a claude stopped and killed before
+      // that has nothing to resume, and the harness rightly starts a new conversation (seen on a
+      // loaded machine). The resume this test is about needs the transcript written first.
+      await eventually(() => transcriptHas(join(own.path, 'claude-home', '.claude'), sessionId!, 'remember me'), 30_000);
       const seenBefore = fake.requests.length;
       const turn = h.send('g2', 'a SLOW one');
       await fake.waitForRequest((q) => q.n > seenBefore && q.conversation.prompt === 'a SLOW one');
@@ -216,3 +222,13 @@ describe('the Claude Code harness', () => {
     }
   });
 });
+
+/** Whether claude's transcript of `sessionId` (in any project folder of `configDir`) holds `text`. */
+async function transcriptHas(configDir: string, sessionId: string, text: string): Promise<boolean> {
+  const projects = join(configDir, 'projects');
+  for (const d of await readdir(projects).catch(() => [] as string[])) {
+    const body = await readFile(join(projects, d, `${sessionId}.jsonl`), 'utf8').catch(() => '');
+    if (body.includes(text)) return true;
+  }
+  return false;
+}
