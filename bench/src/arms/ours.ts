@@ -77,7 +77,9 @@ export async function startOurs(
     built: BUILT,
   });
   const nc = await connect({ servers: nats.url, name: 'bench preload' });
-  const ledger = await Ledger.open(nc);
+  // Opened with the run's raised limit: a ledger opened with the default would set the bucket's
+  // limit back to 200,000 under the gateway, and the large-ledger preload would be refused.
+  const ledger = await Ledger.open(nc, { limits: { retainedTasks: Number(RAISED_LIMITS.LIMIT_RETAINED_TASKS) } });
   return {
     mesh,
     url: `${mesh.gatewayUrl}/a2a/${SESSION}`,
