@@ -6,7 +6,7 @@
 import { META, decodeToken, isTerminal, keys, parseTaskName, type Message, type Task, type TaskState } from '@shrooms/protocol';
 import type { Stored } from '@shrooms/ledger';
 import { displayOrigin } from '@shrooms/protocol';
-import type { TaskState as PageTaskState, TaskRowView } from './wire.js';
+import type { TaskState as PageTaskState, TaskDetailView, TaskRowView } from './wire.js';
 
 /** The page's copy of the task states (wire.ts) is the protocol's: this fails to compile when they part. */
 const _sameStates: [TaskState, PageTaskState] extends [PageTaskState, TaskState] ? true : never = true;
@@ -26,15 +26,9 @@ export interface TaskRow extends TaskRowView {
   claimed?: string;
 }
 
-export interface TaskDetail {
+/** The page's task detail with the server's row (`historyOmitted`: messages older than the last DETAIL_MESSAGES_MAX). */
+export interface TaskDetail extends Omit<TaskDetailView, 'row'> {
   row: TaskRow;
-  contextId: string;
-  metadata: Record<string, string>;
-  history: { role: string; messageId: string; at?: string; text: string }[];
-  /** Messages of the history not shown (older than the last DETAIL_MESSAGES_MAX). */
-  historyOmitted: number;
-  status: { state: TaskState; at?: string; text?: string };
-  artifacts: { name: string; text: string }[];
 }
 
 export function clip(s: string, max: number): string {
