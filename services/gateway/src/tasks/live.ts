@@ -84,22 +84,11 @@ export class LiveTasks {
   private async load(session: string): Promise<void> {
     const t0 = Date.now();
     const gen = this.generation;
-    let done!: () => void;
-    let failed!: (err: unknown) => void;
-    const complete = new Promise<void>((res, rej) => ((done = res), (failed = rej)));
-    const stop = await this.ledger.watch(
+    await this.readOnce(
       keys.tasksOfSession(this.machine, session),
       (s) => gen === this.generation && this.index.upsertTask(s.key, session, s.entry.task, s.entry.v, s.revision),
-      () => done(),
-      (err) => failed(err ?? new Error(`the read of session ${session}'s tasks ended early`)),
+      `the read of session ${session}'s tasks ended early`,
     );
-    this.scans.add(stop);
-    try {
-      await complete;
-    } finally {
-      stop();
-      this.scans.delete(stop);
-    }
     if (gen !== this.generation) throw new Error(`the ledger watch restarted while session ${session} was read`);
     this.loaded.add(session);
     this.log?.info({ session, tasks: this.index.count(session), ms: Date.now() - t0 }, 'listing index of a session ready');
@@ -148,14 +137,20 @@ export class LiveTasks {
 
   private async findOpen(): Promise<void> {
     const t0 = Date.now();
+    await this.readOnce(keys.tasksOfMachine(this.machine), (s) => this.applyOpen(s), 'the read of the open tasks ended early');
+    this.log?.info({ open: this.open.size, ms: Date.now() - t0 }, 'open tasks known');
+  }
+
+  /** Reads what the ledger holds under `filter` once, to its end (a watch stopped when its initial values are in). */
+  private async readOnce(filter: string, onEntry: (s: Stored) => void, endedEarly: string): Promise<void> {
     let done!: () => void;
     let failed!: (err: unknown) => void;
     const complete = new Promise<void>((res, rej) => ((done = res), (failed = rej)));
     const stop = await this.ledger.watch(
-      keys.tasksOfMachine(this.machine),
-      (s) => this.applyOpen(s),
+      filter,
+      onEntry,
       () => done(),
-      (err) => failed(err ?? new Error('the read of the open tasks ended early')),
+      (err) => failed(err ?? new Error(endedEarly)),
     );
     this.scans.add(stop);
     try {
@@ -164,7 +159,6 @@ export class LiveTasks {
       stop();
       this.scans.delete(stop);
     }
-    this.log?.info({ open: this.open.size, ms: Date.now() - t0 }, 'open tasks known');
   }
 
   private startSoon(): void {
