@@ -85,6 +85,7 @@ function runOn(node, label, projects, reportDir) {
     run.failed += counts.failed;
     run.skipped += counts.skipped;
     run.lines.push(`  ${p.name.padEnd(10)} ${summary(counts)} in ${duration(Date.now() - t0)}`);
+    for (const t of counts.retried ?? []) run.lines.push(`    passed on retry ${t.retries}: ${t.name}`);
   }
   run.ms = Date.now() - run.startedAt;
   return run;
@@ -96,16 +97,20 @@ function runCommand([cmd, ...rest], env) {
 }
 
 function runVitest(node, project, env, report) {
+  const retriedFile = report.replace(/\.json$/, '.retried.json');
   rmSync(report, { force: true });
+  rmSync(retriedFile, { force: true });
   const vitest = join(process.cwd(), 'node_modules', 'vitest', 'vitest.mjs');
-  const r = spawnSync(
-    node,
-    [vitest, 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, '--passWithNoTests'],
-    { stdio: 'inherit', env },
-  );
+  const reporters = ['--reporter=default', '--reporter=json', `--reporter=${join(process.cwd(), 'scripts', 'retried-reporter.mjs')}`];
+  const r = spawnSync(node, [vitest, 'run', '--project', project, ...reporters, `--outputFile.json=${report}`, '--passWithNoTests'], {
+    stdio: 'inherit',
+    env: { ...env, SHROOMS_RETRIED_FILE: retriedFile },
+  });
   try {
     const j = JSON.parse(readFileSync(report, 'utf8'));
     const c = { passed: j.numPassedTests, failed: j.numFailedTests, skipped: j.numPendingTests + j.numTodoTests };
+    // Passed only on a retry (the projects that allow one say why): counted as passed, and shown.
+    c.retried = existsSync(retriedFile) ? JSON.parse(readFileSync(retriedFile, 'utf8')) : [];
     // A file that failed to load has no failed test of its own: count the file.
     if (j.numFailedTestSuites > 0 && j.numFailedTests === 0) c.failed += j.numFailedTestSuites;
     if (r.status !== 0 && c.failed === 0) c.failed = 1;
