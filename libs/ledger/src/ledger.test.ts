@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
+import { casCreate, isNatsOutage, isStreamFull } from '@shrooms/runtime';
 import { intake } from './intake.js';
 import { Ledger } from './ledger.js';
 import * as transitions from './transitions.js';
@@ -106,6 +107,18 @@ it('retains at most retainedTasks: one more new task is refused, nothing is drop
   // At the limit every retained task can still move on (its key replaces its own last value).
   for (const key of keys) await ledger.transition(key, (e) => transitions.start(e, new Date()));
   for (const key of keys) expect((await ledger.get(key))!.entry.task.status.state).toBe('TASK_STATE_WORKING');
+  await server.stop();
+});
+
+it("a full ledger's own refusal, met outside the create path, is not taken for a NATS outage", async () => {
+  const server = await startNatsWithConnection();
+  const ledger = await Ledger.open(server.nc, { limits: { retainedTasks: 1 } });
+  expect(await ledger.create(ledger.key('box', 's', 'only'), asked('only'))).not.toBeNull();
+  // A write of a new key that does not go through Ledger.create: JetStream's own error, as it comes.
+  const err = await casCreate(ledger.kv, ledger.key('box', 's', 'raw'), new TextEncoder().encode('{}')).catch((e: unknown) => e);
+  expect(isStreamFull(err)).toBe(true);
+  expect((err as { status?: number }).status).toBe(503);
+  expect(isNatsOutage(err)).toBe(false);
   await server.stop();
 });
 

@@ -52,4 +52,17 @@ describe('isNatsOutage', () => {
     expect(isNatsOutage(apiError(10071, 400, 'wrong last sequence: 3'))).toBe(false);
     expect(isNatsOutage(new Error('503 but only in the text'))).toBe(false);
   });
+
+  it('is false for a store that refused a message for good, whatever HTTP status JetStream gave it', () => {
+    // A full ledger (max_msgs, discard new) answers 503 with err_code 10077: not NATS going away.
+    const full = apiError(10077, 503, 'maximum messages exceeded');
+    expect(isNatsOutage(full)).toBe(false);
+    expect(isNatsOutage(new Error('wrapped', { cause: full }))).toBe(false);
+    expect(isNatsOutage(apiError(10077, 503, 'maximum bytes exceeded'))).toBe(false);
+  });
+
+  it('is true for the codes of JetStream not being there, whatever their HTTP status', () => {
+    expect(isNatsOutage(apiError(10009, 500, 'JetStream cluster can not handle request'))).toBe(true);
+    expect(isNatsOutage(apiError(JetStreamApiCodes.JetStreamNotEnabledForAccount, 503, 'JetStream not enabled for account'))).toBe(true);
+  });
 });

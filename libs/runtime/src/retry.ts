@@ -69,14 +69,24 @@ const OUTAGE_NAMES = new Set([
 ]);
 
 /**
- * A NATS or JetStream outage (by the client's error class, or a JetStream API 503), as opposed to
- * a refusal or a bug: callers answer it as NATS_UNAVAILABLE, which clients may retry.
+ * JetStream API errors (`err_code`) that say JetStream is not there to serve: the codes of a cluster
+ * between leaders (UNAVAILABLE_API_CODES), and 10039 / 10076, JetStream not enabled (for the
+ * account), which a server answers while its JetStream is not up.
+ */
+const OUTAGE_API_CODES: ReadonlySet<number> = new Set([...UNAVAILABLE_API_CODES, 10039, 10076]);
+
+/**
+ * A NATS or JetStream outage (by the client's error class, or a JetStream API error whose code says
+ * JetStream was not there), as opposed to a refusal or a bug: callers answer it as
+ * NATS_UNAVAILABLE, which clients may retry. Never by the API error's HTTP-like status: JetStream
+ * gives 503 also to a store that refused a message for good (10077, e.g. a full ledger's
+ * "maximum messages exceeded"), which retrying cannot cure.
  */
 export function isNatsOutage(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   if (OUTAGE_NAMES.has(err.name)) return true;
-  // The API error's HTTP-like status is `.status`; its `.code` is the JetStream err_code (10008 …).
-  if (err instanceof JetStreamApiError && err.status === 503) return true;
+  // The API error's `.code` is the JetStream err_code (10008 …); `.status` its HTTP-like status.
+  if (err instanceof JetStreamApiError) return OUTAGE_API_CODES.has(err.code);
   return err.cause instanceof Error && err.cause !== err && isNatsOutage(err.cause);
 }
 
