@@ -55,7 +55,7 @@ it('a bridge started before the gateway waits for the buckets, then binds and si
   await expect(Promise.race([polling, bridgeSignals.then(() => 'opened before the gateway')])).resolves.toBe('waiting');
 
   const gateway = await login('gateway');
-  await Ledger.open(gateway);
+  await Ledger.open(gateway, { owner: true });
   const gatewaySignals = await SignalField.open(gateway, { ttlMs: 60_000 });
 
   const signals = await bridgeSignals;

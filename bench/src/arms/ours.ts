@@ -77,9 +77,8 @@ export async function startOurs(
     built: BUILT,
   });
   const nc = await connect({ servers: nats.url, name: 'bench preload' });
-  // Opened with the run's raised limit: a ledger opened with the default would set the bucket's
-  // limit back to 200,000 under the gateway, and the large-ledger preload would be refused.
-  const ledger = await Ledger.open(nc, { limits: { retainedTasks: Number(RAISED_LIMITS.LIMIT_RETAINED_TASKS) } });
+  // Not the owner: the bucket keeps the limit the gateway gave it (the run's raised one).
+  const ledger = await Ledger.open(nc);
   return {
     mesh,
     url: `${mesh.gatewayUrl}/a2a/${SESSION}`,

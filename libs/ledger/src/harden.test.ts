@@ -18,7 +18,7 @@ afterAll(async () => {
 it('creates the ledger and the signal field with no rollups and no purges, and a restarted cluster node comes back', async () => {
   const nc = await connect({ servers: cluster.url });
   try {
-    await Ledger.open(nc, { replicas: 3 });
+    await Ledger.open(nc, { replicas: 3, owner: true });
     await SignalField.open(nc, { replicas: 3 });
     const jsm = await jetstreamManager(nc);
     for (const bucket of [BUCKETS.tasks, BUCKETS.signals]) {
@@ -36,7 +36,7 @@ it('creates the ledger and the signal field with no rollups and no purges, and a
     await node.restart();
     expect(node.running).toBe(true);
     // Opening again (every gateway start) changes nothing.
-    await Ledger.open(nc, { replicas: 3 });
+    await Ledger.open(nc, { replicas: 3, owner: true });
     expect((await jsm.streams.info(`KV_${BUCKETS.tasks}`)).config.deny_purge).toBe(true);
   } finally {
     await nc.close();

@@ -12,7 +12,15 @@
  * configuration update can not cancel deny purge" and crashes on every start — a node lost for
  * good after its first restart. hardenBucket remains for streams made before.
  */
-import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import {
+  DiscardPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type StreamConfig,
+} from '@nats-io/jetstream';
 import { PermissionViolationError, type NatsConnection } from '@nats-io/nats-core';
 import { retryJetStream } from '@shrooms/runtime';
 
@@ -29,20 +37,24 @@ export interface HardenedBucketOptions {
 /**
  * Creates the stream of KV bucket `bucket` when it does not exist, with the configuration the KV
  * client would give it (limits retention, discard new, direct get) plus no rollups and no purges.
- * The KV client then binds to it as to any existing bucket.
+ * The KV client then binds to it as to any existing bucket. Returns the stream's configuration as
+ * found or made, or undefined when this user may not read it.
  */
-export async function createHardenedBucket(nc: NatsConnection, bucket: string, opts: HardenedBucketOptions): Promise<void> {
+export async function createHardenedBucket(
+  nc: NatsConnection,
+  bucket: string,
+  opts: HardenedBucketOptions,
+): Promise<StreamConfig | undefined> {
   const jsm = await jetstreamManager(nc);
   const name = `KV_${bucket}`;
   try {
-    await retryJetStream(() => jsm.streams.info(name));
-    return;
+    return (await retryJetStream(() => jsm.streams.info(name))).config;
   } catch (err) {
     // Not ours to create (a user that may only read it), or there: the KV client decides as before.
-    if (!isStreamNotFound(err)) return;
+    if (!isStreamNotFound(err)) return undefined;
   }
   try {
-    await retryJetStream(() =>
+    const made = await retryJetStream(() =>
       jsm.streams.add({
         name,
         subjects: [`$KV.${bucket}.>`],
@@ -60,14 +72,14 @@ export async function createHardenedBucket(nc: NatsConnection, bucket: string, o
         ...(opts.description ? { description: opts.description } : {}),
       }),
     );
+    return made.config;
   } catch (err) {
     // Another replica created it meanwhile.
-    if (hasApiCode(err, STREAM_NAME_IN_USE)) return;
+    if (hasApiCode(err, STREAM_NAME_IN_USE)) return (await retryJetStream(() => jsm.streams.info(name))).config;
     // A user that may not create it (a bridge) started before its owner (the gateway): wait for
     // the owner to create it, as Ledger.bind waits for the ledger (about 30 s at most).
     if (isPermissionViolation(err)) {
-      await retryJetStream(() => jsm.streams.info(name), { attempts: 40, maxDelayMs: 1_000, retryIf: isStreamNotFound });
-      return;
+      return (await retryJetStream(() => jsm.streams.info(name), { attempts: 40, maxDelayMs: 1_000, retryIf: isStreamNotFound })).config;
     }
     throw err;
   }

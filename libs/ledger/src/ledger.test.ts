@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { BUCKETS } from '@shrooms/protocol';
 import { startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
 import { casCreate, isNatsOutage, isStreamFull } from '@shrooms/runtime';
 import { intake } from './intake.js';
@@ -126,10 +128,34 @@ it('a bucket made before, or with another limit, takes the limit the gateway ope
   const server = await startNatsWithConnection();
   const conn = server.nc;
   await Ledger.open(conn);
-  const ledger = await Ledger.open(conn, { limits: { retainedTasks: 1 } });
+  const ledger = await Ledger.open(conn, { limits: { retainedTasks: 1 }, owner: true });
   expect(await ledger.create(ledger.key('box', 's', 'first'), asked('first'))).not.toBeNull();
   await expect(ledger.create(ledger.key('box', 's', 'second'), asked('second'))).rejects.toMatchObject({
     details: { limit: 'retainedTasks', max: 1 },
   });
+  await server.stop();
+});
+
+it("keeps the owner's limit when another process opens the bucket with its own setting", async () => {
+  const server = await startNatsWithConnection();
+  const peer = await connect({ servers: server.url });
+  const gateway = await Ledger.open(server.nc, { limits: { retainedTasks: 2 }, owner: true });
+  // A bench preload, a tool or a test opening later with a setting of its own …
+  const other = await Ledger.open(peer, { limits: { retainedTasks: 5 } });
+  expect(other.retained).toBe(2);
+  const jsm = await jetstreamManager(server.nc);
+  expect((await jsm.streams.info(`KV_${BUCKETS.tasks}`)).config.max_msgs).toBe(2);
+  // … and the bucket still refuses the third task, whichever of them writes it.
+  for (const id of ['one', 'two']) expect(await other.create(other.key('box', 's', id), asked(id))).not.toBeNull();
+  await expect(gateway.create(gateway.key('box', 's', 'three'), asked('three'))).rejects.toMatchObject({
+    details: { limit: 'retainedTasks', max: 2 },
+  });
+  await expect(other.create(other.key('box', 's', 'three'), asked('three'))).rejects.toMatchObject({
+    details: { limit: 'retainedTasks', max: 2 },
+  });
+  // The owner opening again with a new setting is what changes it.
+  await Ledger.open(server.nc, { limits: { retainedTasks: 3 }, owner: true });
+  expect((await jsm.streams.info(`KV_${BUCKETS.tasks}`)).config.max_msgs).toBe(3);
+  await peer.close();
   await server.stop();
 });

@@ -22,6 +22,12 @@ import { createHardenedBucket, hardenBucket, limitBucket, type Hardening } from 
 export interface LedgerOptions {
   replicas?: number;
   limits?: Partial<Limits>;
+  /**
+   * This process owns the bucket's configuration (the gateway): it sets the retained-task limit to
+   * `limits.retainedTasks` and hardens a stream made before. Default false: the bucket is made
+   * when it is missing, else taken as it is — whoever opens it last does not decide its limit.
+   */
+  owner?: boolean;
 }
 
 const enc = new TextEncoder();
@@ -34,9 +40,9 @@ export class Ledger {
   reads = 0;
   /** Entries delivered by watches (following the ledger, not reading it). */
   watched = 0;
-  /** How `open` left the bucket's stream (rollups and purges refused or not); unset after `bind`. */
+  /** How an owner's `open` left the bucket's stream (rollups and purges refused or not); unset otherwise. */
   hardening?: Hardening;
-  /** The bucket's most tasks when this process made or limited it (`open`); unknown after `bind`. */
+  /** The bucket's most tasks as `open` found or set them; unknown after `bind`. */
   retained?: number;
   /** Revision and bytes of this process's latest write per key, for `transition` (bounded). */
   private written = new Map<string, { revision: number; data: Uint8Array }>();
@@ -47,8 +53,10 @@ export class Ledger {
   ) {}
 
   /**
-   * Creates the bucket if needed (idempotent), refuses rollups and purges on it (harden.ts) and
-   * binds to it. For the services that own the bucket (the gateway; tests).
+   * Creates the bucket if needed (idempotent, hardened: harden.ts) and binds to it. Only its owner
+   * (`owner: true`, the gateway) changes the configuration of a bucket that exists: its
+   * retained-task limit and its hardening. Anyone else (the bench's preload, tools, tests) takes
+   * the bucket as it is, and `retained` says the limit it has.
    */
   static async open(nc: NatsConnection, opts: LedgerOptions = {}): Promise<Ledger> {
     const limits = { ...DEFAULT_LIMITS, ...opts.limits } as Limits;
@@ -59,9 +67,13 @@ export class Ledger {
       maxValueSize: limits.taskBytes + 64 * 1024,
       description: 'shrooms task ledger: one value per task, the task as it stands',
     };
-    await createHardenedBucket(nc, BUCKETS.tasks, { ...bucket, ttlMs: bucket.ttl, maxMsgs: limits.retainedTasks });
+    const found = await createHardenedBucket(nc, BUCKETS.tasks, { ...bucket, ttlMs: bucket.ttl, maxMsgs: limits.retainedTasks });
     const kv = await retryJetStream(() => new Kvm(nc).create(BUCKETS.tasks, bucket));
     const ledger = new Ledger(kv, limits);
+    if (!opts.owner) {
+      if (found && found.max_msgs > 0) ledger.retained = found.max_msgs;
+      return ledger;
+    }
     ledger.hardening = await hardenBucket(nc, BUCKETS.tasks);
     if ((await limitBucket(nc, BUCKETS.tasks, limits.retainedTasks)) !== 'left') ledger.retained = limits.retainedTasks;
     return ledger;

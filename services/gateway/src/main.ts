@@ -22,7 +22,8 @@ export async function runGateway(env: Record<string, string | undefined> = proce
     finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS,
     retainedTasks: config.LIMIT_RETAINED_TASKS,
   };
-  const ledger = await Ledger.open(nc, { replicas: config.SHROOMS_REPLICAS, limits });
+  // The gateway owns the bucket's configuration: its retained-task limit is this gateway's setting.
+  const ledger = await Ledger.open(nc, { replicas: config.SHROOMS_REPLICAS, limits, owner: true });
   const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS });
   for (const [bucket, state] of [
     [BUCKETS.tasks, ledger.hardening],
