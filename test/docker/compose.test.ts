@@ -9,12 +9,11 @@
  * The file's ports are fixed (4222-4224, 8222-8224 and the services' on loopback): the test checks
  * they are free first and says which one is not.
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUCKETS, ERRORS, type ErrorKey } from '@shrooms/protocol';
-import { DOCKER_BIN, DOCKER_COMPOSE_BIN, REPO_ROOT, run } from '@shrooms/testing';
+import { DOCKER_BIN, DOCKER_COMPOSE_BIN, REPO_ROOT, run, tempDir, type TempDir } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const docker = inject('docker');
@@ -32,7 +31,7 @@ function portFree(port: number): Promise<boolean> {
 }
 
 describe.skipIf(!docker)('the compose file under a real Docker engine', () => {
-  let work = '';
+  let temp: TempDir | undefined;
   let composeDir = '';
   const env = () => ({ ...docker!.env, NATS_IMAGE: docker!.natsImage, SHROOMS_IMAGE: docker!.image });
   const compose = (args: string[]) =>
@@ -116,9 +115,9 @@ describe.skipIf(!docker)('the compose file under a real Docker engine', () => {
     for (const p of PORTS) if (!(await portFree(p))) taken.push(p);
     if (taken.length) throw new Error(`the compose file's fixed ports are in use on 127.0.0.1: ${taken.join(', ')}`);
     // A copy of deploy/, so make-env.sh's .env and permissions.conf stay out of the checkout.
-    work = mkdtempSync(join(tmpdir(), 'shd-compose-'));
-    cpSync(join(REPO_ROOT, 'deploy'), join(work, 'deploy'), { recursive: true });
-    composeDir = join(work, 'deploy', 'compose');
+    temp = await tempDir('shd-compose');
+    cpSync(join(REPO_ROOT, 'deploy'), join(temp.path, 'deploy'), { recursive: true });
+    composeDir = join(temp.path, 'deploy', 'compose');
     await run('sh', ['make-env.sh'], { cwd: composeDir, env: { SHROOMS_MACHINE: 'box' } });
     // The image is the setup's build of deploy/Dockerfile; compose would build the same file.
     await compose(['up', '-d', '--no-build']);
@@ -127,7 +126,7 @@ describe.skipIf(!docker)('the compose file under a real Docker engine', () => {
 
   afterAll(async () => {
     if (composeDir) await compose(['down', '-v', '--timeout', '5']).catch(() => '');
-    if (work) rmSync(work, { recursive: true, force: true });
+    await temp?.remove();
   });
 
   it('runs every service healthy, ours as the non-root user node', async () => {

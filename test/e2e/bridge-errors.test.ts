@@ -3,12 +3,11 @@
  * silence: NATS unreachable, the gateway unreachable, a login NATS refuses, the harness CLI missing,
  * no local mesh to join. Each waits for the line with a generous bound; none measures time.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, freePort, runTs, startNatsServer, type NatsServerHandle, type ServiceProcess } from '@shrooms/testing';
+import { CLI, freePort, runTs, startNatsServer, tempDir, type NatsServerHandle, type ServiceProcess, type TempDir } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+let temp: TempDir | undefined;
 let dir: string;
 const running: ServiceProcess[] = [];
 
@@ -37,12 +36,16 @@ const exitOf = (p: ServiceProcess) =>
   p.child.exitCode !== null ? Promise.resolve(p.child.exitCode) : new Promise<number | null>((r) => p.child.once('exit', r));
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'shrooms-bridge-errors-'));
+  temp = await tempDir('shrooms-bridge-errors');
+  dir = temp.path;
 });
 
 afterAll(async () => {
-  await Promise.all(running.map((p) => p.stop()));
-  await rm(dir, { recursive: true, force: true });
+  try {
+    await Promise.all(running.map((p) => p.stop()));
+  } finally {
+    await temp?.remove();
+  }
 });
 
 describe('a bridge that cannot work says what is wrong', () => {

@@ -7,13 +7,12 @@
  * every service still answers `$SRV.INFO`.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { BUCKETS, SERVICE_NAMES } from '@shrooms/protocol';
-import { REPO_ROOT, eventually, freePort, runTs, type ServiceProcess } from '@shrooms/testing';
+import { REPO_ROOT, eventually, freePort, runTs, tempDir, type ServiceProcess, type TempDir } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNatsFromConfig, type NatsCluster, type NatsNode } from '../../scripts/deploy-check/nats-cluster.mjs';
 
@@ -50,6 +49,7 @@ function launcher(service: 'guard' | 'scheduler'): { script: string; args: strin
 
 const passwords = examplePasswords();
 let cluster: NatsCluster;
+let temp: TempDir | undefined;
 let tmp: string;
 let gatewayUrl: string;
 let admin: NatsConnection;
@@ -139,7 +139,8 @@ async function serviceInfos(): Promise<{ name: string; id: string }[]> {
 }
 
 beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'shrooms-cluster-'));
+  temp = await tempDir('shrooms-cluster-e2e');
+  tmp = temp.path;
   cluster = await startNatsFromConfig({ configFile: join(REPO_ROOT, 'deploy/nats/nats.conf'), nodes: 3, env: passwords });
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
@@ -200,10 +201,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await admin?.close().catch(() => {});
-  await Promise.all(procs.map((p) => p.stop()));
-  await cluster?.stop();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
+  try {
+    await admin?.close().catch(() => {});
+    await Promise.all(procs.map((p) => p.stop()));
+    await cluster?.stop();
+  } finally {
+    await temp?.remove();
+  }
 });
 
 describe('the mesh on a 3-node NATS cluster from the deploy config', () => {

@@ -7,16 +7,16 @@
  * from its environment.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { REPO_ROOT, startNatsServer } from '@shrooms/testing';
+import { REPO_ROOT, startNatsServer, tempDirSync } from '@shrooms/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const FORMAT = /^pw[0-9a-f]{48}$/;
-const work = mkdtempSync(join(tmpdir(), 'shrooms-credentials-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const temp = tempDirSync('shrooms-credentials');
+const work = temp.path;
+afterAll(() => temp.remove());
 
 function sh(script: string, cwd = work): string {
   return execFileSync('sh', ['-c', script], { cwd, encoding: 'utf8', env: { ...process.env, SHROOMS_MACHINE: 'laptop' } });

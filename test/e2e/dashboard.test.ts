@@ -9,14 +9,13 @@
  * and actions run in turn on them.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { REPO_ROOT, eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
+import { REPO_ROOT, eventually, rpc, startMesh, tempDir, type Mesh, type TempDir } from '@shrooms/testing';
 
 // What page.evaluate and evaluateAll run is browser code; the repository compiles without DOM types.
 declare const window: any;
@@ -32,6 +31,8 @@ let mesh: Mesh;
 let browser: Browser;
 let page: Page;
 let proxy: Server | undefined;
+/** The peers file's folder. */
+let peersDir: TempDir | undefined;
 
 /** The phone: a device of the mesh (127.0.0.2 in the peers file) other than this machine. */
 const PHONE = '127.0.0.2';
@@ -69,7 +70,8 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM))
     throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
   await mkdir(OUT, { recursive: true });
-  const peers = join(await mkdtemp(join(tmpdir(), 'dashboard-peers-')), 'peers.yaml');
+  peersDir = await tempDir('dashboard-peers');
+  const peers = join(peersDir.path, 'peers.yaml');
   await writeFile(peers, `mesh: home\npeers:\n  ${PHONE}: phone\n`);
   [mesh, browser] = await Promise.all([
     startMesh({
@@ -105,9 +107,13 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  proxy?.close();
-  await browser?.close();
-  await mesh?.stop();
+  try {
+    proxy?.close();
+    await browser?.close();
+    await mesh?.stop();
+  } finally {
+    await peersDir?.remove();
+  }
 });
 
 function send(session: string, messageId: string, text: string, metadata?: Record<string, unknown>) {

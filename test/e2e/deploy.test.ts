@@ -5,18 +5,17 @@
  * with an unknown key, a NATS config that does not parse.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUCKETS, SERVICE_NAMES, subjects, type BridgeOp, type NotifyKind } from '@shrooms/protocol';
-import { REPO_ROOT } from '@shrooms/testing';
+import { REPO_ROOT, tempDirSync, type TempDir } from '@shrooms/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const SCRIPT = join(REPO_ROOT, 'scripts/check-deploy.mjs');
-const temps: string[] = [];
+const temps: TempDir[] = [];
 
-afterAll(() => {
-  for (const t of temps) rmSync(t, { recursive: true, force: true });
+afterAll(async () => {
+  await Promise.all(temps.map((t) => t.remove()));
 });
 
 function check(only: string, deployDir?: string): { code: number | null; out: string } {
@@ -27,8 +26,9 @@ function check(only: string, deployDir?: string): { code: number | null; out: st
 
 /** A copy of deploy/ with one file changed by `edit`. */
 function brokenCopy(file: string, edit: (text: string) => string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'shrooms-deploy-broken-'));
-  temps.push(dir);
+  const temp = tempDirSync('shrooms-deploy-broken');
+  temps.push(temp);
+  const dir = temp.path;
   const deploy = join(dir, 'deploy');
   cpSync(join(REPO_ROOT, 'deploy'), deploy, { recursive: true });
   const path = join(deploy, file);

@@ -2,8 +2,7 @@
  * The guard as it runs: two guard processes (a queue group sharing JetStream KV state) on a real
  * nats-server, asked through the client the gateway uses (spec §6).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
@@ -11,11 +10,11 @@ import { askGuard, guardRefusal, type GuardAdmitInput } from '@shrooms/client';
 import { SignalField } from '@shrooms/ledger';
 import { RefusalEventSchema, ShroomsError, SERVICE_NAMES, subjects } from '@shrooms/protocol';
 import { requestJson } from '@shrooms/runtime';
-import { runTs, startNatsServer, type NatsServerHandle, type ServiceProcess } from '@shrooms/testing';
+import { runTs, startNatsServer, tempDir, type NatsServerHandle, type ServiceProcess, type TempDir } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let server: NatsServerHandle;
-let dir: string;
+let dir: TempDir | undefined;
 let nc: NatsConnection;
 const guards: ServiceProcess[] = [];
 
@@ -35,8 +34,8 @@ function control(body: unknown) {
 
 beforeAll(async () => {
   server = await startNatsServer();
-  dir = await mkdtemp(join(tmpdir(), 'shrooms-guard-e2e-'));
-  const policy = join(dir, 'policy.yaml');
+  dir = await tempDir('shrooms-guard-e2e');
+  const policy = join(dir.path, 'policy.yaml');
   await writeFile(
     policy,
     ['sessions:', '  "homeserver/private":', '    devices: [laptop.home]', '  "pi5/trusted":', '    agentTasks: true', ''].join('\n'),
@@ -55,10 +54,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await nc?.close();
-  for (const g of guards) await g.kill();
-  await server?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  try {
+    await nc?.close();
+    for (const g of guards) await g.kill();
+    await server?.stop();
+  } finally {
+    await dir?.remove();
+  }
 });
 
 describe('the loop guard across two guard replicas', () => {

@@ -6,15 +6,15 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT, startMesh, type Mesh } from '@shrooms/testing';
+import { REPO_ROOT, startMesh, tempDir, type Mesh, type TempDir } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const MACHINE = 'packbox';
+let temp: TempDir | undefined;
 let tmp: string;
 let prefix: string;
 let bin: string;
@@ -27,7 +27,8 @@ const cli = (args: string[], env: Record<string, string> = {}) =>
   );
 
 beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'shrooms-installed-'));
+  temp = await tempDir('shrooms-installed');
+  tmp = temp.path;
   prefix = join(tmp, 'prefix');
   const packs = join(tmp, 'packs');
   await run(process.execPath, [join(REPO_ROOT, 'scripts/pack.mjs'), '--out', packs]);
@@ -41,8 +42,11 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  await mesh?.stop();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
+  try {
+    await mesh?.stop();
+  } finally {
+    await temp?.remove();
+  }
 });
 
 describe('the CLI installed from its packages', () => {

@@ -11,11 +11,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpOverStdio } from './support/mcp-stdio.js';
-import { CLI, eventually, freePort, rpc, runTs, startMesh, type Mesh, type ServiceProcess } from '@shrooms/testing';
+import { CLI, eventually, freePort, rpc, runTs, startMesh, tempDir, type Mesh, type ServiceProcess, type TempDir } from '@shrooms/testing';
 
 let mesh: Mesh;
 let second: ServiceProcess;
 let secondUrl: string;
+/** The peers file's folder. */
+let peersDir: TempDir | undefined;
 
 function rpcFrom(localAddress: string, url: string, method: string, params: unknown, headers: Record<string, string> = {}): Promise<any> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
@@ -79,10 +81,8 @@ async function cliRun(args: string[]): Promise<{ code: number | null; out: strin
 }
 
 beforeAll(async () => {
-  const { mkdtemp } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const dir = await mkdtemp(join(tmpdir(), 'peers-'));
-  const peers = join(dir, 'peers.yaml');
+  peersDir = await tempDir('peers');
+  const peers = join(peersDir.path, 'peers.yaml');
   await writeFile(peers, 'mesh: home\npeers:\n  127.0.0.2: laptop\n  127.0.0.3: pi5\n');
   mesh = await startMesh({
     guard: true,
@@ -109,7 +109,11 @@ beforeAll(async () => {
   await Promise.all([guard2.waitFor(/guard ready/, 60_000), second.waitFor(/gateway listening/, 60_000)]);
 });
 afterAll(async () => {
-  await mesh?.stop();
+  try {
+    await mesh?.stop();
+  } finally {
+    await peersDir?.remove();
+  }
 });
 
 describe('device identity', () => {

@@ -7,8 +7,7 @@
  * credential, so every user's reach reads beside the others'.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -18,7 +17,7 @@ import { askGuard } from '@shrooms/client';
 import { hardenBucket } from '@shrooms/ledger';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/nats-core';
-import { REPO_ROOT, runTs, startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { REPO_ROOT, runTs, startNatsServer, tempDir, type NatsServerHandle, type TempDir } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const GENERATOR = join(REPO_ROOT, 'deploy/nats/gen-permissions.mjs');
@@ -35,6 +34,7 @@ const PASSWORDS = {
 };
 const PERMISSION_VIOLATION = /Permissions Violation/;
 
+let temp: TempDir | undefined;
 let dir: string;
 let server: NatsServerHandle;
 let conf: string;
@@ -49,7 +49,8 @@ const laptopBridge = () => login('bridge', PASSWORDS.NATS_BRIDGE_PASSWORD, { inb
 const pi5Bridge = () => login('bridge-pi5', PASSWORDS.NATS_BRIDGE_PI5_PASSWORD, { inboxPrefix: subjects.bridgeInbox('pi5') });
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'shrooms-perms-'));
+  temp = await tempDir('shrooms-perms');
+  dir = temp.path;
   execFileSync(process.execPath, [
     GENERATOR,
     '--local',
@@ -81,9 +82,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const nc of open) await nc.close().catch(() => {});
-  await server?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  try {
+    for (const nc of open) await nc.close().catch(() => {});
+    await server?.stop();
+  } finally {
+    await temp?.remove();
+  }
 });
 
 describe('the generated permissions', () => {

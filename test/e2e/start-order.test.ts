@@ -3,17 +3,14 @@
  * early, a test): with the generated NATS permissions it may not create the signal field or the
  * ledger, so it waits for them instead of failing — and binds once the gateway has made them.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { BUCKETS, keys, subjects } from '@shrooms/protocol';
 import { Ledger, SignalField } from '@shrooms/ledger';
-import { prepareLocalNats, startNatsServer, type LocalNats, type NatsServerHandle } from '@shrooms/testing';
+import { prepareLocalNats, startNatsServer, tempDir, type LocalNats, type NatsServerHandle, type TempDir } from '@shrooms/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
-let dir: string;
+let dir: TempDir | undefined;
 let auth!: LocalNats;
 let server: NatsServerHandle;
 const open: NatsConnection[] = [];
@@ -25,16 +22,19 @@ const login = async (role: 'gateway' | 'bridge' | 'admin', inboxPrefix?: string)
 };
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'shrooms-start-order-'));
+  dir = await tempDir('shrooms-start-order');
   // The generated users, as `up` makes them; the passwords go to the server only, not to process.env.
-  auth = await prepareLocalNats(dir, 'laptop');
+  auth = await prepareLocalNats(dir.path, 'laptop');
   server = await startNatsServer({ args: ['-c', auth.confFile], env: auth.serverEnv });
 });
 
 afterAll(async () => {
-  for (const nc of open) await nc.close().catch(() => {});
-  await server?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  try {
+    for (const nc of open) await nc.close().catch(() => {});
+    await server?.stop();
+  } finally {
+    await dir?.remove();
+  }
 });
 
 it('a bridge started before the gateway waits for the buckets, then binds and signals', async () => {

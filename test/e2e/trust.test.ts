@@ -12,9 +12,8 @@
  * Over 300 lines: one test per row of the threat model, all on one set of namespaces and one mesh
  * (made once: root, veths, processes), so the model reads as one file.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
@@ -28,17 +27,20 @@ import {
   startMesh,
   startNatsServer,
   startNetns,
+  tempDir,
   type LocalNats,
   type Mesh,
   type NatsServerHandle,
   type Netns,
   type NetnsDevice,
+  type TempDir,
 } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const why = netnsUnavailable();
 const SESSIONS = ['target', 'auto', 'perm', 'deep'];
 
+let temp: TempDir | undefined;
 let tmp: string;
 let net: Netns;
 let auth: LocalNats;
@@ -91,7 +93,8 @@ const until = (session: string, id: string, check: (t: any) => boolean) =>
 
 describe.skipIf(why !== undefined)(`trust across the mesh${why ? ` (skipped: ${why})` : ''}`, () => {
   beforeAll(async () => {
-    tmp = await mkdtemp(join(tmpdir(), 'shrooms-trust-'));
+    temp = await tempDir('shrooms-trust');
+    tmp = temp.path;
     net = await startNetns('tr', ['a', 'b', 'c']);
     [laptop, pi5, stranger] = net.devices as [NetnsDevice, NetnsDevice, NetnsDevice];
     const peers = join(tmp, 'peers.yaml');
@@ -122,11 +125,14 @@ describe.skipIf(why !== undefined)(`trust across the mesh${why ? ` (skipped: ${w
   }, 180_000);
 
   afterAll(async () => {
-    await admin?.close().catch(() => {});
-    await mesh?.stop();
-    await nats?.stop(); // given to the mesh, so not stopped by it
-    net?.teardown();
-    if (tmp) await rm(tmp, { recursive: true, force: true });
+    try {
+      await admin?.close().catch(() => {});
+      await mesh?.stop();
+      await nats?.stop(); // given to the mesh, so not stopped by it
+      net?.teardown();
+    } finally {
+      await temp?.remove();
+    }
   });
 
   describe('an address the mesh does not name', () => {

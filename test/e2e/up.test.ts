@@ -5,15 +5,27 @@
  * restarts are in logs/up.log. Before that, a bridge and the CLI started by hand next to it find
  * the mesh with no connection settings, the bridge as a NATS user of its own session alone.
  */
-import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { connect } from '@nats-io/transport-node';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, childProcesses, eventually, freePort, isAlive, parseUpOutput, rpc, runTs, type ServiceProcess } from '@shrooms/testing';
+import {
+  CLI,
+  childProcesses,
+  eventually,
+  freePort,
+  isAlive,
+  parseUpOutput,
+  rpc,
+  runTs,
+  tempDir,
+  type ServiceProcess,
+  type TempDir,
+} from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let up: ServiceProcess;
+let stateDir: TempDir | undefined;
 let state: string;
 let gatewayUrl: string;
 let asks = 0;
@@ -54,7 +66,8 @@ async function killAndWaitBack(name: string, pid: number): Promise<number> {
 }
 
 beforeAll(async () => {
-  state = await mkdtemp(join(tmpdir(), 'shrooms-up-'));
+  stateDir = await tempDir('shrooms-up');
+  state = stateDir.path;
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
   // As `./shrooms up` runs it: the compiled CLI (built by the project's global setup).
@@ -68,9 +81,12 @@ beforeAll(async () => {
 }, 150_000);
 
 afterAll(async () => {
-  await up?.stop();
-  for (const pid of seenPids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-  await rm(state, { recursive: true, force: true });
+  try {
+    await up?.stop();
+    for (const pid of seenPids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  } finally {
+    await stateDir?.remove();
+  }
 });
 
 describe('up runs NATS with users', () => {
@@ -134,15 +150,22 @@ function askUp(line: string): Promise<Record<string, string>> {
 
 describe('a bridge started by hand next to up', () => {
   let bridge: ServiceProcess | undefined;
-  afterAll(async () => void (await bridge?.stop()));
+  let cwd: TempDir | undefined;
+  afterAll(async () => {
+    try {
+      await bridge?.stop();
+    } finally {
+      await cwd?.remove();
+    }
+  });
 
   it('joins with no connection flags or variables, and its session answers an ask', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'shrooms-hand-'));
+    cwd = await tempDir('shrooms-hand');
     // SHROOMS_STATE_DIR is where this test's `up` keeps its state (a person's is the repository's .state/).
     bridge = runTs(
       CLI,
-      ['bridge', '--harness', 'echo', '--session', 'byhand', '--cwd', cwd],
-      { ...bare, SHROOMS_STATE_DIR: state, XDG_STATE_HOME: join(cwd, 'xdg') },
+      ['bridge', '--harness', 'echo', '--session', 'byhand', '--cwd', cwd.path],
+      { ...bare, SHROOMS_STATE_DIR: state, XDG_STATE_HOME: join(cwd.path, 'xdg') },
       { built: true },
     );
     await bridge.waitFor(/bridge ready for upbox\/byhand/, 60_000);

@@ -7,25 +7,38 @@
  * through ask_agent to a pi session) and one answered deny (nothing reaches pi); a conversation
  * that cannot be loaded starts afresh and says so; any other agent by its command line.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { blockedThenAnswered, done, permissivePolicy, sessionRpc } from './helpers.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@shrooms/runtime';
 import { harnessBaseEnv, harnessFactory, type Harness } from '@shrooms/session-bridge';
-import { chain, childProcesses, nest, rpc, startFakeModel, startMesh, useTool, type FakeModel, type Mesh } from '@shrooms/testing';
+import {
+  chain,
+  childProcesses,
+  nest,
+  rpc,
+  startFakeModel,
+  startMesh,
+  tempDir,
+  useTool,
+  type FakeModel,
+  type Mesh,
+  type TempDir,
+} from '@shrooms/testing';
 
 const GEMINI_BUNDLE = fileURLToPath(new URL('../../node_modules/@google/gemini-cli/bundle/gemini.js', import.meta.url));
 
 let fake: FakeModel;
 let mesh: Mesh;
+/** The policy file and the agents' homes: removed after the mesh (whose bridges use them) has stopped. */
+let dir: TempDir | undefined;
 
 beforeAll(async () => {
   fake = await startFakeModel({ slow: { chunks: 8, delayMs: 500 } });
-  const dir = await mkdtemp(join(tmpdir(), 'acp-harness-'));
-  const policy = await permissivePolicy(dir);
+  dir = await tempDir('acp-harness');
+  const policy = await permissivePolicy(dir.path);
   const key = { SHROOMS_MODEL_API_KEY: 'sk-fake' };
   mesh = await startMesh({
     guard: true,
@@ -56,7 +69,7 @@ beforeAll(async () => {
           BRIDGE_ACP_COMMAND: `${process.execPath} ${GEMINI_BUNDLE} --experimental-acp --model gemini-2.5-flash`,
           GOOGLE_GEMINI_BASE_URL: fake.url,
           GEMINI_API_KEY: 'sk-fake',
-          GEMINI_CLI_HOME: join(dir, 'gemini-home'),
+          GEMINI_CLI_HOME: join(dir.path, 'gemini-home'),
           GEMINI_CLI_TRUST_WORKSPACE: 'true',
           GEMINI_CLI_NO_RELAUNCH: 'true',
         },
@@ -64,15 +77,19 @@ beforeAll(async () => {
       {
         name: 'pi',
         harness: 'pi',
-        env: { ...key, SHROOMS_MODEL_BASE_URL: `${fake.url}/v1`, SHROOMS_MODEL: 'fake-model', HOME: join(dir, 'home') },
+        env: { ...key, SHROOMS_MODEL_BASE_URL: `${fake.url}/v1`, SHROOMS_MODEL: 'fake-model', HOME: join(dir.path, 'home') },
       },
     ],
   });
 }, 240_000);
 
 afterAll(async () => {
-  await mesh?.stop();
-  await fake?.close();
+  try {
+    await mesh?.stop();
+    await fake?.close();
+  } finally {
+    await dir?.remove();
+  }
 });
 
 const { url, ask, until } = sessionRpc(() => mesh.gatewayUrl);
@@ -189,7 +206,8 @@ describe('an ACP agent given by its command line', () => {
 
 describe('a conversation that cannot be loaded', () => {
   it('starts a new one, and its first prompt says that the earlier one is gone', async () => {
-    const tmp = await mkdtemp(join(tmpdir(), 'acp-fresh-'));
+    const own = await tempDir('acp-fresh');
+    const tmp = own.path;
     const stateDir = join(tmp, 'state');
     await mkdir(stateDir, { recursive: true });
     // What a session that ran before left (an id Gemini CLI no longer has).
@@ -221,8 +239,7 @@ describe('a conversation that cannot be loaded', () => {
       const req = await requestWith('fresh-start-marker');
       expect(JSON.stringify(req.body)).toContain(`its earlier conversation (${gone}) could not be resumed`);
     } finally {
-      await h.stop();
-      await rm(tmp, { recursive: true, force: true });
+      await h.stop().finally(() => own.remove());
     }
   });
 });

@@ -8,8 +8,6 @@
  * Over 300 lines: one mesh of real Claude Code and pi sessions for the file (each costs seconds to
  * start); every case below runs on it.
  */
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { blockedThenAnswered, done, permissivePolicy, sessionRpc } from './helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,11 +25,13 @@ import {
   startMesh,
   startNatsServer,
   startOtlpReceiver,
+  tempDir,
   useTool,
   type FakeModel,
   type Mesh,
   type NatsServerHandle,
   type OtlpReceiver,
+  type TempDir,
 } from '@shrooms/testing';
 
 let fake: FakeModel;
@@ -39,6 +39,8 @@ let otlp: OtlpReceiver;
 let mesh: Mesh;
 let nats: NatsServerHandle;
 let nc: NatsConnection;
+/** The policy file and pi's HOME: removed after every process that uses them has stopped. */
+let dir: TempDir | undefined;
 /** pi2's bridge logs in with this password (in NATS_PASS and in its NATS_URL); the server takes any. */
 const BRIDGE_PASSWORD = `pw-${process.pid}-7c1e`;
 const notes: { subject: string; data: any }[] = [];
@@ -56,14 +58,14 @@ beforeAll(async () => {
     },
   });
   otlp = await startOtlpReceiver();
-  const dir = await mkdtemp(join(tmpdir(), 'bridge-harness-'));
-  const policy = await permissivePolicy(dir);
+  dir = await tempDir('bridge-harness');
+  const policy = await permissivePolicy(dir.path);
   const claude = { SHROOMS_MODEL_BASE_URL: fake.url, SHROOMS_MODEL_API_KEY: 'sk-fake', CLAUDE_CODE_MAX_RETRIES: '0' };
   const pi = {
     SHROOMS_MODEL_BASE_URL: `${fake.url}/v1`,
     SHROOMS_MODEL: 'fake-model',
     SHROOMS_MODEL_API_KEY: 'sk-fake',
-    HOME: join(dir, 'home'),
+    HOME: join(dir.path, 'home'),
   };
   nats = await startNatsServer();
   const login = {
@@ -96,11 +98,15 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  await nc?.close();
-  await mesh?.stop();
-  await nats?.stop();
-  await otlp?.close();
-  await fake?.close();
+  try {
+    await nc?.close();
+    await mesh?.stop();
+    await nats?.stop();
+    await otlp?.close();
+    await fake?.close();
+  } finally {
+    await dir?.remove();
+  }
 });
 
 const { url, ask, get, until } = sessionRpc(() => mesh.gatewayUrl);

@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chain, eventually, startFakeModel, useTool, type FakeModel } from '@shrooms/testing';
+import { chain, eventually, startFakeModel, tempDir, useTool, type FakeModel, type TempDir } from '@shrooms/testing';
 import { harnessFactory, type Harness, type HarnessFactory } from '@shrooms/session-bridge';
 import { startTestMcpServer, type TestMcpServer } from './mcp-tools.js';
-import { harnessOptions, promptsOf, recorder, tempDir, type Recorder } from './helpers.js';
+import { harnessOptions, promptsOf, recorder, type Recorder } from './helpers.js';
 
 type ClaudeHarness = Harness & { readonly pid?: number; readonly sessionId?: string };
 
@@ -18,8 +18,8 @@ describe('the Claude Code harness', () => {
   let fake: FakeModel;
   let mcp: TestMcpServer;
   let create: HarnessFactory;
-  let stateDir: Awaited<ReturnType<typeof tempDir>>;
-  let cwd: Awaited<ReturnType<typeof tempDir>>;
+  let stateDir: TempDir;
+  let cwd: TempDir;
   let claude: ClaudeHarness;
   let rec: Recorder;
   const harnesses: Harness[] = [];
@@ -46,8 +46,8 @@ describe('the Claude Code harness', () => {
     fake = await startFakeModel({ slow: { chunks: 40, delayMs: 500 } });
     mcp = await startTestMcpServer();
     create = await harnessFactory('claude');
-    stateDir = await tempDir('claude-state');
-    cwd = await tempDir('claude-cwd');
+    stateDir = await tempDir('shrooms-claude-state');
+    cwd = await tempDir('shrooms-claude-cwd');
     ({ h: claude, rec } = make());
     await claude.start();
   });
@@ -164,7 +164,7 @@ describe('the Claude Code harness', () => {
   });
 
   it('falls back to a kill and a resume when the interrupt does not end the turn in time', async () => {
-    const own = await tempDir('claude-grace');
+    const own = await tempDir('shrooms-claude-grace');
     const { h, rec: r } = make({ stateDir: own.path, cancelGraceMs: 1 });
     try {
       await h.start();
@@ -191,14 +191,14 @@ describe('the Claude Code harness', () => {
       expect(promptsOf(fake.requests.at(-1)!.body)).toContain('remember me');
     } finally {
       // Stopped before its folder goes, also when an expectation failed: a claude still writing
-      // there made the removal fail (ENOTEMPTY), and that error hid the one that mattered.
-      await h.stop();
-      await own.remove();
+      // there made the removal fail (ENOTEMPTY), and that error hid the one that mattered. A stop
+      // that fails still removes it (remove() also retries a folder still being written).
+      await h.stop().finally(() => own.remove());
     }
   });
 
   it('with autoApprove runs tools without asking, and counts a background command until it ends', async () => {
-    const own = await tempDir('claude-auto');
+    const own = await tempDir('shrooms-claude-auto');
     const { h, rec: r } = make({ autoApprove: true, stateDir: own.path });
     try {
       await h.start();
@@ -217,8 +217,7 @@ describe('the Claude Code harness', () => {
       const next = await h.send('a2', 'and now this');
       expect(next.text).toMatch(/FAKE_REPLY\(\d+\): and now this$/);
     } finally {
-      await h.stop();
-      await own.remove();
+      await h.stop().finally(() => own.remove());
     }
   });
 });

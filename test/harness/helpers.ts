@@ -1,9 +1,8 @@
 /**
- * Shared setup of the harness tests: temp folders, the options an adapter gets, and a recorder of
+ * Shared setup of the harness tests: the options an adapter gets, and a recorder of
  * everything the adapter tells the bridge.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLogger } from '@shrooms/runtime';
 import { eventually, rpc, useTool } from '@shrooms/testing';
@@ -62,11 +61,6 @@ export function recorder(): Recorder {
       });
     },
   };
-}
-
-export async function tempDir(prefix: string): Promise<{ path: string; remove(): Promise<void> }> {
-  const path = await mkdtemp(join(tmpdir(), `shrooms-${prefix}-`));
-  return { path, remove: () => rm(path, { recursive: true, force: true }) };
 }
 
 export const log = createLogger('harness-test', process.env.LOG_LEVEL ?? 'error');

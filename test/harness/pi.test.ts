@@ -6,10 +6,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chain, nest, startFakeModel, useTool, type FakeModel } from '@shrooms/testing';
+import { chain, nest, startFakeModel, tempDir, useTool, type FakeModel, type TempDir } from '@shrooms/testing';
 import { harnessFactory, type Harness, type HarnessFactory } from '@shrooms/session-bridge';
 import { startTestMcpServer, type TestMcpServer } from './mcp-tools.js';
-import { harnessOptions, promptsOf, recorder, tempDir, type Recorder } from './helpers.js';
+import { harnessOptions, promptsOf, recorder, type Recorder } from './helpers.js';
 
 type PiHarness = Harness & { readonly pid?: number; readonly sessionId?: string };
 
@@ -35,7 +35,7 @@ describe('the pi harness', () => {
   let fake: FakeModel;
   let mcp: TestMcpServer;
   let create: HarnessFactory;
-  let root: Awaited<ReturnType<typeof tempDir>>;
+  let root: TempDir;
   let cwd: string;
   let pi: PiHarness;
   let rec: Recorder;
@@ -67,7 +67,7 @@ describe('the pi harness', () => {
       },
     });
     create = await harnessFactory('pi');
-    root = await tempDir('pi');
+    root = await tempDir('shrooms-pi');
     cwd = join(root.path, 'project');
     await mkdir(join(cwd, '.pi', 'extensions'), { recursive: true });
     await writeFile(join(cwd, '.pi', 'extensions', 'dialog.js'), DIALOG_EXTENSION);

@@ -3,11 +3,8 @@
  * guard, scheduler, the `demo` echo session), on a free port with its state in a temp folder. Every
  * file drives it with a real client nobody here wrote, from the endpoint `up` printed.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { CLI, freePort, parseUpOutput, runTs } from '@shrooms/testing';
+import { CLI, freePort, parseUpOutput, runTs, tempDir } from '@shrooms/testing';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,7 +19,8 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const state = await mkdtemp(join(tmpdir(), 'shrooms-interop-'));
+  const temp = await tempDir('shrooms-interop');
+  const state = temp.path;
   const port = await freePort();
   const machine = 'interop';
   const up = runTs(CLI, ['up', '--port', String(port)], {
@@ -36,7 +34,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     void out;
   } catch (err) {
     await up.stop();
-    await rm(state, { recursive: true, force: true });
+    await temp.remove();
     throw err;
   }
   const printed = parseUpOutput(up.output());
@@ -46,7 +44,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('machine', machine);
   project.provide('stateDir', state);
   return async () => {
-    await up.stop('SIGINT');
-    await rm(state, { recursive: true, force: true });
+    try {
+      await up.stop('SIGINT');
+    } finally {
+      await temp.remove();
+    }
   };
 }

@@ -3,11 +3,11 @@
  * scheduler, and bridges — each its own process started through the `shrooms-agent` CLI, exactly as
  * a person runs them. One shared setup/cleanup for the root test/ suites.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startNatsServer, type NatsServerHandle } from './nats-server.js';
 import { freePort, runTs, type ServiceProcess } from './processes.js';
+import { tempDir } from './temp.js';
 
 export const CLI = 'services/shrooms-agent/src/main.ts';
 
@@ -41,7 +41,8 @@ export interface Mesh {
 
 export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   const nats = opts.nats ?? (await startNatsServer());
-  const tmp = await mkdtemp(join(tmpdir(), 'shrooms-mesh-'));
+  const temp = await tempDir('shrooms-mesh');
+  const tmp = temp.path;
   const machine = opts.machine ?? 'testbox';
   const gatewayPort = await freePort();
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
@@ -92,9 +93,14 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       return p;
     },
     async stop() {
-      await Promise.all(services.map((s) => s.stop()));
-      if (!opts.nats) await nats.stop();
-      await rm(tmp, { recursive: true, force: true });
+      // Every part is stopped and the folder removed even when one stop fails; then that failure.
+      const stops = await Promise.allSettled(services.map((s) => s.stop()));
+      try {
+        if (!opts.nats) await nats.stop();
+      } finally {
+        await temp.remove();
+      }
+      for (const s of stops) if (s.status === 'rejected') throw s.reason;
     },
   };
   const starts: Promise<unknown>[] = [mesh.startGateway()];

@@ -6,9 +6,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tempDir } from './temp.js';
 
 export interface NatsServerHandle {
   url: string;
@@ -97,11 +97,12 @@ async function startInDocker(timeoutMs: number): Promise<NatsServerHandle> {
 
 async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
   const timeoutMs = opts.timeoutMs ?? 15_000;
-  const dir = await mkdtemp(join(tmpdir(), 'shrooms-nats-'));
+  const temp = await tempDir('shrooms-nats');
+  const dir = temp.path;
   const dataDir = opts.dataDir ?? join(dir, 'js');
   let port = opts.port ?? -1;
   let monitorPort = opts.monitorPort ?? -1;
-  let child: ChildProcess;
+  let child!: ChildProcess;
   let expectedExit = false;
   const exitListeners = new Set<(exit: { code: number | null; signal: string | null }) => void>();
   let url = '';
@@ -167,10 +168,9 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
   function waitExit(ms: number): Promise<void> {
     return new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const t = setTimeout(() => {
-        child.kill('SIGKILL');
-        resolve();
-      }, ms);
+      // Past `ms` a SIGKILL, and still the exit awaited: a server writing as its folder goes fails
+      // the removal.
+      const t = setTimeout(() => child.kill('SIGKILL'), ms);
       child.once('exit', () => {
         clearTimeout(t);
         resolve();
@@ -178,7 +178,19 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
     });
   }
 
-  await launch();
+  try {
+    await launch();
+  } catch (err) {
+    // A server that did not start (a config it refuses, a timeout) leaves no folder either.
+    expectedExit = true;
+    const started = child as ChildProcess | undefined;
+    if (started) {
+      started.kill('SIGKILL');
+      await waitExit(5000);
+    }
+    await temp.remove();
+    throw err;
+  }
   return {
     get url() {
       return url;
@@ -195,7 +207,7 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
       expectedExit = true;
       child.kill('SIGTERM');
       await waitExit(5000);
-      await rm(dir, { recursive: true, force: true });
+      await temp.remove();
     },
     kill() {
       child.kill('SIGKILL');

@@ -1,10 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { ShroomsError, subjects, type Signal } from '@shrooms/protocol';
 import { connectNats, createLogger, requestJson } from '@shrooms/runtime';
-import { eventually, startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { eventually, startNatsServer, tempDir, type NatsServerHandle, type TempDir } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askGuard, guardRefusal } from '@shrooms/client';
 import { loadGuardConfig } from './config.js';
@@ -22,7 +21,7 @@ const control = (nc: NatsConnection, body: unknown) =>
 
 describe('buildGuard (two replicas in one process)', () => {
   let server: NatsServerHandle;
-  let dir: string;
+  let dir: TempDir | undefined;
   let policyFile: string;
   const conns: NatsConnection[] = [];
   const guards: Guard[] = [];
@@ -31,8 +30,8 @@ describe('buildGuard (two replicas in one process)', () => {
 
   beforeAll(async () => {
     server = await startNatsServer();
-    dir = await mkdtemp(join(tmpdir(), 'guard-unit-'));
-    policyFile = join(dir, 'policy.yaml');
+    dir = await tempDir('guard-unit');
+    policyFile = join(dir.path, 'policy.yaml');
     await writeFile(
       policyFile,
       ['sessions:', '  "homeserver/private":', '    devices: [laptop.home]', '  "pi5/open":', '    agentTasks: true', ''].join('\n'),
@@ -55,10 +54,13 @@ describe('buildGuard (two replicas in one process)', () => {
     client = await connectNats({ NATS_URL: server.url }, log, 'guard-test');
   });
   afterAll(async () => {
-    for (const g of guards) await g.stop();
-    for (const nc of [...conns, client]) await nc.close();
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
+    try {
+      for (const g of guards) await g.stop();
+      for (const nc of [...conns, client]) await nc.close();
+      await server.stop();
+    } finally {
+      await dir?.remove();
+    }
   });
 
   const ask = (over: Record<string, unknown> = {}) =>

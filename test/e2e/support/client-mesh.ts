@@ -4,10 +4,9 @@
  * `shrooms-agent` once and returns its exit code and output.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { REPO_ROOT, freePort, runTs, startNatsServer, type NatsServerHandle, type ServiceProcess } from '@shrooms/testing';
+import { REPO_ROOT, freePort, runTs, startNatsServer, tempDir, type NatsServerHandle, type ServiceProcess } from '@shrooms/testing';
 
 export const CLI = 'services/shrooms-agent/src/main.ts';
 
@@ -36,7 +35,8 @@ export async function startClientMesh(opts: {
   sessions: { name: string; env?: Record<string, string> }[];
 }): Promise<ClientMesh> {
   const nats = await startNatsServer();
-  const tmp = await mkdtemp(join(tmpdir(), 'shrooms-client-'));
+  const temp = await tempDir('shrooms-client');
+  const tmp = temp.path;
   const port = await freePort();
   const gatewayUrl = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
@@ -95,9 +95,14 @@ export async function startClientMesh(opts: {
       return start(args, extra);
     },
     async stop() {
-      await Promise.all(procs.map((p) => p.stop()));
-      await nats.stop();
-      await rm(tmp, { recursive: true, force: true });
+      // Every part is stopped and the folder removed even when one stop fails; then that failure.
+      const stops = await Promise.allSettled(procs.map((p) => p.stop()));
+      try {
+        await nats.stop();
+      } finally {
+        await temp.remove();
+      }
+      for (const s of stops) if (s.status === 'rejected') throw s.reason;
     },
   };
   try {

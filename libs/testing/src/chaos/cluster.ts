@@ -5,11 +5,10 @@
  * services connect as in the plain test mesh.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { natsServerBinary, type NatsServerHandle } from '../nats-server.js';
 import { freePort } from '../processes.js';
+import { tempDir } from '../temp.js';
 
 export interface ClusterNode {
   name: string;
@@ -55,7 +54,8 @@ export async function startNatsCluster(opts: { size?: number; name?: string; tim
   const size = opts.size ?? 3;
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const clusterName = opts.name ?? 'chaos';
-  const dir = await mkdtemp(join(tmpdir(), 'shrooms-cluster-'));
+  const temp = await tempDir('shrooms-cluster');
+  const dir = temp.path;
   const specs: { name: string; port: number; monitor: number; route: number }[] = [];
   for (let i = 1; i <= size; i++) specs.push({ name: `n${i}`, port: await freePort(), monitor: await freePort(), route: await freePort() });
   const routes = specs.map((s) => `nats://127.0.0.1:${s.route}`).join(',');
@@ -94,10 +94,9 @@ export async function startNatsCluster(opts: { size?: number; name?: string; tim
     const waitExit = (ms: number) =>
       new Promise<void>((resolve) => {
         if (exited()) return resolve();
-        const t = setTimeout(() => {
-          child?.kill('SIGKILL');
-          resolve();
-        }, ms);
+        // Past `ms` a SIGKILL, and still the exit awaited: a server writing as its folder goes
+        // fails the removal.
+        const t = setTimeout(() => child?.kill('SIGKILL'), ms);
         child!.once('exit', () => {
           clearTimeout(t);
           resolve();
@@ -143,7 +142,7 @@ export async function startNatsCluster(opts: { size?: number; name?: string; tim
     );
   } catch (err) {
     for (const n of internal) await n.kill();
-    await rm(dir, { recursive: true, force: true });
+    await temp.remove();
     throw err;
   }
   const url = nodes.map((n) => n.url).join(',');
@@ -185,7 +184,7 @@ export async function startNatsCluster(opts: { size?: number; name?: string; tim
         }
       }
       await Promise.all(internal.map((n) => n.waitExit(10_000)));
-      await rm(dir, { recursive: true, force: true });
+      await temp.remove();
     },
   };
   return cluster;

@@ -16,11 +16,12 @@
  * around for nothing.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { REPO_ROOT, wrap, type ServiceProcess } from '../processes.js';
+import { tempDirSync } from '../temp.js';
 import { readUnit } from './units.js';
 import { sweepNamespaces } from '../netns/sweep.js';
 
@@ -159,7 +160,7 @@ export async function startRig(opts: RigOptions): Promise<Rig> {
       throw new Error(`interface ${m.iface}: must start with ${prefix}wg- and be ≤ 15 chars`);
   const releaseLock = await takeLock(prefix, opts.lockTimeoutMs ?? 600_000);
   sweepRig(prefix);
-  const dir = mkdtempSync(join(tmpdir(), `shrooms-rig-${prefix}-`));
+  const dir = tempDirSync(`shrooms-rig-${prefix}`).path;
   const all: ServiceProcess[] = [];
   const sw = `${prefix}-switch`;
   let down = false;

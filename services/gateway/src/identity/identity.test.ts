@@ -1,23 +1,24 @@
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLogger } from '@shrooms/runtime';
-import { eventually } from '@shrooms/testing';
+import { eventually, tempDir, type TempDir } from '@shrooms/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadIdentity, type DeviceIdentity } from './identity.js';
 
 const log = createLogger('identity-test', 'silent');
 
 describe('loadIdentity', () => {
+  let temp: TempDir;
   let dir: string;
   let identity: DeviceIdentity | undefined;
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'identity-'));
+    temp = await tempDir('identity');
+    dir = temp.path;
   });
   afterEach(async () => {
     identity?.close();
     identity = undefined;
-    await rm(dir, { recursive: true, force: true });
+    await temp.remove();
   });
 
   it('names devices from a plain map, loopback addresses it names included, and the machine itself from the rest of loopback', async () => {

@@ -1,7 +1,6 @@
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { eventually } from '@shrooms/testing';
+import { eventually, tempDir, type TempDir } from '@shrooms/testing';
 import { createLogger } from '@shrooms/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '@shrooms/runtime';
@@ -36,12 +35,14 @@ describe('parsePolicy', () => {
 });
 
 describe('loadPolicyFile', () => {
+  let temp: TempDir;
   let dir: string;
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'guard-policy-'));
+    temp = await tempDir('guard-policy');
+    dir = temp.path;
   });
   afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+    await temp.remove();
   });
 
   it('refuses to start on a bad file', async () => {

@@ -1,15 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDirSync } from '@shrooms/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { natsServerPath } from './nats-binary.js';
 import { DEFAULT_PORTS, defaultServices, newPassword, withMachine, type Machine, type MeshFile } from './model.js';
 import { permissionsFor } from './permissions.js';
 import { renderMachine } from './render.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'shrooms-mesh-render-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const temp = tempDirSync('shrooms-mesh-render');
+const dir = temp.path;
+afterAll(() => temp.remove());
 
 const KEY = (c: string) => `${c.repeat(43)}=`;
 const machine = (name: string, n: number, role: Machine['role'] = 'always-on'): Machine => ({
