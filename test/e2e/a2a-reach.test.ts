@@ -110,6 +110,32 @@ describe('v0.3 beside v1.0', () => {
     expect(await missing.json()).toMatchObject({ code: -32001, message: expect.any(String) });
   });
 
+  it('gives a file part sent over v0.3 HTTP+JSON back with its name, media type and metadata, as JSON-RPC does', async () => {
+    const bytes = Buffer.from('hello file\n').toString('base64');
+    const file = { fileWithBytes: bytes, mimeType: 'text/plain', name: 'notes.txt' };
+    const link = { fileWithUri: 'https://example.invalid/spec.pdf', mimeType: 'application/pdf', name: 'spec.pdf' };
+    const content = [{ text: 'see these' }, { file, metadata: { from: 'rest' } }, { file: link }];
+    const sent = await post(`${url}/v1/message:send`, {
+      message: { messageId: 'v03-rest-file', role: 'ROLE_USER', content },
+      configuration: { blocking: true },
+    });
+    expect(sent.status).toBe(200);
+    expect(JSON.parse(sent.text).task.history[0].content).toEqual(content);
+    const got = await fetch(`${url}/v1/tasks/${encodeURIComponent('demo:v03-rest-file')}?historyLength=5`);
+    expect(((await got.json()) as any).history[0].content).toEqual(content);
+    // The same task over v0.3 JSON-RPC and v1.0: the same fields under their names.
+    const rpc03 = await rpc(url, 'tasks/get', { id: 'demo:v03-rest-file', historyLength: 5 }, {});
+    expect(rpc03.result.history[0].parts.slice(1)).toEqual([
+      { kind: 'file', file: { bytes, mimeType: 'text/plain', name: 'notes.txt' }, metadata: { from: 'rest' } },
+      { kind: 'file', file: { uri: link.fileWithUri, mimeType: 'application/pdf', name: 'spec.pdf' } },
+    ]);
+    const v1 = await rpc(url, 'GetTask', { id: 'demo:v03-rest-file', historyLength: 5 });
+    expect(v1.result.history[0].parts.slice(1)).toEqual([
+      { raw: bytes, filename: 'notes.txt', mediaType: 'text/plain', metadata: { from: 'rest' } },
+      { url: link.fileWithUri, filename: 'spec.pdf', mediaType: 'application/pdf' },
+    ]);
+  });
+
   it('refuses a v0.3 message without kind on its parts with -32602, and v1.0 parts under v0.3 names', async () => {
     const r = JSON.parse(
       (await post(url, call('message/send', { message: { messageId: 'v03-bad', role: 'user', parts: [{ text: 'x' }] } }))).text,

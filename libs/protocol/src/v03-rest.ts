@@ -72,14 +72,15 @@ function partFromRest(p: RestPartV03): Part {
   return partFromV03({ kind: 'file', file, ...md });
 }
 
-/** The file's name stays out, as the REST binding has sent it so far. */
+/** A JSON-RPC v0.3 part under REST's names: the file's name and media type go as they came in. */
 function partToRest(p: Part): RestPartV03 {
   const v = partToV03(p);
   const md = v.metadata ? { metadata: v.metadata } : {};
   if (v.kind === 'text') return { text: v.text, ...md };
   if (v.kind === 'data') return { data: { data: v.data }, ...md };
-  const mime = v.file.mimeType ? { mimeType: v.file.mimeType } : {};
-  return { file: 'bytes' in v.file ? { fileWithBytes: v.file.bytes, ...mime } : { fileWithUri: v.file.uri, ...mime }, ...md };
+  const { name, mimeType } = v.file;
+  const named = { ...(mimeType ? { mimeType } : {}), ...(name ? { name } : {}) };
+  return { file: 'bytes' in v.file ? { fileWithBytes: v.file.bytes, ...named } : { fileWithUri: v.file.uri, ...named }, ...md };
 }
 
 function messageFromRest(m: z.infer<typeof RestMessageV03Schema>): Message {

@@ -58,6 +58,44 @@ describe('v0.3 parts, both bindings', () => {
     expect(rest.message.parts).toEqual(parts);
   });
 
+  it('give a file part back with every field it came in with, over REST as over JSON-RPC', () => {
+    const file = { bytes: 'aGk=', name: 'hi.txt', mimeType: 'text/plain' };
+    const link = { uri: 'https://x.example/spec.pdf', name: 'spec.pdf', mimeType: 'application/pdf' };
+    const metadata = { from: 'laptop' };
+    const rpcIn = paramsFromV03('message/send', {
+      message: {
+        messageId: 'm',
+        role: 'user',
+        parts: [
+          { kind: 'file', file, metadata },
+          { kind: 'file', file: link },
+        ],
+      },
+    }) as any;
+    const restIn = sendParamsFromV03Rest({
+      message: {
+        messageId: 'm',
+        role: 'ROLE_USER',
+        content: [
+          { file: { fileWithBytes: file.bytes, name: file.name, mimeType: file.mimeType }, metadata },
+          { file: { fileWithUri: link.uri, name: link.name, mimeType: link.mimeType } },
+        ],
+      },
+    }) as any;
+    expect(restIn.message.parts).toEqual(rpcIn.message.parts);
+    const asked: Task = { id: 'demo:m', contextId: 'c', status: { state: 'TASK_STATE_WORKING' }, history: [restIn.message] };
+    const rpcOut = (resultToV03('tasks/get', asked) as any).history[0].parts;
+    const restOut = (resultToV03Rest('GetTask', asked) as any).history[0].content;
+    expect(rpcOut).toEqual([
+      { kind: 'file', file, metadata },
+      { kind: 'file', file: link },
+    ]);
+    expect(restOut).toEqual([
+      { file: { fileWithBytes: file.bytes, mimeType: file.mimeType, name: file.name }, metadata },
+      { file: { fileWithUri: link.uri, mimeType: link.mimeType, name: link.name } },
+    ]);
+  });
+
   it('send a completed task with its answer in the artifact alone, in each binding’s names', () => {
     expect(resultToV03('tasks/get', task)).toEqual({
       kind: 'task',
@@ -85,7 +123,7 @@ describe('v0.3 parts, both bindings', () => {
           artifactId: 'a-1',
           parts: [
             { text: 'done' },
-            { file: { fileWithBytes: 'aGk=', mimeType: 'text/plain' } },
+            { file: { fileWithBytes: 'aGk=', mimeType: 'text/plain', name: 'hi.txt' } },
             { file: { fileWithUri: 'https://x.example/y' } },
             { data: { data: { value: [1, 2] } } },
           ],
