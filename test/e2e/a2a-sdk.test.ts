@@ -86,6 +86,20 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('over %s', (binding) => {
     await slow.cancelTask(CancelTaskRequest.fromJSON({ id: next.id }));
   });
 
+  it('keeps every field of a file, link and data part as sent: filename, mediaType, metadata', async () => {
+    const parts = [
+      { text: 'look at these' },
+      { raw: Buffer.from('hello file\n').toString('base64'), filename: 'notes.txt', mediaType: 'text/plain', metadata: { from: 'sdk' } },
+      { url: 'https://example.invalid/spec.pdf', filename: 'spec.pdf', mediaType: 'application/pdf', metadata: { pages: 3 } },
+      { data: { branch: 'main' }, mediaType: 'application/json', metadata: { kind: 'ref' } },
+    ];
+    const sent = SendMessageRequest.fromJSON({ message: { messageId: `m-${randomUUID()}`, role: 'ROLE_USER', parts } });
+    const t = json((await demo.sendMessage(sent)) as SdkTask);
+    expect(t.history[0].parts).toEqual(parts);
+    const read = json(await demo.getTask(GetTaskRequest.fromJSON({ id: t.id })));
+    expect(read.history[0].parts).toEqual(parts);
+  });
+
   it('refuses to cancel a finished task with TaskNotCancelable', async () => {
     const t = json((await demo.sendMessage(send('done already'))) as SdkTask);
     await expect(demo.cancelTask(CancelTaskRequest.fromJSON({ id: t.id }))).rejects.toThrow(/already TASK_STATE_COMPLETED|not cancel/i);
