@@ -43,6 +43,8 @@ let nc: NatsConnection;
 let dir: TempDir | undefined;
 /** pi2's bridge logs in with this password (in NATS_PASS and in its NATS_URL); the server takes any. */
 const BRIDGE_PASSWORD = `pw-${process.pid}-7c1e`;
+/** pi2's bridge exports its traces with this token in OTEL_EXPORTER_OTLP_HEADERS: its agent must not see it. */
+const OTEL_TOKEN = `otel-${process.pid}-4b2d`;
 const notes: { subject: string; data: any }[] = [];
 /** A prompt with FLAKY gets `fails` HTTP 500s, then waits for `gate` before its planned answer. */
 let flaky: { fails: number; gate: Promise<void> } | undefined;
@@ -72,6 +74,7 @@ beforeAll(async () => {
     NATS_URL: nats.url.replace('nats://', `nats://session-pi2:${BRIDGE_PASSWORD}@`),
     NATS_USER: 'session-pi2',
     NATS_PASS: BRIDGE_PASSWORD,
+    OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer ${OTEL_TOKEN}`,
   };
   mesh = await startMesh({
     nats,
@@ -181,7 +184,7 @@ describe('model trouble', () => {
 });
 
 describe('the command line inside a session', () => {
-  it("runs the note's `shrooms-agent a2a …` from pi's own bash tool: on its PATH, asking as the session, with no NATS login of the bridge", async () => {
+  it("runs the note's `shrooms-agent a2a …` from pi's own bash tool: on its PATH, asking as the session, with none of the bridge's secrets", async () => {
     const note = 'finished from the shell';
     // The shell prints its whole environment, then finishes the task with the CLI.
     const script = useTool('bash', { command: `env; shrooms-agent a2a update $TASK done "${note}"` });
@@ -200,9 +203,14 @@ describe('the command line inside a session', () => {
     expect(output).toContain(`${mesh.machine}/pi2:pi2-shell completed`);
     expect(output).toMatch(new RegExp(`^SHROOMS_AGENT_SESSION=${mesh.machine}/pi2$`, 'm'));
     expect(output).toMatch(/^SHROOMS_GATEWAY_URL=http:/m);
-    // The bridge logged in with a password; the session and its commands have none of it.
+    // The bridge logged in with a password and exports with a token; the session and its commands
+    // have neither, nor any of the bridge's own settings — but the rest of its environment.
     expect(output).not.toContain(BRIDGE_PASSWORD);
     expect(output).not.toMatch(/^NATS_/m);
+    expect(output).not.toContain(OTEL_TOKEN);
+    expect(output).not.toMatch(/^(OTEL_EXPORTER_OTLP_HEADERS|BRIDGE_[A-Z_]+)=/m);
+    expect(output).toMatch(/^OTEL_EXPORTER_OTLP_ENDPOINT=http:/m);
+    expect(output).toMatch(/^SHROOMS_MCP_URL=http:\/\/127\.0\.0\.1:/m);
   });
 });
 

@@ -65,13 +65,36 @@ const SESSION_MARKERS = ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SS
 export const BRIDGE_SECRETS: readonly string[] = Object.freeze(Object.keys(BaseConfigSchema.shape).filter((k) => k.startsWith('NATS_')));
 
 /**
+ * What of the bridge's environment a harness process never inherits, by name (why each, and what
+ * the agent still gets: docs/security.md, "What a session's agent gets"):
+ * - `NATS_*`, every one: the bridge's login (BRIDGE_SECRETS) and any other NATS credential in its
+ *   environment (the deploy's `NATS_*_PASSWORD`, a seed or a JWT);
+ * - the OpenTelemetry exporter's secrets: `OTEL_EXPORTER_OTLP_HEADERS` and its per-signal forms
+ *   (an `authorization` header with the collector's token), and the TLS client keys;
+ * - `BRIDGE_*`: the bridge's own settings, which reach the harness through its options when it
+ *   needs them, never through its environment (an `--agent-command` may carry a key);
+ * - the markers of a Claude Code session the bridge itself may run in.
+ * The rest is the person's environment, which a coding agent works in (PATH, HOME, locale, proxies,
+ * toolchains, SSH_AUTH_SOCK, the model keys the operator set): not withheld.
+ */
+export function withheldFromHarness(name: string): boolean {
+  return (
+    name.startsWith('NATS_') ||
+    name.startsWith('BRIDGE_') ||
+    /^OTEL_EXPORTER_OTLP_(?:(?:TRACES|METRICS|LOGS)_)?(?:HEADERS|CLIENT_KEY)$/.test(name) ||
+    SESSION_MARKERS.includes(name)
+  );
+}
+
+/**
  * The bridge's environment as a harness process inherits it (PATH, LANG, proxies, the operator's
- * model keys, the model settings), without the bridge's NATS login (`BRIDGE_SECRETS`) and without
- * the markers of a Claude Code session the bridge may run in.
+ * model keys, the model settings), without what `withheldFromHarness` names. The one place a
+ * harness's environment is filtered: every harness (claude, pi, acp) starts from this, adds its
+ * own settings and `HarnessOptions.env`.
  */
 export function harnessBaseEnv(env: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && !SESSION_MARKERS.includes(k) && !BRIDGE_SECRETS.includes(k)) out[k] = v;
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && !withheldFromHarness(k)) out[k] = v;
   return out;
 }
 

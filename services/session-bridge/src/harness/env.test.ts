@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BRIDGE_SECRETS, harnessBaseEnv } from '../config.js';
+import { BRIDGE_SECRETS, harnessBaseEnv, withheldFromHarness } from '../config.js';
 import { modelBaseUrl } from './env.js';
 import { piModelsJson } from './pi.js';
 
@@ -22,6 +22,7 @@ describe('the model base URL', () => {
 describe("the harness's inherited environment", () => {
   it("keeps every NATS login of the bridge out, and the rest (the operator's model key among it) in", () => {
     expect([...BRIDGE_SECRETS].sort()).toEqual(['NATS_CREDS', 'NATS_PASS', 'NATS_TOKEN', 'NATS_URL', 'NATS_USER']);
+    expect(BRIDGE_SECRETS.every(withheldFromHarness)).toBe(true);
     const env = harnessBaseEnv({
       NATS_URL: 'nats://bridge:pw@127.0.0.1:4222',
       NATS_USER: 'session-s',
@@ -35,5 +36,36 @@ describe("the harness's inherited environment", () => {
       UNSET: undefined,
     });
     expect(env).toEqual({ PATH: '/usr/bin', ANTHROPIC_API_KEY: 'sk-op', SHROOMS_GATEWAY_URL: 'http://127.0.0.1:7387' });
+  });
+
+  it("keeps the telemetry exporter's secrets, any NATS credential and the bridge's own settings out", () => {
+    const withheld = {
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer otel-token',
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-api-key=otel-key',
+      OTEL_EXPORTER_OTLP_METRICS_HEADERS: 'x',
+      OTEL_EXPORTER_OTLP_LOGS_HEADERS: 'x',
+      OTEL_EXPORTER_OTLP_CLIENT_KEY: '/keys/client.key',
+      OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: '/keys/traces.key',
+      NATS_BRIDGE_PASSWORD: 'deploy-secret',
+      NATS_NKEY_SEED: 'SUA…',
+      BRIDGE_SESSION: 's',
+      BRIDGE_ACP_COMMAND: 'my-agent --api-key sk-in-the-command',
+      BRIDGE_STATE_DIR: '/state',
+    };
+    const kept = {
+      PATH: '/usr/bin',
+      HOME: '/home/me',
+      LANG: 'C.UTF-8',
+      HTTPS_PROXY: 'http://proxy:3128',
+      SSH_AUTH_SOCK: '/run/ssh.sock',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+      SHROOMS_MODEL_BASE_URL: 'http://127.0.0.1:9000',
+      SHROOMS_MODEL_API_KEY: 'sk-model',
+      SHROOMS_MODEL: 'm',
+      SHROOMS_MACHINE: 'box',
+      SHROOMS_GATEWAY_URL: 'http://127.0.0.1:7387',
+      SHROOMS_PI_BIN: '/opt/pi',
+    };
+    expect(harnessBaseEnv({ ...withheld, ...kept })).toEqual(kept);
   });
 });

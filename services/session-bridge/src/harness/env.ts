@@ -1,7 +1,7 @@
 /**
  * The environment of a harness process: the bridge's own (`HarnessOptions.baseEnv`: PATH, LANG,
- * proxies, the operator's keys, without the markers of a Claude Code session the bridge itself may
- * run in; see `harnessBaseEnv` in the bridge's config), then the adapter's settings, then
+ * proxies, the operator's keys, without the bridge's secrets and settings that
+ * `withheldFromHarness` in the bridge's config names), then the adapter's settings, then
  * `HarnessOptions.env` (which wins).
  *
  * Model endpoint, the same names for both harnesses (from `HarnessOptions.env`, else the bridge's
