@@ -4,6 +4,7 @@
  * session's tools call answers (else one line now, and another when it does).
  */
 import { accessSync, constants } from 'node:fs';
+import { request } from 'node:http';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { Logger } from '@shrooms/runtime';
 import { claudeCommand, codexAcpCommand, geminiCommand, opencodeCommand, piCommand, type Command } from './harness/binaries.js';
@@ -66,6 +67,27 @@ export function checkHarnessBinary(
 
 /** Interval of the gateway check while it does not answer, ms. */
 export const GATEWAY_RECHECK_MS = 30_000;
+/** How long one gateway check waits for its answer, ms. */
+const GATEWAY_CHECK_TIMEOUT_MS = 3_000;
+
+/**
+ * GET `url` once: undefined when it answers 2xx, else why not. Plain `node:http` (`node:https` only
+ * for an https URL), not `fetch`: the first fetch loads undici and compiles its WebAssembly HTTP
+ * parser, which left an idle bridge ~20 MB larger for this one request.
+ */
+export async function healthCheck(url: string, timeoutMs = GATEWAY_CHECK_TIMEOUT_MS): Promise<string | undefined> {
+  const get = url.startsWith('https:') ? (await import('node:https')).request : request;
+  return new Promise((resolve) => {
+    const req = get(url, { method: 'GET', timeout: timeoutMs }, (res) => {
+      res.resume();
+      const ok = res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300;
+      resolve(ok ? undefined : `HTTP ${res.statusCode}`);
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED' ? 'connection refused' : err.message));
+    req.end();
+  });
+}
 
 /**
  * Asks the gateway's `/healthz` now and, while it does not answer, every 30 s; logs once when it
@@ -76,13 +98,7 @@ export function watchGateway(url: string, log: Logger, recheckMs = GATEWAY_RECHE
   let stopped = false;
   let down = false;
   const check = async () => {
-    const why = await fetch(`${url.replace(/\/+$/, '')}/healthz`, { signal: AbortSignal.timeout(3_000) }).then(
-      (r) => (r.ok ? undefined : `HTTP ${r.status}`),
-      (err: Error) =>
-        (err.cause as NodeJS.ErrnoException | undefined)?.code === 'ECONNREFUSED'
-          ? 'connection refused'
-          : ((err.cause as Error | undefined)?.message ?? err.message),
-    );
+    const why = await healthCheck(`${url.replace(/\/+$/, '')}/healthz`).catch((err: Error) => err.message);
     if (stopped) return;
     if (why && !down)
       log.warn(
