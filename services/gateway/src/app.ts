@@ -44,6 +44,10 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+function noRouteSchemas(): never {
+  throw new Error('gateway routes take no fastify schema: validate with zod in the handler (see app.ts)');
+}
+
 export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   const { config, log } = deps;
   const machine = config.SHROOMS_MACHINE;
@@ -90,6 +94,10 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
     // What the HTTP layer refuses is answered from the error table too (see a2a/http-errors.ts).
     frameworkErrors,
     clientErrorHandler,
+    // No route has a fastify schema (bodies are parsed with zod, answers sent as JSON): without
+    // these, fastify builds its ajv and fast-json-stringify compilers at construction — ~130
+    // modules an idle gateway held for nothing. A route given a schema fails at start, saying so.
+    schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   });
   // Every body arrives as a string, whatever its content type, so parse errors are ours to answer
   // in the binding's own error shape.
