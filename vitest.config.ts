@@ -10,6 +10,8 @@ import { defineConfig } from 'vitest/config';
 const resolve = { conditions: ['development'] };
 /** Cross-process projects run the compiled CLI where people do: built first when needed. */
 const build = 'test/build.setup.ts';
+/** First in every project: its teardown, the last to run, fails the run on temp folders left behind. */
+const temp = 'test/temp.setup.ts';
 
 export default defineConfig({
   resolve,
@@ -19,7 +21,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'unit',
-          globalSetup: ['test/page.setup.ts'],
+          globalSetup: [temp, 'test/page.setup.ts'],
           include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
@@ -29,7 +31,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'e2e',
-          globalSetup: [build],
+          globalSetup: [temp, build],
           include: ['test/e2e/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
@@ -41,7 +43,7 @@ export default defineConfig({
         test: {
           name: 'interop',
           include: ['test/interop/**/*.test.ts'],
-          globalSetup: [build, 'test/interop/setup.ts'],
+          globalSetup: [temp, build, 'test/interop/setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           // One demo session behind one `up`: files take turns.
@@ -53,7 +55,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'harness',
-          globalSetup: [build],
+          globalSetup: [temp, build],
           include: ['test/harness/**/*.test.ts'],
           testTimeout: 240_000,
           hookTimeout: 120_000,
@@ -65,7 +67,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'chaos',
-          globalSetup: [build],
+          globalSetup: [temp, build],
           include: ['test/chaos/**/*.test.ts'],
           testTimeout: 600_000,
           hookTimeout: 120_000,
@@ -78,7 +80,7 @@ export default defineConfig({
         test: {
           name: 'docker',
           include: ['test/docker/**/*.test.ts'],
-          globalSetup: ['test/docker/setup.ts'],
+          globalSetup: [temp, 'test/docker/setup.ts'],
           testTimeout: 600_000,
           hookTimeout: 600_000,
           fileParallelism: false,
@@ -89,7 +91,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'machines',
-          globalSetup: [build],
+          globalSetup: [temp, build],
           include: ['test/machines/**/*.test.ts'],
           testTimeout: 300_000,
           // The rig may wait for another run of it on the same host to finish (a lock, libs/testing).

@@ -113,7 +113,11 @@ function runVitest(node, project, env, report) {
     c.retried = existsSync(retriedFile) ? JSON.parse(readFileSync(retriedFile, 'utf8')) : [];
     // A file that failed to load has no failed test of its own: count the file.
     if (j.numFailedTestSuites > 0 && j.numFailedTests === 0) c.failed += j.numFailedTestSuites;
-    if (r.status !== 0 && c.failed === 0) c.failed = 1;
+    if (r.status !== 0 && c.failed === 0) {
+      // No test failed, yet the run did: a global setup's check (LEAKED TEMP FOLDERS, test/temp.setup.ts) or a crash.
+      console.error(`project ${project}: vitest exited ${r.status ?? r.signal} with no failed test; see its output above`);
+      c.failed = 1;
+    }
     return c;
   } catch {
     console.error(`no report from project ${project} (exit ${r.status})`);
