@@ -64,6 +64,21 @@ describe('v0.3 beside v1.0', () => {
     expect(events.slice(1, -1).every((e) => e.final !== true)).toBe(true);
   });
 
+  it('ends a v0.3 stream on a final status update also when the task was done before it began', async () => {
+    // The same message again: its task is already completed, so the stream's first event closes it.
+    await post(url, call('message/send', msg03('v03-again', 'once')));
+    const r = await post(url, call('message/stream', msg03('v03-again', 'once')));
+    const events = r.text
+      .split('\n\n')
+      .map((f) => f.split('\n').find((l) => l.startsWith('data: ')))
+      .filter((d): d is string => !!d)
+      .map((d) => JSON.parse(d.slice(6)).result);
+    expect(events).toMatchObject([
+      { kind: 'task', id: 'demo:v03-again', status: { state: 'completed' } },
+      { kind: 'status-update', taskId: 'demo:v03-again', final: true, status: { state: 'completed' } },
+    ]);
+  });
+
   it('serves v0.3 over HTTP+JSON under /v1/ in the v0.3 proto shapes, on the same ledger', async () => {
     const card: any = await (await fetch(`${url}/.well-known/agent-card.json`)).json();
     expect(card.additionalInterfaces).toContainEqual({ url, transport: 'HTTP+JSON' });

@@ -138,6 +138,18 @@ describe('the v0.3 Client over HTTP+JSON (ClientFactory preferring RestTransport
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
   });
 
+  it('ends a stream on a final status update also when its task was done before the stream began', async () => {
+    const c = await connect();
+    // The same message again: its task is already completed, so the stream's first event closes it.
+    const once = send('once over rest');
+    await c.sendMessage(once);
+    const events = (await collect(c.sendMessageStream(once))) as any[];
+    expect(events).toMatchObject([
+      { kind: 'task', status: { state: 'completed' } },
+      { kind: 'status-update', final: true, status: { state: 'completed' } },
+    ]);
+  });
+
   it('cancels, resubscribes to a blocked task, and types an unknown task as TaskNotFound', async () => {
     const c = await connect();
     const open = (await c.sendMessage(send('quiet: stays open', { blocking: false }))) as any;

@@ -162,5 +162,5 @@ export {
 } from './schedule-text.js';
 export { DEFAULT_SIGNAL_TTL_MS, type Signal, SignalSchema, signalFreshness } from './signals.js';
 export { displayOrigin } from './display.js';
-export { paramsFromV03, resultToV03, streamEventToV03, V03_METHODS, V03_STATES } from './v03.js';
+export { paramsFromV03, resultToV03, streamEventToV03, V03_METHODS, V03_STATES, withClosingStatus } from './v03.js';
 export { resultToV03Rest, sendParamsFromV03Rest, streamEventToV03Rest } from './v03-rest.js';

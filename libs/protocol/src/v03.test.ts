@@ -1,8 +1,8 @@
 // The two v0.3 bindings convert parts and tasks once (v03.ts); REST only renames. Pinned here on
 // the shapes each sends, so a change to the shared conversion shows in both.
 import { describe, expect, it } from 'vitest';
-import type { Task } from './a2a.js';
-import { paramsFromV03, resultToV03, streamEventToV03 } from './v03.js';
+import type { StreamResponse, Task } from './a2a.js';
+import { paramsFromV03, resultToV03, streamEventToV03, withClosingStatus } from './v03.js';
 import { resultToV03Rest, sendParamsFromV03Rest, streamEventToV03Rest } from './v03-rest.js';
 
 const task: Task = {
@@ -138,5 +138,35 @@ describe('v0.3 parts, both bindings', () => {
     expect(streamEventToV03Rest(u)).toEqual({
       statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_CANCELLED' }, final: true },
     });
+  });
+});
+
+describe('withClosingStatus: a v0.3 stream ends on a final status update', () => {
+  const task = (state: Task['status']['state']): Task => ({ id: 'demo:t', contextId: 'c', status: { state } }) as Task;
+  async function* of(...events: StreamResponse[]) {
+    yield* events;
+  }
+  const shaped = async (events: AsyncIterable<StreamResponse>) => {
+    const out: Record<string, unknown>[] = [];
+    for await (const e of withClosingStatus(events)) out.push(streamEventToV03(e));
+    return out;
+  };
+
+  it('repeats the status of a stream that closed on its first event, terminal or interrupted', async () => {
+    expect(await shaped(of({ task: task('TASK_STATE_COMPLETED') }))).toMatchObject([
+      { kind: 'task', status: { state: 'completed' } },
+      { kind: 'status-update', taskId: 'demo:t', contextId: 'c', final: true, status: { state: 'completed' } },
+    ]);
+    expect((await shaped(of({ task: task('TASK_STATE_INPUT_REQUIRED') }))).at(-1)).toMatchObject({
+      kind: 'status-update',
+      final: true,
+      status: { state: 'input-required' },
+    });
+  });
+
+  it('adds nothing to a stream that already closed on a status update, or that was left while open', async () => {
+    const done = { statusUpdate: { taskId: 'demo:t', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } } as StreamResponse;
+    expect(await shaped(of({ task: task('TASK_STATE_WORKING') }, done))).toHaveLength(2);
+    expect(await shaped(of({ task: task('TASK_STATE_WORKING') }))).toHaveLength(1);
   });
 });

@@ -181,6 +181,22 @@ export function streamEventToV03(e: StreamResponse): Record<string, unknown> {
   return { kind: 'artifact-update', ...a, artifact: artifactIn(JSONRPC, a.artifact) };
 }
 
+/**
+ * A stream as v0.3 clients expect it to end: on a status update marked `final`. A v1.0 stream that
+ * closes on its first event — the task, already terminal or interrupted when the stream began (a
+ * quick answer) — gets that status once more as a closing update, so every v0.3 stream of a task
+ * ends the same way however fast the task was.
+ */
+export async function* withClosingStatus(events: AsyncIterable<StreamResponse>): AsyncGenerator<StreamResponse> {
+  let last: StreamResponse | undefined;
+  for await (const e of events) {
+    last = e;
+    yield e;
+  }
+  if (last && 'task' in last && (isTerminal(last.task.status.state) || isInterrupted(last.task.status.state)))
+    yield { statusUpdate: { taskId: last.task.id, contextId: last.task.contextId, status: last.task.status } };
+}
+
 /** v0.3 params → the v1.0 params of `V03_METHODS[method]` (send methods convert the message). */
 export function paramsFromV03(method: string, params: unknown): unknown {
   if (method !== 'message/send' && method !== 'message/stream') return params;

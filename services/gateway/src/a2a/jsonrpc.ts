@@ -7,6 +7,7 @@ import type { A2AContext } from './context.js';
 import { callerOf } from './caller.js';
 import { MACHINE_METHODS, callMethod } from './methods.js';
 import { checkVersion } from './version.js';
+import { v03Stream } from './stream.js';
 import { frontSession } from '../cards/cards.js';
 import { headerContext } from './trace.js';
 import { looseParams } from './params.js';
@@ -83,7 +84,7 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
           await ctx.sse.pipe(
             req,
             reply,
-            out.stream,
+            v03 ? v03Stream(out.stream) : out.stream,
             (e) => ({ jsonrpc: '2.0', id, result: shape(e) }),
             (se) => ({ jsonrpc: '2.0', id, error: toJsonRpcError(se) }),
           );

@@ -18,6 +18,7 @@ import { asShroomsError, frontSessionOf, parseBody, retryAfter } from './jsonrpc
 import { callMethod } from './methods.js';
 import { checkVersion } from './version.js';
 import { headerContext } from './trace.js';
+import { v03Stream, type TaskStream } from './stream.js';
 
 type Q = Record<string, string | undefined>;
 
@@ -50,13 +51,21 @@ function taskPath(decoded: string): { id: string; verb?: string; configId?: stri
 /** How one flavour of the binding writes its answers: v1.0, or v0.3 (`/v1/` paths). */
 interface RestShape {
   result(method: string, result: unknown): unknown;
+  /** The stream as this binding sends it (v0.3: closing on a `final` status update). */
+  stream(s: TaskStream): TaskStream;
   event(e: StreamResponse): unknown;
   error(se: ShroomsError): unknown;
   contentType: string;
 }
 
-const V10: RestShape = { result: (_m, r) => r, event: (e) => e, error: toRestError, contentType: 'application/a2a+json' };
-const V03: RestShape = { result: resultToV03Rest, event: streamEventToV03Rest, error: toJsonRpcError, contentType: 'application/json' };
+const V10: RestShape = { result: (_m, r) => r, stream: (s) => s, event: (e) => e, error: toRestError, contentType: 'application/a2a+json' };
+const V03: RestShape = {
+  result: resultToV03Rest,
+  stream: v03Stream,
+  event: streamEventToV03Rest,
+  error: toJsonRpcError,
+  contentType: 'application/json',
+};
 
 type Run = (req: FastifyRequest, reply: FastifyReply, method: string, params: () => unknown, status?: number) => Promise<FastifyReply>;
 type SessionOf = (req: FastifyRequest) => string | Promise<string>;
@@ -84,7 +93,7 @@ function runner(ctx: A2AContext, shape: RestShape, sessionOf: SessionOf = fromPa
           parent: headerContext(req),
         });
         if ('stream' in out) {
-          await ctx.sse.pipe(req, reply, out.stream, shape.event, shape.error);
+          await ctx.sse.pipe(req, reply, shape.stream(out.stream), shape.event, shape.error);
           return reply;
         }
         return reply

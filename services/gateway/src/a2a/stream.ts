@@ -3,7 +3,7 @@
  * terminal or interrupted state. Built on the ledger: listen first, then read, so nothing falls
  * between; a client that reconnects with SubscribeToTask gets the task as it stands and what follows.
  */
-import { isInterrupted, isTerminal, type StreamResponse } from '@shrooms/protocol';
+import { isInterrupted, isTerminal, withClosingStatus, type StreamResponse } from '@shrooms/protocol';
 import type { Stored } from '@shrooms/ledger';
 import type { LiveTasks } from '../tasks/live.js';
 
@@ -70,4 +70,9 @@ export function openTaskStream(live: LiveTasks, key: string, start: () => Promis
     }
   }
   return { events: events(), close };
+}
+
+/** The stream a v0.3 client is sent: it ends on a `final` status update (`withClosingStatus`). */
+export function v03Stream(s: TaskStream): TaskStream {
+  return { events: withClosingStatus(s.events), close: s.close };
 }
