@@ -39,6 +39,10 @@ beforeAll(async () => {
   fake = await startFakeModel({ slow: { chunks: 8, delayMs: 500 } });
   dir = await tempDir('acp-harness');
   const policy = await permissivePolicy(dir.path);
+  // OpenCode (a Bun binary) unpacks two native libraries (~5 MB each, new names every start) into
+  // its TMPDIR and leaves them: its temp dir is this folder's, so they go with it.
+  const ocTmp = join(dir.path, 'oc-tmp');
+  await mkdir(ocTmp, { recursive: true });
   const key = { SHROOMS_MODEL_API_KEY: 'sk-fake' };
   mesh = await startMesh({
     guard: true,
@@ -52,7 +56,13 @@ beforeAll(async () => {
       {
         name: 'oc',
         harness: 'acp',
-        env: { ...key, BRIDGE_ACP_AGENT: 'opencode', SHROOMS_MODEL_BASE_URL: `${fake.url}/v1`, SHROOMS_MODEL: 'fake-model' },
+        env: {
+          ...key,
+          BRIDGE_ACP_AGENT: 'opencode',
+          SHROOMS_MODEL_BASE_URL: `${fake.url}/v1`,
+          SHROOMS_MODEL: 'fake-model',
+          TMPDIR: ocTmp,
+        },
       },
       {
         name: 'cx',
