@@ -9,7 +9,6 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AcpToolCall } from './acp-events.js';
 import { codexAcpCommand, geminiCommand, opencodeCommand, type Command } from './binaries.js';
-import { CLAUDE_READ_ONLY_TOOLS } from './claude.js';
 import { MODEL_ENV, modelBaseUrl, modelSetting } from './env.js';
 import type { HarnessOptions } from './types.js';
 
@@ -245,4 +244,4 @@ export function splitCommandLine(line: string): string[] {
 }
 
 /** Our tools that run without asking (the same set as for Claude Code). */
-export const READ_ONLY_TOOLS: readonly string[] = CLAUDE_READ_ONLY_TOOLS;
+export { READ_ONLY_TOOLS } from './read-only-tools.js';

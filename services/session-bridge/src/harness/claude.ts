@@ -39,16 +39,10 @@ import { CliHarness, READY_TIMEOUT_MS, type CallRequest, type Launch, type Turn 
 import { OpenPrompts } from './prompts.js';
 import { MODEL_ENV, modelBaseUrl, modelSetting } from './env.js';
 import type { HarnessState, TurnResult } from './types.js';
+import { READ_ONLY_TOOLS } from './read-only-tools.js';
 
 /** The MCP server's name as Claude Code sees it: tools are `mcp__shrooms__<tool>`. */
 export const CLAUDE_MCP_SERVER = 'shrooms';
-/**
- * Tools that run without asking: reading the mesh and the session's own task bookkeeping (finishing
- * the task it was given, acknowledging an answer). Asking another agent or scheduling work makes
- * work elsewhere, so those ask unless the session auto-approves.
- */
-export const CLAUDE_READ_ONLY_TOOLS = ['list_agents', 'task_status', 'task_update', 'task_ack', 'list_schedules'];
-
 const DENY_MESSAGE = 'The owner of this session did not allow this tool call.';
 
 /** `--mcp-config` for a session: its `shrooms` server over streamable HTTP. */
@@ -115,7 +109,7 @@ export class ClaudeHarness extends CliHarness<ClaudeEvent, ClaudeControlResponse
       '--permission-mode',
       o.autoApprove ? 'bypassPermissions' : 'default',
       '--allowedTools',
-      CLAUDE_READ_ONLY_TOOLS.map((t) => `mcp__${CLAUDE_MCP_SERVER}__${t}`).join(','),
+      READ_ONLY_TOOLS.map((t) => `mcp__${CLAUDE_MCP_SERVER}__${t}`).join(','),
       ...(model ? ['--model', model] : []),
     ];
     const env: Record<string, string> = {

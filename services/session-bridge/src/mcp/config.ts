@@ -7,7 +7,7 @@
  * - pi: our extension (`-e <file>`), which reads the server's URL from SHROOMS_MCP_URL.
  * - Both: the note for the system prompt, and the environment that names the session.
  */
-import { CLAUDE_READ_ONLY_TOOLS } from '../harness/claude.js';
+import { READ_ONLY_TOOLS } from '../harness/read-only-tools.js';
 import { fileURLToPath } from 'node:url';
 import { MCP_SERVER_NAME } from './server.js';
 
@@ -55,7 +55,7 @@ export function sessionConfig(i: SessionConfigInput): SessionConfig {
     JSON.stringify(mcpConfig),
     '--strict-mcp-config',
     '--allowedTools',
-    CLAUDE_READ_ONLY_TOOLS.map((t) => `mcp__${MCP_SERVER_NAME}__${t}`).join(','),
+    READ_ONLY_TOOLS.map((t) => `mcp__${MCP_SERVER_NAME}__${t}`).join(','),
   ];
   if (i.systemNote) claudeArgs.push('--append-system-prompt', i.systemNote);
   const piEnv: Record<string, string> = { ...env, ...(i.mcpUrl ? { [MCP_URL_ENV]: i.mcpUrl } : {}) };
