@@ -13,7 +13,8 @@ import { humanDuration, underCap, verdict, type LadderConfig } from './ladder.js
 
 export class Watchdog {
   private timer?: NodeJS.Timeout;
-  private reminding = false;
+  /** A tick is running (reading the task, writing its count, or in the reminder's turn). */
+  private busy = false;
   /** The task whose due reminder the hourly cap last held (logged once). */
   private capped?: string;
 
@@ -32,10 +33,24 @@ export class Watchdog {
     clearInterval(this.timer);
   }
 
+  /**
+   * One tick at a time: a tick that waits on the ledger longer than the interval would otherwise
+   * meet the next one, both would read the same count, and the session would be reminded twice.
+   */
   async tick(now = Date.now()): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      await this.check(now);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async check(now: number): Promise<void> {
     const b = this.bridge;
     const q = b.quiet();
-    if (this.reminding || q.remindersStopped || q.harness !== 'idle' || q.backgroundJobs > 0) return;
+    if (q.remindersStopped || q.harness !== 'idle' || q.backgroundJobs > 0) return;
     const cur = q.current;
     if (!cur) return;
     const stored = await b.read(cur.key);
@@ -75,20 +90,15 @@ export class Watchdog {
     });
     b.notify('reminder', { taskId: task.id, nudge: state.nudges + 1, at, text });
     b.log.info({ taskId: task.id, nudge: state.nudges + 1 }, 'reminding the session');
-    this.reminding = true;
-    try {
-      // Each reminder is a span in the task's trace.
-      await inSpan(
-        'reminder',
-        {
-          parent: contextFromTraceparent(md[META.traceparent]),
-          attributes: { 'shrooms.task_id': task.id, 'shrooms.nudge': state.nudges + 1 },
-        },
-        () => b.remind(cur.key, text),
-      );
-    } finally {
-      this.reminding = false;
-    }
+    // Each reminder is a span in the task's trace.
+    await inSpan(
+      'reminder',
+      {
+        parent: contextFromTraceparent(md[META.traceparent]),
+        attributes: { 'shrooms.task_id': task.id, 'shrooms.nudge': state.nudges + 1 },
+      },
+      () => b.remind(cur.key, text),
+    );
   }
 
   private async stall(key: string, now: number): Promise<void> {
