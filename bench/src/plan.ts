@@ -24,8 +24,11 @@ export interface Plan {
   latencyLargeN: number;
   /** Sessions for the extra figure with the load spread over several (0: not measured). */
   spreadSessions: number;
-  /** The memory job: a fresh gateway started on a ledger retaining each of these many tasks. */
-  memory: { retained: number[] };
+  /**
+   * The memory job: a fresh gateway started on a ledger retaining each of these many tasks; idle
+   * processes read after `idleMs` without work.
+   */
+  memory: { retained: number[]; idleMs: number };
 }
 
 export const PLANS: Record<Plan['mode'], Plan> = {
@@ -39,7 +42,7 @@ export const PLANS: Record<Plan['mode'], Plan> = {
     reads: { small: 1_000, large: 10_000, n: 100, maxMs: 1_500, pageSize: 50 },
     latencyLargeN: 60,
     spreadSessions: 0,
-    memory: { retained: [1_000, 10_000] },
+    memory: { retained: [1_000, 10_000], idleMs: 30_000 },
   },
   full: {
     mode: 'full',
@@ -51,6 +54,6 @@ export const PLANS: Record<Plan['mode'], Plan> = {
     reads: { small: 1_000, large: 100_000, n: 400, maxMs: 6_000, pageSize: 50 },
     latencyLargeN: 200,
     spreadSessions: 4,
-    memory: { retained: [10_000, 100_000] },
+    memory: { retained: [10_000, 100_000], idleMs: 45_000 },
   },
 };
