@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from './temp.js';
 
@@ -44,6 +44,12 @@ export interface StartNatsOptions {
   port?: number;
   monitorPort?: number;
   dataDir?: string;
+  /**
+   * The folder for the server's ports files (and its store when no `dataDir`), kept after stop, for
+   * a long-lived server such as `up`'s: a temporary folder would stay behind when its owner is
+   * killed. Default: a temporary folder, removed at stop.
+   */
+  runDir?: string;
   /** More environment for the server (values its config references as `$NAME`). */
   env?: Record<string, string>;
   /**
@@ -95,9 +101,21 @@ async function startInDocker(timeoutMs: number): Promise<NatsServerHandle> {
   };
 }
 
+/** A folder of `runDir` kept across runs: removing it takes only the launches' ports folders. */
+async function keptDir(path: string): Promise<{ path: string; remove(): Promise<void> }> {
+  await mkdir(path, { recursive: true, mode: 0o700 });
+  return {
+    path,
+    async remove() {
+      const left = (await readdir(path).catch(() => [] as string[])).filter((f) => f.startsWith('ports-'));
+      await Promise.all(left.map((f) => rm(join(path, f), { recursive: true, force: true })));
+    },
+  };
+}
+
 async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
   const timeoutMs = opts.timeoutMs ?? 15_000;
-  const temp = await tempDir('shrooms-nats');
+  const temp = opts.runDir ? await keptDir(opts.runDir) : await tempDir('shrooms-nats');
   const dir = temp.path;
   const dataDir = opts.dataDir ?? join(dir, 'js');
   let port = opts.port ?? -1;

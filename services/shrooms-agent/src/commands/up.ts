@@ -83,6 +83,8 @@ export const upCommand: Pick<Command, 'run'> = {
       if (!nats)
         nats = await startNatsServer({
           dataDir: natsData,
+          // Its ports files in the state folder, not a temporary one left behind if `up` is killed.
+          runDir: join(stateDir, 'nats-run'),
           port: Number(values['nats-port']),
           ...(auth ? { args: ['-c', auth.confFile], env: auth.serverEnv, jetStreamInConfig: true } : {}),
         });
