@@ -2,7 +2,7 @@
  * Builds the gateway's fastify app; nothing here listens (main.ts does). Tests import `buildApp` and
  * use `app.inject()` or listen on a free port.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Ledger, SignalField } from '@shrooms/ledger';
 import type { Logger, NatsConnection } from '@shrooms/runtime';
 import { callerOf, loopbackOnly, type Identify } from './a2a/caller.js';
@@ -89,7 +89,9 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   const app: FastifyInstance = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     bodyLimit: config.LIMIT_BODY_BYTES,
-    disableRequestLogging: true,
+    // No log line per request; fastify 5 deprecates the top-level option for this (FSTDEP023,
+    // printed at every start).
+    logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     // What the HTTP layer refuses is answered from the error table too (see a2a/http-errors.ts).
     frameworkErrors,
