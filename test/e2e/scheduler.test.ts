@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
+import { keysNow } from '@shrooms/ledger';
 import { BUCKETS, META, type Schedule, type Task, occurrenceMessageId } from '@shrooms/protocol';
 import { scheduleClient, type ScheduleClient } from '@shrooms/client';
 import { compileRule, occurrences } from '@shrooms/scheduler';
@@ -61,11 +62,15 @@ function startReplica(id: string, env: Record<string, string> = {}): ServiceProc
   return p;
 }
 
-/** Every task in the ledger that a schedule produced, read straight from KV `shrooms_tasks`. */
+/**
+ * Every task in the ledger that a schedule produced, read straight from KV `shrooms_tasks`. Its keys
+ * as they stand (`keysNow`): `kv.keys()` follows the schedules' writes and, with them coming faster
+ * than it reads, did not end — the test hung to its timeout once in a whole-suite run.
+ */
 async function ledgerTasks(): Promise<Task[]> {
   const kv = await new Kvm(nc).open(BUCKETS.tasks);
   const out: Task[] = [];
-  for await (const key of await kv.keys()) {
+  for (const key of await keysNow(nc, BUCKETS.tasks)) {
     const e = await kv.get(key);
     if (!e || e.operation !== 'PUT' || e.value.length === 0) continue;
     const task = e.json<{ task: Task }>().task;
