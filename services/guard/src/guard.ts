@@ -15,7 +15,7 @@ import {
   subjects,
   type PolicyFile,
 } from '@shrooms/protocol';
-import { addService, jsonEndpoint, type Logger, type Service } from '@shrooms/runtime';
+import { addService, jsonEndpoint, retryJetStream, type Logger, type Service } from '@shrooms/runtime';
 import { admitter, type Admit, type AdmitLimits } from './admit/admit.js';
 import type { GuardConfig } from './config.js';
 import { controller } from './control/control.js';
@@ -58,12 +58,16 @@ export async function buildGuard({ nc, log, config, now, readSignal }: BuildGuar
   // drops it by itself. At least a day, so a later, longer window never loses live entries early.
   const ttl = Math.max(24 * 60 * 60 * 1000, 2 * Math.max(limits.rate.windowMs, limits.budget?.windowMs ?? 0));
   const js = jetstream(nc, { timeout: Math.max(1000, config.GUARD_CAS_DEADLINE_MS) });
-  const kv = await new Kvm(js).create(BUCKETS.guard, {
-    history: 1,
-    replicas: config.SHROOMS_REPLICAS,
-    ttl,
-    description: 'shrooms guard: loop-guard and budget windows (task ids admitted, with times); compare-and-set only',
-  });
+  // Retried while JetStream is slow to answer (an R3 bucket on a cluster still electing its leaders
+  // timed out a guard's start); creating a bucket that exists with this configuration opens it.
+  const kv = await retryJetStream(() =>
+    new Kvm(js).create(BUCKETS.guard, {
+      history: 1,
+      replicas: config.SHROOMS_REPLICAS,
+      ttl,
+      description: 'shrooms guard: loop-guard and budget windows (task ids admitted, with times); compare-and-set only',
+    }),
+  );
   const windows = new WindowStore(kv, { log, ...(now ? { now } : {}) });
   const overrides = await PolicyOverrides.open(nc, { replicas: config.SHROOMS_REPLICAS, log });
 

@@ -7,7 +7,7 @@
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, decodeToken, keys, parseAgent, PolicyRuleSchema, type PolicyRule } from '@shrooms/protocol';
-import type { Logger } from '@shrooms/runtime';
+import { retryJetStream, type Logger } from '@shrooms/runtime';
 
 export class PolicyOverrides {
   readonly rules = new Map<string, PolicyRule>();
@@ -19,11 +19,14 @@ export class PolicyOverrides {
   ) {}
 
   static async open(nc: NatsConnection, opts: { replicas: number; log: Logger }): Promise<PolicyOverrides> {
-    const kv = await new Kvm(nc).create(BUCKETS.guardPolicy, {
-      history: 5,
-      replicas: opts.replicas,
-      description: 'shrooms guard: allow-list rules set through the control endpoint; key MACHINE.SESSION (encoded)',
-    });
+    // Retried as the windows' bucket is (guard.ts).
+    const kv = await retryJetStream(() =>
+      new Kvm(nc).create(BUCKETS.guardPolicy, {
+        history: 5,
+        replicas: opts.replicas,
+        description: 'shrooms guard: allow-list rules set through the control endpoint; key MACHINE.SESSION (encoded)',
+      }),
+    );
     const o = new PolicyOverrides(kv, opts.log);
     await o.follow();
     return o;
