@@ -123,13 +123,36 @@ export async function eventually<T>(
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
-    try {
-      const v = await check();
-      if (v) return v as T;
-    } catch (e) {
-      last = e;
+    // A check that never settles (a read with no bound of its own) must not outlive the deadline:
+    // it is raced against the time left, and a hang is named as one.
+    const started = Date.now();
+    const outcome = await settledBy(check, deadline - started);
+    if (outcome === HUNG) {
+      throw new Error(`condition not met within ${timeoutMs} ms: the check had not returned after ${Date.now() - started} ms`);
     }
+    if ('error' in outcome) last = outcome.error;
+    else if (outcome.value) return outcome.value as T;
     await new Promise((r) => setTimeout(r, stepMs));
   }
   throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
+}
+
+const HUNG = Symbol('hung');
+
+async function settledBy<T>(check: () => Promise<T> | T, ms: number): Promise<{ value: T } | { error: unknown } | typeof HUNG> {
+  let timer: NodeJS.Timeout | undefined;
+  const outOfTime = new Promise<typeof HUNG>((r) => {
+    timer = setTimeout(() => r(HUNG), Math.max(0, ms));
+  });
+  const settled = Promise.resolve()
+    .then(check)
+    .then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+  try {
+    return await Promise.race([settled, outOfTime]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
