@@ -136,7 +136,7 @@ describe.skipIf(why !== undefined)(`trust across the mesh${why ? ` (skipped: ${w
   });
 
   describe('an address the mesh does not name', () => {
-    it('gets UNKNOWN_DEVICE on every route: /agents, the cards, both bindings, the dashboard', async () => {
+    it('gets UNKNOWN_DEVICE on every route: /agents, the cards, every binding of v1.0 and v0.3, the dashboard', async () => {
       const base = `http://${stranger.hostAddress}:${port}`;
       for (const path of [
         '/agents',
@@ -144,12 +144,47 @@ describe.skipIf(why !== undefined)(`trust across the mesh${why ? ` (skipped: ${w
         '/a2a/.well-known/agent-card.json',
         '/a2a/target/.well-known/agent-card.json',
         '/a2a/target/tasks',
+        '/a2a/target/tasks/target:s-0',
+        '/a2a/target/extendedAgentCard',
+        '/a2a/target/v1/card',
+        '/a2a/target/v1/tasks/target:s-0',
+        '/dashboard/',
         '/dashboard/api/overview',
+        '/no-such-route',
       ]) {
         const res = await stranger.request(`${base}${path}`);
         expect(res.status, path).toBe(403);
         expect(res.text, path).toContain('UNKNOWN_DEVICE');
       }
+      // HTTP+JSON sends, v1.0 and v0.3: refused before the body is read, so nothing is created.
+      for (const [path, body] of [
+        ['/a2a/target/message:send', JSON.stringify(msg('s-3', 'hi'))],
+        ['/a2a/target/message:stream', JSON.stringify(msg('s-4', 'hi'))],
+        [
+          '/a2a/target/v1/message:send',
+          JSON.stringify({ message: { kind: 'message', messageId: 's-5', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } }),
+        ],
+        ['/a2a/target/tasks/target:s-0:cancel', '{}'],
+      ] as const) {
+        const res = await stranger.request(`${base}${path}`, { method: 'POST', headers: JSON_HEADERS, body });
+        expect(res.status, path).toBe(403);
+        expect(res.text, path).toContain('UNKNOWN_DEVICE');
+      }
+      // JSON-RPC: the machine's root endpoint, a session's, v0.3's method names on it.
+      for (const [path, body] of [
+        ['/a2a', rpcBody('SendMessage', msg('s-6', 'hi', {}, { 'shrooms/session': 'target' }))],
+        [
+          '/a2a/target',
+          rpcBody('message/send', { message: { kind: 'message', messageId: 's-7', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } }),
+        ],
+        ['/a2a/target', rpcBody('ListTasks', {})],
+      ] as const) {
+        const res = await stranger.request(`${base}${path}`, { method: 'POST', headers: JSON_HEADERS, body });
+        expect(res.json().error.code, `${path} ${body}`).toBe(-32054);
+      }
+      // The health probes alone answer anyone (they reveal nothing; orchestrators probe from outside).
+      expect((await stranger.request(`${base}/healthz`)).status).toBe(200);
+      for (const id of ['s-3', 's-4', 's-5', 's-6', 's-7']) expect(await task('target', `target:${id}`)).toBeUndefined();
       const rpc = await stranger.request(`${base}/a2a/target`, {
         method: 'POST',
         headers: JSON_HEADERS,
