@@ -24,6 +24,13 @@ import {
 import { PermissionViolationError, type NatsConnection } from '@nats-io/nats-core';
 import { retryJetStream } from '@shrooms/runtime';
 
+/**
+ * A JetStream manager, its API check (one account-info request) retried like the calls after it: a
+ * cluster without a meta leader yet (nodes still starting) times that check out, which exited a
+ * gateway that started first.
+ */
+const manager = (nc: NatsConnection) => retryJetStream(() => jetstreamManager(nc));
+
 export interface HardenedBucketOptions {
   history: number;
   replicas: number;
@@ -45,7 +52,7 @@ export async function createHardenedBucket(
   bucket: string,
   opts: HardenedBucketOptions,
 ): Promise<StreamConfig | undefined> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await manager(nc);
   const name = `KV_${bucket}`;
   try {
     return (await retryJetStream(() => jsm.streams.info(name))).config;
@@ -103,7 +110,7 @@ const isPermissionViolation = (err: unknown) =>
 export type Hardening = 'hardened' | 'already' | 'not permitted' | 'left soft: replicated on nats-server 2.9';
 
 export async function hardenBucket(nc: NatsConnection, bucket: string): Promise<Hardening> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await manager(nc);
   const name = `KV_${bucket}`;
   try {
     const info = await retryJetStream(() => jsm.streams.info(name));
@@ -127,7 +134,7 @@ export async function hardenBucket(nc: NatsConnection, bucket: string): Promise<
  * same reason as hardenBucket: its nodes replay the original configuration on restart.
  */
 export async function limitBucket(nc: NatsConnection, bucket: string, maxMsgs: number): Promise<'set' | 'already' | 'left'> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await manager(nc);
   const name = `KV_${bucket}`;
   try {
     const info = await retryJetStream(() => jsm.streams.info(name));
