@@ -8,7 +8,7 @@
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, ShroomsError, keys, ScheduleSchema, type Schedule } from '@shrooms/protocol';
-import { casCreate, casPurge, casUpdate } from '@shrooms/runtime';
+import { casCreate, casPurge, casUpdate, retryJetStream } from '@shrooms/runtime';
 
 export interface StoredSchedule {
   schedule: Schedule;
@@ -31,15 +31,20 @@ const enc = new TextEncoder();
 export class ScheduleStore implements ScheduleStorePort {
   private constructor(readonly kv: KV) {}
 
-  /** Creates the bucket if needed (idempotent) and binds to it. */
+  /**
+   * Creates the bucket if needed (idempotent) and binds to it; retried while JetStream is slow to
+   * answer (a cluster still electing its leaders), as a create that happened opens the bucket.
+   */
   static async open(nc: NatsConnection, opts: { replicas?: number } = {}): Promise<ScheduleStore> {
-    const kv = await new Kvm(nc).create(BUCKETS.schedules, {
-      history: 5,
-      replicas: opts.replicas ?? 1,
-      storage: 'file',
-      maxValueSize: 512 * 1024,
-      description: 'shrooms schedules: one value per schedule, the schedule as it stands',
-    });
+    const kv = await retryJetStream(() =>
+      new Kvm(nc).create(BUCKETS.schedules, {
+        history: 5,
+        replicas: opts.replicas ?? 1,
+        storage: 'file',
+        maxValueSize: 512 * 1024,
+        description: 'shrooms schedules: one value per schedule, the schedule as it stands',
+      }),
+    );
     return new ScheduleStore(kv);
   }
 
