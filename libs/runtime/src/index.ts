@@ -9,7 +9,7 @@ export {
   withRenamedSettings,
 } from './config.js';
 export { createLogger, type Logger } from './log.js';
-export { connectNats, type NatsConnection, onShutdown } from './nats.js';
+export { connectNats, drainNats, type NatsConnection, onShutdown } from './nats.js';
 export {
   NO_REPLY,
   addService,

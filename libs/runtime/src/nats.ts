@@ -82,6 +82,20 @@ async function whyNot(server: string): Promise<string> {
   return tcp === 'open' ? 'the port answers, but not as a NATS server that lets us in' : tcp;
 }
 
+/**
+ * Drains `nc` on shutdown, so in-flight replies still go out. With NATS already gone there is
+ * nothing to flush them to: the drain fails at once, and the connection is closed instead — a
+ * stop, not a failed shutdown.
+ */
+export async function drainNats(nc: NatsConnection, log: Logger): Promise<void> {
+  try {
+    await nc.drain();
+  } catch (err) {
+    log.info({ reason: (err as Error).message }, 'NATS not reachable at shutdown: connection closed without draining');
+    await nc.close().catch(() => {});
+  }
+}
+
 /** Runs `stop` once on SIGINT/SIGTERM, then exits. */
 export function onShutdown(log: Logger, stop: () => Promise<void>): void {
   let stopping = false;

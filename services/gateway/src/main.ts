@@ -1,6 +1,6 @@
 /** The gateway process: config, logger, NATS, ledger, app; listen; drain on shutdown. */
 import { Ledger, SignalField } from '@shrooms/ledger';
-import { addService, connectNats, createLogger, loadConfig, onShutdown, redactConfig } from '@shrooms/runtime';
+import { addService, connectNats, createLogger, drainNats, loadConfig, onShutdown, redactConfig } from '@shrooms/runtime';
 import { BUCKETS, SERVICE_NAMES } from '@shrooms/protocol';
 import { buildApp } from './app.js';
 import { GatewayConfigSchema, listenHosts, publicUrl } from './config.js';
@@ -75,7 +75,7 @@ export async function runGateway(env: Record<string, string | undefined> = proce
     for (const server of extra) server.close();
     await gw.close();
     await svc.stop();
-    await nc.drain();
+    await drainNats(nc, log);
   });
 }
 

@@ -3,7 +3,16 @@
  * then wait; drain on SIGTERM/SIGINT. `main.ts` calls it; so can the `shrooms-agent guard` command.
  */
 import { SERVICE_NAMES } from '@shrooms/protocol';
-import { connectNats, createLogger, natsHealthChecks, natsLiveness, onShutdown, redactConfig, startHealthServer } from '@shrooms/runtime';
+import {
+  connectNats,
+  createLogger,
+  drainNats,
+  natsHealthChecks,
+  natsLiveness,
+  onShutdown,
+  redactConfig,
+  startHealthServer,
+} from '@shrooms/runtime';
 import { loadGuardConfig } from './config.js';
 import { buildGuard, type Guard } from './guard.js';
 
@@ -24,7 +33,7 @@ export async function runGuard(env: Record<string, string | undefined> = process
   onShutdown(log, async function stopGuard() {
     await health?.close();
     await guard.stop();
-    await nc.drain();
+    await drainNats(nc, log);
   });
   return guard;
 }

@@ -2,6 +2,7 @@
 import {
   connectNats,
   createLogger,
+  drainNats,
   healthKey,
   initTelemetry,
   loadConfig,
@@ -36,7 +37,7 @@ export async function runScheduler(env: Record<string, string | undefined> = pro
   onShutdown(log, async () => {
     await scheduler.stop();
     await health?.close();
-    await nc.drain();
+    await drainNats(nc, log);
     await stopTelemetry();
   });
 }

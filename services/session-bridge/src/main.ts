@@ -7,6 +7,7 @@ import { keys, subjects } from '@shrooms/protocol';
 import {
   connectNats,
   createLogger,
+  drainNats,
   healthKey,
   loadConfig,
   natsHealthChecks,
@@ -174,7 +175,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     await bridge.stop();
     await mcp.close();
     await meshClient.close();
-    await nc.drain();
+    await drainNats(nc, log);
   });
   return bridge;
 }
