@@ -7,6 +7,12 @@ import type { Logger } from '@shrooms/runtime';
 import type { Bridge, PresenceState } from './bridge/bridge.js';
 import type { BridgeConfig } from './config.js';
 
+/**
+ * A stop waits this long for the withdrawal; past it (NATS gone or slow) the signal is left to fade
+ * by its ttl, as a dead bridge's does, rather than hold the stop for the client's 5 s timeout.
+ */
+const WITHDRAW_WAIT_MS = 1_000;
+
 export async function startPresence(
   bridge: Bridge,
   { signals, config, log }: { signals: SignalField; config: BridgeConfig; log: Logger },
@@ -61,6 +67,14 @@ export async function startPresence(
     clearInterval(timer);
     if (pending) clearTimeout(pending);
     unsubscribe();
-    await signals.withdraw(bridge.machine, bridge.session).catch(() => {});
+    let wait: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<'late'>((resolve) => (wait = setTimeout(() => resolve('late'), WITHDRAW_WAIT_MS)));
+    const withdrawn = signals.withdraw(bridge.machine, bridge.session).then(
+      () => 'done' as const,
+      () => 'failed' as const,
+    );
+    const outcome = await Promise.race([withdrawn, gaveUp]);
+    clearTimeout(wait);
+    if (outcome !== 'done') log.info({ outcome }, 'signal not withdrawn at stop: it fades by its ttl');
   };
 }
