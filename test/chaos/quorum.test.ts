@@ -3,11 +3,13 @@
  * a power cut when one machine boots first): every service that creates its R3 buckets at start —
  * the gateway (ledger, signal field), the guard (windows, policy), the scheduler (schedules) — waits
  * for JetStream instead of exiting, and the whole mesh serves once the other nodes are back. Each
- * service is asked to prove it: an ask is finished through the guard, a schedule is listed.
+ * service is asked to prove it: an ask is finished through the guard, a schedule is listed. Then
+ * the whole cluster is killed and restarted under the running mesh: it serves again, and a task
+ * finished before is still there.
  */
 import { connect } from '@nats-io/transport-node';
 import { scheduleClient } from '@shrooms/client';
-import { eventually, sendAsk, startMesh, startNatsCluster, type Mesh, type NatsCluster } from '@shrooms/testing';
+import { eventually, rpc, sendAsk, startMesh, startNatsCluster, type Mesh, type NatsCluster } from '@shrooms/testing';
 import { afterAll, expect, it } from 'vitest';
 import { probeUntilCompleted } from './support/faults.js';
 
@@ -44,17 +46,35 @@ it('comes up on a cluster that gets its quorum only after the services started',
     quorumBack(),
   ]);
 
+  await servesAgain('quorum');
+}, 180_000);
+
+it('serves again, its tasks kept, after the whole cluster was killed and restarted', async () => {
+  const before = await sendAsk(mesh!.gatewayUrl, 'alpha', 'whole-1', 'before', { blocking: true });
+  expect(before.task?.status.state).toBe('TASK_STATE_COMPLETED');
+
+  await Promise.all(cluster!.nodes.map((n) => n.kill()));
+  await new Promise((r) => setTimeout(r, DOWN_MS));
+  await Promise.all(cluster!.nodes.map((n) => n.restart()));
+
+  await servesAgain('whole');
+  const kept = await rpc(`${mesh!.gatewayUrl}/a2a/alpha`, 'GetTask', { id: before.task!.id });
+  expect(kept.result?.status?.state, JSON.stringify(kept)).toBe('TASK_STATE_COMPLETED');
+}, 180_000);
+
+/** Every service still running, an ask finished end to end, the scheduler answering. */
+async function servesAgain(tag: string): Promise<void> {
   // None of them exited on the way (a service that gave up on JetStream exits 1).
-  for (const s of mesh.services) expect(s.child.exitCode, s.output().slice(-2000)).toBeNull();
-  expect(await probeUntilCompleted(mesh.gatewayUrl, 'alpha', 'quorum-1', 60_000)).toBeGreaterThan(0);
-  const answer = await sendAsk(mesh.gatewayUrl, 'alpha', 'quorum-2', 'hello', { blocking: true });
+  for (const s of mesh!.services) expect(s.child.exitCode, s.output().slice(-2000)).toBeNull();
+  expect(await probeUntilCompleted(mesh!.gatewayUrl, 'alpha', `${tag}-probe`, 60_000)).toBeGreaterThan(0);
+  const answer = await sendAsk(mesh!.gatewayUrl, 'alpha', `${tag}-ask`, 'hello', { blocking: true });
   expect(answer.task?.status.state).toBe('TASK_STATE_COMPLETED');
 
-  const nc = await connect({ servers: cluster.nodes.map((n) => n.url) });
+  const nc = await connect({ servers: cluster!.nodes.map((n) => n.url) });
   try {
     const schedules = scheduleClient(nc, { timeoutMs: 2_000 });
     await eventually(async () => Array.isArray((await schedules.list({})).schedules), 30_000, 200);
   } finally {
     await nc.close();
   }
-}, 180_000);
+}
