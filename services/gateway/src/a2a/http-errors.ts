@@ -28,6 +28,7 @@ export function errorHandler(bodyLimit: number) {
     // A refusal of ours thrown by a route that answers no errors itself (/agents, the machine card).
     if ((err as unknown) instanceof ShroomsError) return answerError(req, reply, err as unknown as ShroomsError);
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      lingerOnRefusedBody(req, reply);
       return answerError(
         req,
         reply,
@@ -43,6 +44,38 @@ export function errorHandler(bodyLimit: number) {
     req.log.error({ err }, 'unhandled error');
     return answerError(req, reply, new ShroomsError('INTERNAL', 'internal error'));
   };
+}
+
+/** A refused body is still read and dropped for up to this many bytes more… */
+const LINGER_BYTES = 16 * 1024 * 1024;
+/** …or this long; past either the connection is closed. The bytes are counted every LINGER_CHECK_MS. */
+const LINGER_MS = 5_000;
+const LINGER_CHECK_MS = 50;
+
+/**
+ * A body past the limit is refused before it is all read, and fastify then closes the connection
+ * at once. Closed with the client's bytes unread, the connection is reset, and the reset discards
+ * the answer before a client that sends its whole body first reads it: it sees EPIPE and no
+ * answer. So the connection stays open while Node reads and drops the rest of the body (as it does
+ * for any request its answer did not read), and is closed only past LINGER_BYTES or LINGER_MS.
+ * Node's parser drops such a body without handing it to the request stream, so the socket's bytes
+ * are what is counted.
+ */
+function lingerOnRefusedBody(req: FastifyRequest, reply: FastifyReply): void {
+  const raw = req.raw;
+  const socket = raw.socket;
+  if (raw.complete || !socket || socket.destroyed) return;
+  reply.removeHeader('connection');
+  const start = socket.bytesRead;
+  const deadline = Date.now() + LINGER_MS;
+  const watch = setInterval(() => {
+    if (raw.complete || socket.destroyed) return clearInterval(watch);
+    if (socket.bytesRead - start > LINGER_BYTES || Date.now() >= deadline) {
+      clearInterval(watch);
+      socket.destroy();
+    }
+  }, LINGER_CHECK_MS);
+  watch.unref();
 }
 
 /** Fastify's `frameworkErrors`: a URL that does not decode, a path segment past `maxParamLength`. */
