@@ -3,7 +3,7 @@
  * agents, refusals and notes. A changed row is replaced in place where the list shows it; anything
  * else that shows it reloads, throttled (render.ts `reloadSoon`).
  */
-import type { DashboardEvents, Overview, TaskRowView } from '../wire.js';
+import type { AgentView, DashboardEvents, Overview, TaskRowView } from '../wire.js';
 import { agentsView } from './agents.js';
 import { paintAttention } from './attention.js';
 import { paintChrome, reloadSoon, render } from './render.js';
@@ -69,6 +69,11 @@ function applyOverview(d: Overview): void {
   S.notes = d.notes;
 }
 
+/** What the agents view shows of the agents: all but each signal's age, which tick() repaints. */
+function agentsShape(agents: AgentView[]): string {
+  return JSON.stringify(agents.map(({ ageMs: _age, ...shown }) => shown));
+}
+
 function keepNewest<T>(list: T[], item: T): void {
   list.unshift(item);
   list.length = Math.min(list.length, KEEP);
@@ -108,10 +113,13 @@ export function connect(): void {
     if (route().view !== 'agents') reloadSoon(200);
   });
   on(source, 'agents', (d) => {
+    const changed = agentsShape(d.agents) !== agentsShape(S.agents);
     S.agents = d.agents;
     S.agentsAt = Date.now();
     paintChrome();
-    if (route().view === 'agents') void agentsView();
+    // A renewal alone is painted by tick(): rebuilding the cards for it, every few seconds, replaced
+    // a button between a click's press and release, and the click was lost.
+    if (changed && route().view === 'agents') void agentsView();
   });
   on(source, 'refusal', (d) => {
     keepNewest(S.refusals, d);
