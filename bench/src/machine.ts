@@ -105,3 +105,25 @@ export class NoiseMeter {
     };
   }
 }
+
+let tickMs: number | undefined;
+/** Milliseconds of CPU per clock tick of /proc/<pid>/stat (`getconf CLK_TCK`, 100 if unknown). */
+export function clockTickMs(): number {
+  if (tickMs === undefined) {
+    let perS = 100;
+    try {
+      perS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      /* the usual 100 */
+    }
+    tickMs = 1000 / perS;
+  }
+  return tickMs;
+}
+
+/** Messages each client has published to the nats-server so far (its in_msgs), by connection name. */
+export async function natsInByConnection(monitorUrl: string | undefined): Promise<Record<string, number>> {
+  if (!monitorUrl) return {};
+  const c = (await (await fetch(`${monitorUrl}/connz?limit=1024`)).json()) as { connections: { name?: string; in_msgs: number }[] };
+  return Object.fromEntries(c.connections.map((x) => [x.name ?? '?', x.in_msgs]));
+}

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { judgeAims } from './aims.js';
 import { BENCH_SRC } from './child.js';
+import { runHot } from './hot.js';
 import { runMemoryJob } from './memory-job.js';
 import { PLANS } from './plan.js';
 import { renderReport } from './report/markdown.js';
@@ -21,13 +22,14 @@ const { values } = parseArgs({
     profile: { type: 'boolean' },
     render: { type: 'boolean' },
     memory: { type: 'boolean' },
+    hot: { type: 'boolean' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
   process.stdout.write(
-    'usage: pnpm bench [--quick] [--profile] [--render] [--memory] [--out DIR]\n\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--memory runs the memory job alone and puts its figures into the last latest.json\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
+    'usage: pnpm bench [--quick] [--profile] [--render] [--memory] [--hot] [--out DIR]\n\n--hot measures ours alone (messages per send, p50, tasks/s and CPU per task at concurrency 16), for an A/B of two trees; writes hot.json\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--memory runs the memory job alone and puts its figures into the last latest.json\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
   );
   process.exit(0);
 }
@@ -57,6 +59,10 @@ if (values.render) {
   await writeFile(join(RESULTS, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
   await writeFile(REPORT, renderReport(result, await readProfile()));
   log(`wrote the memory job's figures into ${join(RESULTS, 'latest.json')} and ${REPORT}`);
+} else if (values.hot) {
+  const hot = await runHot(values.quick ? { reps: 3, sends: 150, throughputMs: 1_000 } : { reps: 5, sends: 300, throughputMs: 3_000 }, log);
+  await writeFile(join(RESULTS, 'hot.json'), `${JSON.stringify(hot, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(hot)}\n`);
 } else if (values.profile) {
   const summary = await runProfile(PLANS[values.quick ? 'quick' : 'full'], join(RESULTS, 'profiles'), log);
   await writeFile(join(RESULTS, 'profile.json'), `${JSON.stringify(summary, null, 2)}\n`);

@@ -6,15 +6,14 @@
  * Over 300 lines: one run is one sequence of phases (each marked `// ----` in the order of the
  * report) that share the arms, the interleaving, the noise meter and the figures being filled.
  */
-import { execFileSync } from 'node:child_process';
 import type { Aim } from './aims.js';
 import { startNatsServer } from '@shrooms/testing';
-import { cliHasGuard, startOurs, RAISED_LIMITS, type Ours } from './arms/ours.js';
+import { OURS_SERVING, cliHasGuard, startOurs, RAISED_LIMITS, type Ours } from './arms/ours.js';
 import { SHELF } from './arms/shelf.js';
 import { startChild, type Child } from './child.js';
 import { ARMS, Figures, type Arm, type Figure } from './figures.js';
 import type { LatencyJob, LatencyResult, Op, Target, ThroughputJob, ThroughputResult } from './loadgen/jobs.js';
-import { NoiseMeter, machineInfo, processTicks, type MachineInfo } from './machine.js';
+import { NoiseMeter, clockTickMs, machineInfo, natsInByConnection, processTicks, type MachineInfo } from './machine.js';
 import { MemorySampler, procMemoryMb } from './memory.js';
 import type { Plan } from './plan.js';
 import { median, round } from './stats.js';
@@ -99,18 +98,11 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
       return [p.ours_gateway!, p.ours_bridge!, ...(p.ours_guard ? [p.ours_guard] : []), ...natsPid];
     };
     const ticks = (arm: Arm) => armPids(arm).reduce((sum, pid) => sum + processTicks(pid), 0);
-    const TICK_MS = 1000 / clockTicksPerSecond();
-    /** Messages each serving process published to NATS (the server's in_msgs), by connection name. */
-    const natsIn = async (): Promise<Record<string, number>> => {
-      if (!nats.monitorUrl) return {};
-      const c = (await (await fetch(`${nats.monitorUrl}/connz?limit=1024`)).json()) as {
-        connections: { name?: string; in_msgs: number }[];
-      };
-      return Object.fromEntries(c.connections.map((x) => [x.name ?? '?', x.in_msgs]));
-    };
+    const TICK_MS = clockTickMs();
+    const natsIn = () => natsInByConnection(nats.monitorUrl);
     const natsPerTask: Record<'floor' | 'ours', Record<string, number>> = { floor: {}, ours: {} };
     const cpuByProcess: Record<string, number[]> = {};
-    const SERVING: Record<'floor' | 'ours', RegExp> = { floor: /^bench floor hop/, ours: /^(gateway |bridge [^/]+\/bench$|shrooms-guard)/ };
+    const SERVING: Record<'floor' | 'ours', RegExp> = { floor: /^bench floor hop/, ours: OURS_SERVING };
     const lat = (job: Omit<LatencyJob, 'type'>) => loadgen.call<LatencyResult>({ type: 'latency', ...job });
     const thr = (job: Omit<ThroughputJob, 'type'>) => loadgen.call<ThroughputResult>({ type: 'throughput', ...job });
     const http = (arm: 'reference' | 'ours', tenant?: string): Target =>
@@ -396,14 +388,6 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
     await Promise.all(children.map((c) => c.stop().catch(() => {})));
     await ours?.stop().catch(() => {});
     await nats.stop();
-  }
-}
-
-function clockTicksPerSecond(): number {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
   }
 }
 

@@ -15,6 +15,8 @@ import { SHELF, SHELF_EPOCH_MS, shelfMessageId, shelfTaskId, shelfText } from '.
 
 export const SESSION = 'bench';
 export const MACHINE = 'benchbox';
+/** NATS connection names of ours' serving processes (gateway, the bench session's bridge, guard). */
+export const OURS_SERVING = /^(gateway |bridge [^/]+\/bench$|shrooms-guard)/;
 
 /** What the run raises so the figures show cost, not refusals (reported as such). */
 export const RAISED_LIMITS: Record<string, string> = {

@@ -1,0 +1,87 @@
+/**
+ * `pnpm bench --hot`: ours alone, only what one change to the hot path moves — NATS messages per
+ * blocking send (the server's per-connection counters), blocking p50 at concurrency 1, tasks/s and
+ * CPU per task (by process) at concurrency 16. About a minute; no floor, no reference, no memory job,
+ * so its figures are for an A/B of two trees or two settings run alternately on the same machine,
+ * never for the aims (those come from the full run, arms interleaved).
+ */
+import { loadavg } from 'node:os';
+import { startNatsServer } from '@shrooms/testing';
+import { OURS_SERVING, cliHasGuard, startOurs } from './arms/ours.js';
+import { startChild } from './child.js';
+import type { LatencyResult, ThroughputResult } from './loadgen/jobs.js';
+import { clockTickMs, natsInByConnection, processTicks } from './machine.js';
+import { median, percentiles, round } from './stats.js';
+
+export interface HotResult {
+  schema: 'shrooms-bench-hot/1';
+  startedAt: string;
+  reps: number;
+  loadavg: number[];
+  natsMessagesPerSend: number | null;
+  natsMessagesByConnection: Record<string, number | null>;
+  sendP50Ms: number | null;
+  tasksPerS: number | null;
+  cpuMsPerTask: number | null;
+  cpuMsPerTaskByProcess: Record<string, number | null>;
+}
+
+export async function runHot(opts: { reps: number; sends: number; throughputMs: number }, log: (l: string) => void): Promise<HotResult> {
+  const nats = await startNatsServer({ args: [] });
+  const ours = await startOurs(nats, { guard: await cliHasGuard() });
+  const loadgen = await startChild('loadgen', 'loadgen/main.ts');
+  try {
+    const target = { kind: 'http' as const, url: ours.url };
+    const lat = (n: number) => loadgen.call<LatencyResult>({ type: 'latency', target, op: 'send', n, maxMs: 120_000 });
+    const thr = (durationMs: number) =>
+      loadgen.call<ThroughputResult>({
+        type: 'throughput',
+        target,
+        op: 'send',
+        concurrency: 16,
+        durationMs,
+        maxTasks: 100_000,
+        drainTimeoutMs: 0,
+      });
+    await lat(opts.sends);
+    await thr(opts.throughputMs);
+    log('warmed up');
+    const serving = () => ({ ...ours.pids(), ...(nats.pid ? { nats_server: nats.pid } : {}) });
+    const p50s: (number | null)[] = [];
+    const rates: number[] = [];
+    const cpu: Record<string, number[]> = {};
+    const msgs: Record<string, number[]> = {};
+    for (let rep = 0; rep < opts.reps; rep++) {
+      const before = await natsInByConnection(nats.monitorUrl);
+      const l = await lat(opts.sends);
+      const after = await natsInByConnection(nats.monitorUrl);
+      for (const [name, n] of Object.entries(after))
+        if (OURS_SERVING.test(name) && before[name] !== undefined)
+          (msgs[name] ??= []).push((n - before[name]!) / (l.samples.length + l.errors));
+      p50s.push(percentiles(l.samples).p50);
+      const ticks0 = Object.entries(serving()).map(([name, pid]) => [name, pid, processTicks(pid)] as const);
+      const t = await thr(opts.throughputMs);
+      rates.push(t.perS);
+      for (const [name, pid, t0] of ticks0) if (t.done) (cpu[name] ??= []).push(((processTicks(pid) - t0) * clockTickMs()) / t.done);
+      log(`rep ${rep + 1}: p50 ${round(p50s.at(-1) ?? null)} ms, ${round(t.perS)} tasks/s`);
+    }
+    const byConnection = Object.fromEntries(Object.entries(msgs).map(([k, v]) => [k, round(median(v))]));
+    const byProcess = Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, round(median(v))]));
+    return {
+      schema: 'shrooms-bench-hot/1',
+      startedAt: new Date().toISOString(),
+      reps: opts.reps,
+      loadavg: loadavg().map((x) => Math.round(x * 100) / 100),
+      natsMessagesPerSend: round(Object.values(byConnection).reduce<number>((a, b) => a + (b ?? 0), 0)),
+      natsMessagesByConnection: byConnection,
+      sendP50Ms: round(median(p50s)),
+      tasksPerS: round(median(rates)),
+      cpuMsPerTask: round(Object.values(byProcess).reduce<number>((a, b) => a + (b ?? 0), 0)),
+      cpuMsPerTaskByProcess: byProcess,
+    };
+  } finally {
+    await loadgen.stop().catch(() => {});
+    await ours.stop().catch(() => {});
+    await nats.stop();
+  }
+}
