@@ -208,3 +208,16 @@ export function textMessage(role: Role, text: string, extra: Partial<Message> = 
 function cryptoId(): string {
   return globalThis.crypto.randomUUID();
 }
+
+/** Each v1.0 state's v0.3 name (also the short form the CLI prints). */
+export const V03_STATES: Readonly<Record<TaskState, string>> = {
+  TASK_STATE_UNSPECIFIED: 'unknown',
+  TASK_STATE_SUBMITTED: 'submitted',
+  TASK_STATE_WORKING: 'working',
+  TASK_STATE_COMPLETED: 'completed',
+  TASK_STATE_FAILED: 'failed',
+  TASK_STATE_CANCELED: 'canceled',
+  TASK_STATE_INPUT_REQUIRED: 'input-required',
+  TASK_STATE_REJECTED: 'rejected',
+  TASK_STATE_AUTH_REQUIRED: 'auth-required',
+};

@@ -43,6 +43,7 @@ export {
   textOf,
   unsetEnum,
   unsetString,
+  V03_STATES,
 } from './a2a.js';
 export {
   ERROR_DOMAIN,
@@ -162,5 +163,3 @@ export {
 } from './schedule-text.js';
 export { DEFAULT_SIGNAL_TTL_MS, type Signal, SignalSchema, signalFreshness } from './signals.js';
 export { displayOrigin } from './display.js';
-export { paramsFromV03, resultToV03, streamEventToV03, V03_METHODS, V03_STATES, withClosingStatus } from './v03.js';
-export { resultToV03Rest, sendParamsFromV03Rest, streamEventToV03Rest } from './v03-rest.js';

@@ -1,6 +1,7 @@
 /** The JSON-RPC 2.0 binding: `POST /a2a/{session}` and `POST /a2a` (routed by task or metadata). */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { META, ShroomsError, V03_METHODS, paramsFromV03, resultToV03, streamEventToV03, toJsonRpcError } from '@shrooms/protocol';
+import { META, ShroomsError, toJsonRpcError } from '@shrooms/protocol';
+import { V03_METHODS, paramsFromV03, resultToV03, streamEventToV03 } from '../v03/jsonrpc.js';
 import { isNatsOutage, natsUnavailable } from '@shrooms/runtime';
 import { TaskService } from '../tasks/service.js';
 import type { A2AContext } from './context.js';

@@ -7,10 +7,11 @@
  * JSON-RPC): the A2A TCK builds its HTTP+JSON URLs from the origin of the card it read there.
  *
  * Beside it, A2A v0.3 over HTTP+JSON under `/a2a/{session}/v1/` (what `@a2a-js/sdk` 0.3.x's
- * RestTransport calls): the same methods on the same ledger, in v0.3's shapes (v03-rest.ts).
+ * RestTransport calls): the same methods on the same ledger, in v0.3's shapes (../v03/rest.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ShroomsError, resultToV03Rest, sendParamsFromV03Rest, streamEventToV03Rest, toJsonRpcError, toRestError } from '@shrooms/protocol';
+import { ShroomsError, toJsonRpcError, toRestError } from '@shrooms/protocol';
+import { resultToV03Rest, sendParamsFromV03Rest, streamEventToV03Rest } from '../v03/rest.js';
 import type { StreamResponse } from '@shrooms/protocol';
 import type { A2AContext } from './context.js';
 import { callerOf } from './caller.js';

@@ -3,7 +3,8 @@
  * terminal or interrupted state. Built on the ledger: listen first, then read, so nothing falls
  * between; a client that reconnects with SubscribeToTask gets the task as it stands and what follows.
  */
-import { isInterrupted, isTerminal, withClosingStatus, type StreamResponse } from '@shrooms/protocol';
+import { isInterrupted, isTerminal, type StreamResponse } from '@shrooms/protocol';
+import { withClosingStatus } from '../v03/jsonrpc.js';
 import type { Stored } from '@shrooms/ledger';
 import type { LiveTasks } from '../tasks/live.js';
 

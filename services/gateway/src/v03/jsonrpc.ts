@@ -6,9 +6,20 @@
  * status updates; `message/send` answers the Task itself (v1.0 wraps it in `{task}`).
  */
 import { z } from 'zod';
-import type { Artifact, Message, Part, StreamResponse, Task, TaskState, TaskStatus, TaskStatusUpdateEvent } from './a2a.js';
-import { isInterrupted, isTerminal } from './a2a.js';
-import { ShroomsError } from './errors.js';
+import {
+  ShroomsError,
+  V03_STATES,
+  isInterrupted,
+  isTerminal,
+  type Artifact,
+  type Message,
+  type Part,
+  type StreamResponse,
+  type Task,
+  type TaskState,
+  type TaskStatus,
+  type TaskStatusUpdateEvent,
+} from '@shrooms/protocol';
 
 /** v0.3 method → the v1.0 method it is served by. */
 export const V03_METHODS: Readonly<Record<string, string>> = {
@@ -22,19 +33,6 @@ export const V03_METHODS: Readonly<Record<string, string>> = {
   'tasks/pushNotificationConfig/list': 'ListTaskPushNotificationConfigs',
   'tasks/pushNotificationConfig/delete': 'DeleteTaskPushNotificationConfig',
   'agent/getAuthenticatedExtendedCard': 'GetExtendedAgentCard',
-};
-
-/** Each v1.0 state's v0.3 name (also the short form the CLI prints). */
-export const V03_STATES: Readonly<Record<TaskState, string>> = {
-  TASK_STATE_UNSPECIFIED: 'unknown',
-  TASK_STATE_SUBMITTED: 'submitted',
-  TASK_STATE_WORKING: 'working',
-  TASK_STATE_COMPLETED: 'completed',
-  TASK_STATE_FAILED: 'failed',
-  TASK_STATE_CANCELED: 'canceled',
-  TASK_STATE_INPUT_REQUIRED: 'input-required',
-  TASK_STATE_REJECTED: 'rejected',
-  TASK_STATE_AUTH_REQUIRED: 'auth-required',
 };
 
 /** `metadata` as both v0.3 bindings carry it. */
@@ -89,7 +87,7 @@ export function invalidV03(err: z.ZodError, whole = '(params)'): ShroomsError {
 }
 
 /**
- * A v0.3 part (JSON-RPC's form, which v03-rest.ts renames for HTTP+JSON) → v1.0: file names and
+ * A v0.3 part (JSON-RPC's form, which rest.ts renames for HTTP+JSON) → v1.0: file names and
  * media types, bytes or a link.
  */
 export function partFromV03(p: PartV03): Part {
@@ -128,7 +126,7 @@ function messageToV03(m: Message): MessageV03 & { kind: 'message' } {
 
 /**
  * How a v0.3 binding writes messages, parts and states; the rest of a task's shape — what a status,
- * an artifact, a task and a stream event hold — the two bindings share (here and v03-rest.ts).
+ * an artifact, a task and a stream event hold — the two bindings share (here and rest.ts).
  */
 export interface V03Form {
   message(m: Message): Record<string, unknown>;

@@ -5,13 +5,12 @@
  * (not `parts`), a part is `{text}` | `{file: {fileWithUri | fileWithBytes, mimeType}}` |
  * `{data: {data}}` (no `kind`), states and roles are proto names (`TASK_STATE_CANCELLED` with two
  * Ls), status updates carry `final`; errors are `{code, message, data}` with the JSON-RPC code
- * beside the HTTP status. Turned into v1.0 on the way in and back on the way out, like v03.ts:
- * the ledger holds v1.0 only. A part here is v03.ts's part under other names, and a task, its
- * status and its stream events have v03.ts's shape (V03Form): only the names are this file's.
+ * beside the HTTP status. Turned into v1.0 on the way in and back on the way out, like jsonrpc.ts:
+ * the ledger holds v1.0 only. A part here is jsonrpc.ts's part under other names, and a task, its
+ * status and its stream events have jsonrpc.ts's shape (V03Form): only the names are this file's.
  */
 import { z } from 'zod';
-import type { Message, Part, StreamResponse, Task, TaskState } from './a2a.js';
-import { ShroomsError } from './errors.js';
+import { ShroomsError, type Message, type Part, type StreamResponse, type Task, type TaskState } from '@shrooms/protocol';
 import {
   V03ConfigurationSchema,
   V03Meta as Meta,
@@ -22,7 +21,7 @@ import {
   statusUpdateIn,
   taskIn,
   type V03Form,
-} from './v03.js';
+} from './jsonrpc.js';
 
 const RestPartV03Schema = z.union([
   z.object({ text: z.string(), metadata: Meta }),
@@ -61,7 +60,7 @@ const RestSendV03Schema = z
 
 const STATE_NAME: Partial<Record<TaskState, string>> = { TASK_STATE_CANCELED: 'TASK_STATE_CANCELLED' };
 
-/** A REST part is a JSON-RPC v0.3 part under other names: renamed here, converted once in v03.ts. */
+/** A REST part is a JSON-RPC v0.3 part under other names: renamed here, converted once in jsonrpc.ts. */
 function partFromRest(p: RestPartV03): Part {
   const md = p.metadata ? { metadata: p.metadata } : {};
   if ('text' in p) return partFromV03({ kind: 'text', text: p.text, ...md });

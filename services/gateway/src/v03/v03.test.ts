@@ -1,9 +1,9 @@
 // The two v0.3 bindings convert parts and tasks once (v03.ts); REST only renames. Pinned here on
 // the shapes each sends, so a change to the shared conversion shows in both.
 import { describe, expect, it } from 'vitest';
-import type { StreamResponse, Task } from './a2a.js';
-import { paramsFromV03, resultToV03, streamEventToV03, withClosingStatus } from './v03.js';
-import { resultToV03Rest, sendParamsFromV03Rest, streamEventToV03Rest } from './v03-rest.js';
+import type { StreamResponse, Task } from '@shrooms/protocol';
+import { paramsFromV03, resultToV03, streamEventToV03, withClosingStatus } from './jsonrpc.js';
+import { resultToV03Rest, sendParamsFromV03Rest, streamEventToV03Rest } from './rest.js';
 
 const task: Task = {
   id: 'demo:m-1',
