@@ -66,7 +66,8 @@ it('serves again, its tasks kept, after the whole cluster was killed and restart
 async function servesAgain(tag: string): Promise<void> {
   // None of them exited on the way (a service that gave up on JetStream exits 1).
   for (const s of mesh!.services) expect(s.child.exitCode, s.output().slice(-2000)).toBeNull();
-  expect(await probeUntilCompleted(mesh!.gatewayUrl, 'alpha', `${tag}-probe`, 60_000)).toBeGreaterThan(0);
+  // Throws, naming the last answer, when no ask completes within the bound: that is the check.
+  await probeUntilCompleted(mesh!.gatewayUrl, 'alpha', `${tag}-probe`, 60_000);
   const answer = await sendAsk(mesh!.gatewayUrl, 'alpha', `${tag}-ask`, 'hello', { blocking: true });
   expect(answer.task?.status.state).toBe('TASK_STATE_COMPLETED');
 
