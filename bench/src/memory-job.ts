@@ -37,8 +37,8 @@ export async function runMemoryJob(plan: Plan, log: Log): Promise<Figures> {
  * Idle RSS of each of ours' processes: gateway, guard, scheduler and a bridge with the echo harness,
  * read SETTLE_MS after ready and again after `idleMs` without work — V8 gives back the young
  * generation's start-up growth only after some seconds of quiet (15–40 s here for the gateway and
- * the bridge, whose timers keep them from being quiet sooner), so the first reading still holds
- * start-up memory.
+ * the bridge on a quiet machine, whose timers keep them from being quiet sooner; over 45 s for some
+ * on a busy one), so the first reading still holds start-up memory.
  */
 async function idleProcesses(idleMs: number, figures: Figures, log: Log): Promise<void> {
   const mesh = await startMesh({ machine: MACHINE, sessions: [{ name: 'idle' }], guard: true, scheduler: true, built: BUILT });
