@@ -160,6 +160,9 @@ async function phase(name: string, fault: Fault, prefix: string): Promise<void> 
   expect(verdict.acknowledged).toBe(s.asks);
   expect(verdict.lost).toBe(0);
   expect(verdict.stuck).toBe(0);
+  // A worker's write that timed out while the server was away is read back and sent again
+  // (Ledger.write): no task may end by expiry for want of its result.
+  expect(verdict.endings.expired ?? 0, "tasks finished by expiry: the worker's result was never stored").toBe(0);
   expect(verdict.doubled).toBe(0);
   expect(run.strayErrors).toEqual([]);
   expect(askedAgainMs).toBeLessThan(RECOVERY_BOUND_MS);
