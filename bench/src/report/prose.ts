@@ -166,14 +166,15 @@ What the profile says is avoidable:
 
 - **An Error with a stack trace per NATS request** (${fmt(share('RequestError') + share('TimeoutError'), 1)}% of the gateway's busy time in \`RequestError\` and
   \`TimeoutError\` constructors). nats.js builds both up front for every request so that a failure
-  shows the caller's stack; the connection option \`noAsyncTraces: true\` turns that off. It belongs in
-  \`connectNats\` (libs/runtime) — not changed here, recommended below.
+  shows the caller's stack; the connection option \`noAsyncTraces: true\` (in \`connectNats\` since) turns
+  that off, and the \`RequestError\` it still made after every reply is patched away since 2026-12-02
+  (recommendation 9): a profile taken after that shows none.
 - **One socket write per message** (\`writeBuffer\`/\`writev\` lead the self time of every process). Each
   request is flushed on its own; fewer round trips per task is the way to fewer writes, which is
   what the changes below do. Batching inside nats.js would need a client change.
 - **Decoding whole tasks to look at their state**: \`KvEntry.json()\` on every watched and read entry (the
   gateway decodes each change of every task of the machine to keep its index). A listing index that
-  needs only state, context and times could be fed from a smaller value (recommendation 9).
+  needs only state, context and times could be fed from a smaller value (recommendation 10).
 - **The listing index walk** (\`page\` in task-index) was the gateway's largest function of our own code
   before this round; it is now bounded by the page.
 - **Module loading under tsx** is a start-up cost only (compileSourceTextModule, the esm hooks), not in
@@ -201,6 +202,15 @@ for the CPU, on the loaded machine):
 |---|---|---|---|
 | The guard adds to the window it wrote last (value and revision remembered, at most 1,024 keys) without reading it first; the compare-and-set checks the revision, so a window another replica has replaced costs one refused write and the usual read, never a wrong count; a refusal or an "already admitted" seen in memory is read again before it is answered. | \`services/guard/src/window/store.ts\` | 8.09 → 7.07 (guard 3 → 2) | 2.84 / 2.79 → 2.67 / 2.52 |
 | A new task's delivery is quiet: a bridge that creates the task sends no reply, and the gateway takes the stored task from its ledger watch (same device and content; a refusal, an error or a resend is still answered; no reply and nothing seen within the delivery ack limit is BRIDGE_UNAVAILABLE as before). | \`libs/runtime/src/service.ts\` (\`NO_REPLY\`, \`quietRequests\`), \`libs/client/src/nats/bridge.ts\`, \`services/gateway/src/tasks/service.ts\` (\`deliverNew\`), \`services/session-bridge/src/endpoints.ts\` | 7.07 → 6.07 (bridge 3.05 → 2.05) | 2.71 / 2.82 / 2.65 → 2.33 / 2.38 / 2.38 |
+
+2026-12-02, each in its own commit, measured with \`pnpm bench --hot --quick\` (ours alone) alternated
+between the two variants on a machine loaded by a test run (load 4–5), which raises every CPU figure
+about 2.5× over a quiet run's; the medians of four runs each:
+
+| change | where | NATS messages per blocking send | CPU ms per task (ours + nats-server) |
+|---|---|---|---|
+| nats.js no longer builds a \`RequestError\` (and its stack) for every request that got its reply: a \`pnpm patch\` of @nats-io/nats-core 3.4.0's \`RequestOne.resolver\` leaves the mux without \`cancel()\` once settled (recommendation 9). | \`patches/@nats-io__nats-core@3.4.0.patch\`, its test \`libs/runtime/src/nats-core-patch.test.ts\` | 6.14 → 6.14 | 11.34 → 10.55 (−7%) |
+| The v0.3 translation moves from libs/protocol into the gateway, the one process that serves v0.3: every other process loads two zod schema sets fewer. | \`services/gateway/src/v03/\` | — | — (idle bridge RSS about 0.3 MB less) |
 
 Tried and not kept: **pipelined intake** (the create outside the bridge's lock, only the queue update
 under it). Ours alone, 3 alternating runs each on the loaded machine (load average 28): one session's
@@ -270,7 +280,7 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
 8. **The guard window under a raised limit** holds every admitted id for the whole window (14 KB per admit
    after ~2,000 tasks with the default hour): fine at the default 30, not at large limits; a count per
    time bucket would keep it constant.
-9. **nats.js builds an Error per request even with \`noAsyncTraces\`**: \`RequestOne.resolver\` ends in
+9. **nats.js builds an Error per request even with \`noAsyncTraces\`** — done 2026-12-02 with a patch (see above): \`RequestOne.resolver\` ended in
    \`cancel()\`, which makes a \`RequestError("cancelled")\` for a promise already settled — one stack trace
    per successful request (every JetStream publish is one): 3% of the bridge's self time and 1–1.4% of the
    gateway's and the guard's at concurrency 16 (a \`--cpu-prof\` of ours this session, nats.js 3.4.0). Worth
@@ -279,7 +289,20 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    decode the whole task (history, artifacts) on every change of every task they follow, and a bridge
    starting on a long session reads its whole history once (see the start-up figures). A small second
    value per task (state, context, times) under its own key prefix — or the state in a message header —
-   would let them follow that instead. (libs/ledger, with the gateway and bridge owners)`;
+   would let them follow that instead. (libs/ledger, with the gateway and bridge owners)
+11. **The guard's hop is the largest lever left, measured.** \`pnpm bench --hot --quick\` with the guard and
+   with \`GATEWAY_GUARD=off\` (no admission at all: an upper bound, not a proposal), alternated three times
+   on the loaded machine (load 7–10): NATS messages per blocking send 6.2 → 3.1; CPU per task 11.3 / 10.0 /
+   7.8 → 5.7 / 7.1 / 4.6 ms (about −40%; the guard process alone 1.2–1.4 ms, and the gateway, the bridge and
+   nats-server each less too); blocking p50 14.6 / 16.0 / 13.4 → 6.3 / 11.7 / 5.3 ms; tasks/s at c16
+   73 / 80 / 115 → 139 / 119 / 213. Admission cannot go, but its hop can: the guard's \`admitter\` is
+   already a function over the shared windows (compare-and-set on JetStream KV, exact across any number of
+   callers), so the gateway could run it in-process and keep one window write per new task — about four
+   messages per send instead of six, one process off the critical path. What it takes: the gateway's NATS
+   user gets the guard buckets' rights (no loss: a gateway already decides whether to ask the guard),
+   every gateway reads the policy file and follows the overrides bucket, the guard service stays for
+   \`control\` (or moves too), and the tests that kill a guard replica or time the guard out change meaning.
+   A design change across deploy, trust and chaos tests: the next step for aims 1, 2 and 6.`;
 }
 
 export function reproduce(): string {
@@ -289,6 +312,8 @@ pnpm bench --quick      # about 3 minutes on 2 busy cores: 1,000 and 10,000 task
 pnpm bench              # the full run: more repetitions, longer runs, 1,000 and 100,000 tasks; 10,000 and 100,000 for the memory job
 pnpm bench --memory     # the memory job alone, its figures and the aims put into the last latest.json
 pnpm bench --profile    # ours alone under the V8 profiler -> bench/results/profile.json (+ raw profiles)
+pnpm bench --hot        # ours alone, about a minute (--quick: 25 s): messages per send, p50, tasks/s and CPU per task
+                        # at c16 -> bench/results/hot.json; for an A/B of two trees, alternated, never for the aims
 pnpm exec vitest run --config bench/vitest.config.ts   # smoke test: --quick writes both files with every figure
 \`\`\`
 
