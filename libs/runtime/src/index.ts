@@ -37,21 +37,22 @@ export {
   startHealthServer,
 } from './health.js';
 export {
+  activeContext,
   type Attributes,
-  context,
   type Context,
   contextFromHeaders,
   contextFromTraceparent,
+  contextWithSpan,
   flushTelemetry,
   initTelemetry,
   inSpan,
+  inTrace,
   type Span,
   SpanKind,
   SpanStatusCode,
-  trace,
+  startSpan,
   traceHeaders,
   traceparentOf,
-  tracer,
 } from './telemetry.js';
 export { casCreate, casPurge, casPut, casUpdate, isCasConflict, isStreamFull } from './cas.js';
 export { isNatsOutage, isTransientJetStreamError, natsUnavailable, retryJetStream } from './retry.js';

@@ -1,17 +1,88 @@
 /**
  * OpenTelemetry (spec §10). Configured only by the standard `OTEL_*` variables: with no exporter
- * endpoint set, nothing is installed and the API's no-op tracer costs next to nothing. W3C trace
- * context travels in HTTP headers, NATS message headers and task metadata (`shrooms/traceparent`).
- * A malformed `traceparent` is ignored (a new trace starts), never joined or thrown on. The SDK
- * (provider, exporter: a few hundred modules, ~10 MB resident) is loaded only when configured.
+ * endpoint set, no OpenTelemetry module is loaded at all — the spans below are no-ops that carry
+ * their parent's trace, as the API's own no-op tracer does, and a process holds about 0.6 MB less.
+ * With one set, `initTelemetry` loads the API and the SDK (telemetry-otel.ts) and every function
+ * here goes through them. W3C trace context travels in HTTP headers, NATS message headers and task
+ * metadata (`shrooms/traceparent`); a malformed `traceparent` is ignored (a new trace starts),
+ * never joined or thrown on.
+ *
+ * Services use only what this module exports (never `@opentelemetry/api` directly), so that which
+ * of the two is behind it is decided once, at start.
  */
-import { context, propagation, trace, SpanKind, SpanStatusCode, type Context, type Span, type Attributes } from '@opentelemetry/api';
-import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { W3CPropagator } from './w3c.js';
+import { formatTraceparent, parseTraceparent, type SpanRef } from './w3c.js';
 
-export { SpanKind, SpanStatusCode, context, trace, type Context, type Span, type Attributes };
+/** The span kinds and status codes, with OpenTelemetry's values. */
+export const SpanKind = { INTERNAL: 0, SERVER: 1, CLIENT: 2, PRODUCER: 3, CONSUMER: 4 } as const;
+export type SpanKind = (typeof SpanKind)[keyof typeof SpanKind];
+export const SpanStatusCode = { UNSET: 0, OK: 1, ERROR: 2 } as const;
 
-let provider: NodeTracerProvider | undefined;
+export type Attributes = Record<string, string | number | boolean | undefined>;
+
+/** What the services do with a span (a subset of OpenTelemetry's `Span`). */
+export interface Span {
+  setAttribute(key: string, value: string | number | boolean): unknown;
+  addEvent(name: string, attributes?: Attributes): unknown;
+  setStatus(status: { code: number; message?: string }): unknown;
+  recordException(err: Error): void;
+  updateName(name: string): unknown;
+  end(endTime?: number): void;
+}
+
+declare const CONTEXT: unique symbol;
+/** A trace context: opaque; made and read only by this module's functions. */
+export interface Context {
+  readonly [CONTEXT]?: never;
+}
+
+/** What is behind the functions below: the no-op one, or OpenTelemetry's (telemetry-otel.ts). */
+export interface TraceBackend {
+  active(): Context;
+  with<T>(ctx: Context, fn: () => T): T;
+  startSpan(name: string, opts: { kind: SpanKind; attributes?: Attributes }, parent: Context): Span;
+  withSpan(parent: Context, span: Span): Context;
+  fromRef(ref: SpanRef): Context;
+  refOf(ctx: Context): SpanRef | undefined;
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** Tracing off: a span records nothing and carries its parent's place in the trace. */
+class NoopSpan implements Span {
+  constructor(readonly ref: SpanRef | undefined) {}
+  setAttribute() {
+    return this;
+  }
+  addEvent() {
+    return this;
+  }
+  setStatus() {
+    return this;
+  }
+  recordException() {}
+  updateName() {
+    return this;
+  }
+  end() {}
+}
+
+type NoopContext = Context & { ref?: SpanRef };
+const ROOT: NoopContext = {};
+
+/** No context manager: the active context is always the root one, as with the API's no-op. */
+const noop: TraceBackend = {
+  active: () => ROOT,
+  with: (_ctx, fn) => fn(),
+  startSpan: (_name, _opts, parent) => new NoopSpan((parent as NoopContext).ref),
+  withSpan: (_parent, span) => ({ ref: (span as NoopSpan).ref }) as NoopContext,
+  fromRef: (ref) => ({ ref }) as NoopContext,
+  refOf: (ctx) => (ctx as NoopContext).ref,
+  flush: async () => {},
+  shutdown: async () => {},
+};
+
+let backend: TraceBackend = noop;
+let started = false;
 
 /** True when an OTLP endpoint is configured and traces are not switched off. */
 export function tracingConfigured(env: Record<string, string | undefined> = process.env): boolean {
@@ -20,57 +91,70 @@ export function tracingConfigured(env: Record<string, string | undefined> = proc
 }
 
 /**
- * Installs the tracer provider once per process when configured (loading the SDK then); resolves
- * with a shutdown that flushes.
+ * Installs OpenTelemetry once per process when configured (loading the API and the SDK then);
+ * resolves with a shutdown that flushes.
  */
 export async function initTelemetry(
   serviceName: string,
   env: Record<string, string | undefined> = process.env,
 ): Promise<() => Promise<void>> {
-  propagation.setGlobalPropagator(new W3CPropagator());
-  if (provider || !tracingConfigured(env)) return async () => {};
-  const p = (provider = (await import('./telemetry-sdk.js')).tracerProvider(serviceName, env));
-  return async () => {
-    await p.shutdown().catch(() => {});
-  };
+  if (started || !tracingConfigured(env)) return async () => {};
+  started = true;
+  const b = (backend = (await import('./telemetry-otel.js')).otelBackend(serviceName, env));
+  return () => b.shutdown();
 }
-
-export const tracer = () => trace.getTracer('shrooms');
 
 /** Exports what is buffered (called on shutdown). */
-export async function flushTelemetry(): Promise<void> {
-  await provider?.forceFlush().catch(() => {});
+export function flushTelemetry(): Promise<void> {
+  return backend.flush();
 }
 
-const W3C = /^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/;
+/** The active context (the root one with tracing off). */
+export function activeContext(): Context {
+  return backend.active();
+}
 
-/** Context from a `traceparent` (and `tracestate`), or the root context when absent or malformed. */
+/** Context from a `traceparent` (and `tracestate`), or the active context when absent or malformed. */
 export function contextFromTraceparent(traceparent: unknown, tracestate?: unknown): Context {
-  if (typeof traceparent !== 'string' || traceparent.length > 55 || !W3C.test(traceparent)) return context.active();
-  const carrier: Record<string, string> = { traceparent };
-  if (typeof tracestate === 'string' && tracestate.length <= 512) carrier.tracestate = tracestate;
-  return propagation.extract(context.active(), carrier);
-}
-
-/** The `traceparent` of a context's span, or undefined with no valid span. */
-export function traceparentOf(ctx: Context = context.active()): string | undefined {
-  const carrier: Record<string, string> = {};
-  propagation.inject(ctx, carrier);
-  return carrier.traceparent;
+  const ref = parseTraceparent(traceparent, tracestate);
+  return ref ? backend.fromRef(ref) : backend.active();
 }
 
 /** Context from HTTP-like headers (case-insensitive object). */
 export function contextFromHeaders(headers: Record<string, string | string[] | undefined>): Context {
-  const tp = headers.traceparent;
-  const ts = headers.tracestate;
-  return contextFromTraceparent(Array.isArray(tp) ? tp[0] : tp, Array.isArray(ts) ? ts[0] : ts);
+  const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  return contextFromTraceparent(first(headers.traceparent), first(headers.tracestate));
+}
+
+/** True when the context names a span of a trace (a valid `traceparent` came with it). */
+export function inTrace(ctx: Context): boolean {
+  return backend.refOf(ctx) !== undefined;
 }
 
 /** Headers (`traceparent`, `tracestate`) for a context, to put on an HTTP request or NATS message. */
-export function traceHeaders(ctx: Context = context.active()): Record<string, string> {
-  const carrier: Record<string, string> = {};
-  propagation.inject(ctx, carrier);
-  return carrier;
+export function traceHeaders(ctx: Context = backend.active()): Record<string, string> {
+  const ref = backend.refOf(ctx);
+  return ref ? (formatTraceparent(ref) as Record<string, string>) : {};
+}
+
+/** The `traceparent` of a context's span, or undefined with no valid span. */
+export function traceparentOf(ctx: Context = backend.active()): string | undefined {
+  const ref = backend.refOf(ctx);
+  return ref ? formatTraceparent(ref).traceparent : undefined;
+}
+
+/** A span that the caller ends (a task's life); a child of `parent`, by default the active context. */
+export function startSpan(name: string, opts: { kind?: SpanKind; attributes?: Attributes }, parent: Context = backend.active()): Span {
+  return backend.startSpan(
+    name,
+    { kind: opts.kind ?? SpanKind.INTERNAL, ...(opts.attributes ? { attributes: opts.attributes } : {}) },
+    parent,
+  );
+}
+
+/** The context of `span` under `parent` (to give its `traceparent` to others). */
+export function contextWithSpan(span: Span, parent: Context = backend.active()): Context {
+  return backend.withSpan(parent, span);
 }
 
 /**
@@ -82,11 +166,11 @@ export async function inSpan<T>(
   opts: { parent?: Context; kind?: SpanKind; attributes?: Attributes },
   fn: (span: Span, ctx: Context) => Promise<T>,
 ): Promise<T> {
-  const parent = opts.parent ?? context.active();
-  const span = tracer().startSpan(name, { kind: opts.kind ?? SpanKind.INTERNAL, attributes: opts.attributes }, parent);
-  const ctx = trace.setSpan(parent, span);
+  const parent = opts.parent ?? backend.active();
+  const span = startSpan(name, opts, parent);
+  const ctx = backend.withSpan(parent, span);
   try {
-    return await context.with(ctx, () => fn(span, ctx));
+    return await backend.with(ctx, () => fn(span, ctx));
   } catch (err) {
     span.recordException(err as Error);
     span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
@@ -98,6 +182,7 @@ export async function inSpan<T>(
 
 /** pino mixin: every log line carries the active trace and span ids. */
 export function traceLogFields(): Record<string, string> {
-  const sc = trace.getSpan(context.active())?.spanContext();
-  return sc && trace.isSpanContextValid(sc) ? { trace_id: sc.traceId, span_id: sc.spanId } : {};
+  if (backend === noop) return {};
+  const ref = backend.refOf(backend.active());
+  return ref ? { trace_id: ref.traceId, span_id: ref.spanId } : {};
 }

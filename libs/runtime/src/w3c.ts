@@ -1,48 +1,47 @@
 /**
- * The W3C Trace Context propagator (`traceparent`, `tracestate`), as `@opentelemetry/core`'s
- * `W3CTraceContextPropagator` does it, over the API alone: core is a few dozen modules that every
- * process would load for these few lines, tracing on or off.
+ * W3C Trace Context (`traceparent`, `tracestate`) as plain data, with no OpenTelemetry module: the
+ * parsing and formatting every process needs to pass a trace on, tracing on or off. Read as
+ * `@opentelemetry/core`'s `W3CTraceContextPropagator` reads it, and stricter: a header longer than
+ * a version-00 one, or with fields past the fourth, is refused (a new trace starts).
  */
-import {
-  createTraceState,
-  isSpanContextValid,
-  trace,
-  TraceFlags,
-  type Context,
-  type TextMapGetter,
-  type TextMapPropagator,
-  type TextMapSetter,
-} from '@opentelemetry/api';
 
-const TRACEPARENT = 'traceparent';
-const TRACESTATE = 'tracestate';
+/** One span's place in a trace, as a `traceparent` (and `tracestate`) carry it. */
+export interface SpanRef {
+  traceId: string;
+  spanId: string;
+  traceFlags: number;
+  traceState?: string;
+}
+
 const VERSION = '00';
-/** version-traceid-spanid-flags; a future version may append fields after a dash. */
-const PARENT = /^\s?([\da-f]{2})-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})(-.*)?\s?$/;
+const TRACEPARENT = /^([\da-f]{2})-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})$/;
+const TRACE_ID = /^[\da-f]{32}$/;
+const SPAN_ID = /^[\da-f]{16}$/;
+const ZERO_TRACE = '0'.repeat(32);
+const ZERO_SPAN = '0'.repeat(16);
+/** Longest `tracestate` kept (a longer one is dropped, not the trace). */
+const TRACESTATE_MAX = 512;
 
-export class W3CPropagator implements TextMapPropagator {
-  inject(ctx: Context, carrier: unknown, setter: TextMapSetter): void {
-    const sc = trace.getSpanContext(ctx);
-    if (!sc || !isSpanContextValid(sc)) return;
-    const flags = `0${Number(sc.traceFlags || TraceFlags.NONE).toString(16)}`.slice(-2);
-    setter.set(carrier, TRACEPARENT, `${VERSION}-${sc.traceId}-${sc.spanId}-${flags}`);
-    if (sc.traceState) setter.set(carrier, TRACESTATE, sc.traceState.serialize());
-  }
+/** True for ids OpenTelemetry would call a valid span context: lower-case hex, not all zeros. */
+export function validIds(traceId: string, spanId: string): boolean {
+  return TRACE_ID.test(traceId) && traceId !== ZERO_TRACE && SPAN_ID.test(spanId) && spanId !== ZERO_SPAN;
+}
 
-  extract(ctx: Context, carrier: unknown, getter: TextMapGetter): Context {
-    const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-    const header = first(getter.get(carrier, TRACEPARENT));
-    const m = typeof header === 'string' ? PARENT.exec(header) : null;
-    // Version ff is invalid; version 00 has exactly four fields.
-    if (!m || m[1] === 'ff' || (m[1] === VERSION && m[5])) return ctx;
-    const sc = { traceId: m[2]!, spanId: m[3]!, traceFlags: parseInt(m[4]!, 16), isRemote: true };
-    if (!isSpanContextValid(sc)) return ctx;
-    const state = getter.get(carrier, TRACESTATE);
-    const raw = Array.isArray(state) ? state.join(',') : state;
-    return trace.setSpanContext(ctx, typeof raw === 'string' ? { ...sc, traceState: createTraceState(raw) } : sc);
-  }
+/** The span a `traceparent` names, or undefined when absent, malformed, version ff or all zeros. */
+export function parseTraceparent(traceparent: unknown, tracestate?: unknown): SpanRef | undefined {
+  if (typeof traceparent !== 'string' || traceparent.length > 55) return undefined;
+  const m = TRACEPARENT.exec(traceparent);
+  if (!m || m[1] === 'ff' || !validIds(m[2]!, m[3]!)) return undefined;
+  const ref: SpanRef = { traceId: m[2]!, spanId: m[3]!, traceFlags: parseInt(m[4]!, 16) };
+  if (typeof tracestate === 'string' && tracestate.length <= TRACESTATE_MAX) ref.traceState = tracestate;
+  return ref;
+}
 
-  fields(): string[] {
-    return [TRACEPARENT, TRACESTATE];
-  }
+/** `traceparent` (and `tracestate` when there is one) for a span. */
+export function formatTraceparent(ref: SpanRef): { traceparent: string; tracestate?: string } {
+  const flags = `0${(ref.traceFlags & 0xff).toString(16)}`.slice(-2);
+  return {
+    traceparent: `${VERSION}-${ref.traceId}-${ref.spanId}-${flags}`,
+    ...(ref.traceState ? { tracestate: ref.traceState } : {}),
+  };
 }

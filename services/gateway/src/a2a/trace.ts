@@ -1,9 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { contextFromHeaders, trace, type Context } from '@shrooms/runtime';
+import { contextFromHeaders, inTrace, type Context } from '@shrooms/runtime';
 
 /** The client's W3C trace context from `traceparent`/`tracestate`, or undefined (a new trace starts). */
 export function headerContext(req: FastifyRequest): Context | undefined {
   const ctx = contextFromHeaders(req.headers);
-  const sc = trace.getSpanContext(ctx);
-  return sc && trace.isSpanContextValid(sc) ? ctx : undefined;
+  return inTrace(ctx) ? ctx : undefined;
 }

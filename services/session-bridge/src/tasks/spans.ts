@@ -8,7 +8,7 @@
  */
 import { META, isTerminal, type Task } from '@shrooms/protocol';
 import type { Stored } from '@shrooms/ledger';
-import { SpanKind, SpanStatusCode, context, contextFromTraceparent, trace, traceparentOf, tracer, type Span } from '@shrooms/runtime';
+import { SpanKind, SpanStatusCode, contextFromTraceparent, contextWithSpan, startSpan, traceparentOf, type Span } from '@shrooms/runtime';
 
 export class TaskSpans {
   private spans = new Map<string, { span: Span; startedAt: number; state?: string }>();
@@ -22,22 +22,18 @@ export class TaskSpans {
    * span is the task's once `taken` (the create stored it) and is ended by `discard` (a resend).
    */
   begin(key: string, attrs: { taskId: string; session: string; device: string; from?: string; depth?: number }): string | undefined {
-    const span = tracer().startSpan(
-      'task',
-      {
-        kind: SpanKind.CONSUMER,
-        attributes: {
-          'shrooms.task_id': attrs.taskId,
-          'shrooms.session': attrs.session,
-          'shrooms.device': attrs.device,
-          'shrooms.depth': attrs.depth ?? 0,
-          'shrooms.harness': this.harness,
-          ...(attrs.from ? { 'shrooms.from': attrs.from } : {}),
-        },
+    const span = startSpan('task', {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        'shrooms.task_id': attrs.taskId,
+        'shrooms.session': attrs.session,
+        'shrooms.device': attrs.device,
+        'shrooms.depth': attrs.depth ?? 0,
+        'shrooms.harness': this.harness,
+        ...(attrs.from ? { 'shrooms.from': attrs.from } : {}),
       },
-      context.active(),
-    );
-    const traceparent = traceparentOf(trace.setSpan(context.active(), span));
+    });
+    const traceparent = traceparentOf(contextWithSpan(span));
     this.pending.set(key, { span, startedAt: Date.now(), traceparent });
     return traceparent;
   }
@@ -72,7 +68,7 @@ export class TaskSpans {
     if (!cur) {
       if (isTerminal(task.status.state)) return;
       // A task taken up after a restart or queued by the gateway: continue its stored context.
-      const span = tracer().startSpan(
+      const span = startSpan(
         'task',
         { kind: SpanKind.CONSUMER, attributes: attributesOf(task, this.harness) },
         contextFromTraceparent(task.metadata?.[META.traceparent]),
