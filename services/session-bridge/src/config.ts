@@ -73,6 +73,9 @@ export const BRIDGE_SECRETS: readonly string[] = Object.freeze(Object.keys(BaseC
  *   (an `authorization` header with the collector's token), and the TLS client keys;
  * - `BRIDGE_*`: the bridge's own settings, which reach the harness through its options when it
  *   needs them, never through its environment (an `--agent-command` may carry a key);
+ * - the other services' settings, `GATEWAY_*` (but `GATEWAY_URL`, a name the CLI in the session
+ *   reads), `GUARD_*` and `SCHEDULER_*`: `up` runs every part with one environment, and an agent
+ *   has no use for the policy file's path or the guard's limits;
  * - the markers of a Claude Code session the bridge itself may run in.
  * The rest is the person's environment, which a coding agent works in (PATH, HOME, locale, proxies,
  * toolchains, SSH_AUTH_SOCK, the model keys the operator set): not withheld.
@@ -81,6 +84,9 @@ export function withheldFromHarness(name: string): boolean {
   return (
     name.startsWith('NATS_') ||
     name.startsWith('BRIDGE_') ||
+    (name.startsWith('GATEWAY_') && name !== 'GATEWAY_URL') ||
+    name.startsWith('GUARD_') ||
+    name.startsWith('SCHEDULER_') ||
     /^OTEL_EXPORTER_OTLP_(?:(?:TRACES|METRICS|LOGS)_)?(?:HEADERS|CLIENT_KEY)$/.test(name) ||
     SESSION_MARKERS.includes(name)
   );

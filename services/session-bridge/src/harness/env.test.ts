@@ -38,7 +38,7 @@ describe("the harness's inherited environment", () => {
     expect(env).toEqual({ PATH: '/usr/bin', ANTHROPIC_API_KEY: 'sk-op', SHROOMS_GATEWAY_URL: 'http://127.0.0.1:7387' });
   });
 
-  it("keeps the telemetry exporter's secrets, any NATS credential and the bridge's own settings out", () => {
+  it("keeps the telemetry exporter's secrets, any NATS credential and the services' own settings out", () => {
     const withheld = {
       OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer otel-token',
       OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-api-key=otel-key',
@@ -51,6 +51,11 @@ describe("the harness's inherited environment", () => {
       BRIDGE_SESSION: 's',
       BRIDGE_ACP_COMMAND: 'my-agent --api-key sk-in-the-command',
       BRIDGE_STATE_DIR: '/state',
+      GATEWAY_PEERS_FILE: '/etc/shrooms/peers.yaml',
+      GATEWAY_GUARD: 'required',
+      GUARD_POLICY_FILE: '/etc/shrooms/policy.yaml',
+      GUARD_RATE_MAX: '30',
+      SCHEDULER_MISSED: 'fire-once',
     };
     const kept = {
       PATH: '/usr/bin',
@@ -64,7 +69,9 @@ describe("the harness's inherited environment", () => {
       SHROOMS_MODEL: 'm',
       SHROOMS_MACHINE: 'box',
       SHROOMS_GATEWAY_URL: 'http://127.0.0.1:7387',
+      GATEWAY_URL: 'http://127.0.0.1:7387',
       SHROOMS_PI_BIN: '/opt/pi',
+      GATEWAY_URL: 'http://127.0.0.1:7387',
     };
     expect(harnessBaseEnv({ ...withheld, ...kept })).toEqual(kept);
   });
