@@ -140,6 +140,17 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
         drainTimeoutMs: 0,
       });
     }
+    // The sessions the spread figure adds get their own warm-up: measured cold, their bridges' first
+    // tasks (unoptimised code) weighed on that figure alone.
+    if (ours.spreadUrls.length > 1)
+      await thr({
+        target: { kind: 'http', url: ours.url, urls: ours.spreadUrls },
+        op: 'send',
+        concurrency: 16,
+        durationMs: plan.warmup.throughputMs,
+        maxTasks: 100_000,
+        drainTimeoutMs: 0,
+      });
     step('warmed up');
     noise.start();
 
