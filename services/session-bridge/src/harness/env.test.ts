@@ -71,7 +71,6 @@ describe("the harness's inherited environment", () => {
       SHROOMS_GATEWAY_URL: 'http://127.0.0.1:7387',
       GATEWAY_URL: 'http://127.0.0.1:7387',
       SHROOMS_PI_BIN: '/opt/pi',
-      GATEWAY_URL: 'http://127.0.0.1:7387',
     };
     expect(harnessBaseEnv({ ...withheld, ...kept })).toEqual(kept);
   });
