@@ -1,6 +1,9 @@
 /**
  * The reading of the numbers in REPORT.md: verdicts on the aims, what limits each figure, what the
  * profile shows, what changed and what we recommend. Written around the run's own numbers.
+ *
+ * Over 300 lines: it is the report's prose, section by section in the report's order; split, its
+ * sections would only be read together again by markdown.ts.
  */
 import type { Figure } from '../figures.js';
 import type { ProfileReport } from '../profile/run.js';
