@@ -28,7 +28,9 @@ export interface ControlDeps {
   budget: WindowSpec | null;
 }
 
-export function controller(deps: ControlDeps) {
+export type Control = (req: GuardControlRequest) => Promise<Record<string, unknown>>;
+
+export function controller(deps: ControlDeps): Control {
   return async function control(req: GuardControlRequest): Promise<Record<string, unknown>> {
     switch (req.action) {
       case 'policy.get':
