@@ -136,7 +136,7 @@ export function serviceUsers() {
     {
       user: 'gateway',
       password: 'NATS_GATEWAY_PASSWORD',
-      why: 'A2A edge: asks the guard, delivers to every session of its machine, writes and reads the ledger, reads signals',
+      why: 'A2A edge: admits new tasks (in its process or by asking the guard), delivers to every session of its machine, writes and reads the ledger, reads signals',
       publish: [
         'shrooms.bridge.>',
         'shrooms.guard.admit',
@@ -151,6 +151,11 @@ export function serviceUsers() {
         `${js}.STREAM.UPDATE.${stream(BUCKET.signals)}`,
         // It reads schedules to tell an occurrence from a request that only claims to be one.
         `${js}.DIRECT.GET.${stream(BUCKET.schedules)}.>`,
+        // GATEWAY_GUARD=local: it admits new tasks itself over the guard's windows and rules — no
+        // more than it could already do through shrooms.guard.control, and a gateway that would skip
+        // admission can do so without them.
+        ...kvOwner(BUCKET.guard),
+        ...kvOwner(BUCKET.guardPolicy),
       ],
       subscribe: [
         '_INBOX.>',

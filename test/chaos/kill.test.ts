@@ -85,7 +85,7 @@ beforeAll(async () => {
     sessions: [{ name: 'alpha' }, { name: 'beta' }, { name: 'slow', env: { ECHO_DELAY_MS: '3600000' } }],
     env: {
       SHROOMS_REPLICAS: '3',
-      GATEWAY_GUARD: 'required',
+      GATEWAY_GUARD: 'service',
       ECHO_DELAY_MS: '30',
       LIMIT_TASK_EXPIRY_MS: String(EXPIRY_MS),
       GATEWAY_EXPIRY_SWEEP_MS: String(SWEEP_MS),

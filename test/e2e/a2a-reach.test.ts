@@ -259,10 +259,13 @@ describe('v0.3 beside v1.0', () => {
   });
 });
 
-describe('the loop guard and a missing guard', () => {
+// GATEWAY_GUARD=service asks a guard process; local (the default of `up`) admits in the gateway's
+// own process, with no guard process running: the same answers either way.
+describe.each(['service', 'local'] as const)('the loop guard, admitted by GATEWAY_GUARD=%s', (how) => {
   let mesh: Mesh;
   beforeAll(async () => {
-    mesh = await startMesh({ guard: true, env: { GUARD_RATE_MAX: '1' }, sessions: [{ name: 'demo' }] });
+    mesh = await startMesh({ guard: how === 'service', env: { GUARD_RATE_MAX: '1', GATEWAY_GUARD: how }, sessions: [{ name: 'demo' }] });
+    expect(mesh.services.some((s) => /guard ready/.test(s.output()))).toBe(how === 'service');
   });
   afterAll(async () => {
     await mesh?.stop();
@@ -300,7 +303,7 @@ describe('the loop guard and a missing guard', () => {
     expect((await rpc(`${mesh.gatewayUrl}/a2a/demo`, 'SendMessage', msg('g5'))).result.task.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
-  it('answers GUARD_UNAVAILABLE with 503 and Retry-After when no guard answers', async () => {
+  it.runIf(how === 'service')('answers GUARD_UNAVAILABLE with 503 and Retry-After when no guard answers', async () => {
     const guard = mesh.services.find((s) => /guard ready/.test(s.output()))!;
     await guard.stop();
     const url = `${mesh.gatewayUrl}/a2a/demo`;

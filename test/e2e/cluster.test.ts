@@ -156,7 +156,7 @@ beforeAll(async () => {
     'gateway',
     CLI,
     ['gateway'],
-    { ...base, ...as('gateway', 'NATS_GATEWAY_PASSWORD'), GATEWAY_PORT: String(port), GATEWAY_GUARD: guard ? 'required' : 'off' },
+    { ...base, ...as('gateway', 'NATS_GATEWAY_PASSWORD'), GATEWAY_PORT: String(port), GATEWAY_GUARD: guard ? 'service' : 'off' },
     /gateway listening/,
   );
   expected.push(SERVICE_NAMES.gateway);

@@ -14,6 +14,8 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { BUCKETS, keys, kvSubject, subjects } from '@shrooms/protocol';
 import { askGuard } from '@shrooms/client';
+import { openAdmission } from '@shrooms/admission';
+import { createLogger } from '@shrooms/runtime';
 import { hardenBucket } from '@shrooms/ledger';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/nats-core';
@@ -240,6 +242,14 @@ describe('a bridge credential of machine laptop', () => {
     ).not.toBeNull();
   });
 
+  it("cannot touch the guard's windows or rules", async () => {
+    const bridge = await laptopBridge();
+    for (const key of [keys.rate('laptop', 'laptop', 'webapp'), 'laptop.webapp']) {
+      for (const bucket of [BUCKETS.guard, BUCKETS.guardPolicy])
+        await expect(bridge.request(kvSubject(bucket, key), '{}', { timeout: 5000 })).rejects.toThrow(PERMISSION_VIOLATION);
+    }
+  });
+
   it("cannot list other machines' keys through the ledger's stream info", async () => {
     const reply = nc.request(`$JS.API.STREAM.INFO.KV_${BUCKETS.tasks}`, JSON.stringify({ subjects_filter: '>' }), { timeout: 5000 });
     await expect(reply).rejects.toThrow(PERMISSION_VIOLATION);
@@ -299,6 +309,54 @@ describe('a session credential', () => {
 });
 
 describe('the service users', () => {
+  // GATEWAY_GUARD=local: the gateway makes the guard's buckets if it comes first, counts in its
+  // windows by compare-and-set, follows the rules and reads the signal that decides a hold.
+  it('are enough for the gateway to admit in its own process', async () => {
+    const bridge = await laptopBridge();
+    const field = await new Kvm(bridge).create(BUCKETS.signals, { history: 1 });
+    const careful = { machine: 'laptop', session: 'careful', harness: 'claude', state: 'idle', autoApprove: false };
+    await field.put(keys.signal('laptop', 'careful'), JSON.stringify({ ...careful, at: new Date().toISOString(), ttlMs: 60_000 }));
+    const gateway = await login('gateway', PASSWORDS.NATS_GATEWAY_PASSWORD);
+    const violations: string[] = [];
+    void (async () => {
+      for await (const s of gateway.status())
+        if (s.type === 'error' && PERMISSION_VIOLATION.test(String(s.error))) violations.push(String(s.error));
+    })();
+    const config = {
+      SHROOMS_REPLICAS: 1,
+      GUARD_RATE_MAX: 1,
+      GUARD_RATE_WINDOW_MS: 60_000,
+      GUARD_MAX_DEPTH: 3,
+      GUARD_BUDGET_MAX: 10,
+      GUARD_BUDGET_WINDOW_MS: 60_000,
+      GUARD_POLICY_DEBOUNCE_MS: 200,
+      GUARD_CAS_DEADLINE_MS: 15_000,
+      GUARD_HOLD_WHEN_UNKNOWN: true,
+    };
+    const admission = await openAdmission({ nc: gateway, log: createLogger('perm-test', 'silent'), config });
+    try {
+      const origin = { device: 'pi5.home', from: 'pi5/jimmy' };
+      const ask = (taskId: string) =>
+        admission.admit({
+          machine: 'laptop',
+          session: 'careful',
+          taskId,
+          origin,
+          chain: [],
+          depth: 0,
+          fromAgent: true,
+          agent: 'pi5/jimmy',
+        });
+      expect(await ask('careful:local-1')).toEqual({ admit: true, hold: false });
+      expect((await ask('careful:local-2')).error?.key).toBe('LOOP_GUARD');
+      expect(await admission.control({ action: 'counters.reset', device: 'pi5.home', machine: 'laptop', session: 'careful' })).toEqual({});
+      await gateway.flush();
+      expect(violations).toEqual([]);
+    } finally {
+      admission.close();
+    }
+  });
+
   it('are enough for the guard to run, read signals and answer the gateway', async () => {
     const bridge = await laptopBridge();
     const field = await new Kvm(bridge).create(BUCKETS.signals, { history: 1 });

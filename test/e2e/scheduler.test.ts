@@ -84,7 +84,7 @@ const occurrenceTasks = (tasks: Task[], id: string) => tasks.filter((t) => t.met
 beforeAll(async () => {
   nats = await startNatsServer();
   // The normal path, guard included: the gateway asks the guard before admitting each occurrence.
-  mesh = await startMesh({ nats, sessions: [{ name: 'review' }, { name: 'tests' }], env: { GATEWAY_GUARD: 'required' } });
+  mesh = await startMesh({ nats, sessions: [{ name: 'review' }, { name: 'tests' }], env: { GATEWAY_GUARD: 'service' } });
   guard = runTs('services/guard/src/main.ts', [], mesh.env);
   await guard.waitFor(/guard ready/, 60_000);
   nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 250 });

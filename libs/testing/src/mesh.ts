@@ -51,7 +51,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     SHROOMS_MACHINE: machine,
     GATEWAY_PORT: String(gatewayPort),
     SHROOMS_GATEWAY_URL: gatewayUrl,
-    GATEWAY_GUARD: opts.guard ? 'required' : 'off',
+    GATEWAY_GUARD: opts.guard ? 'service' : 'off',
     LOG_LEVEL: 'info',
     ...opts.env,
   };

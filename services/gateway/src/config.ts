@@ -1,3 +1,4 @@
+import { AdmissionConfigSchema } from '@shrooms/admission';
 import { BaseConfigSchema } from '@shrooms/runtime';
 import { DashboardConfigSchema } from './dashboard/config.js';
 import { IdentityConfigSchema } from './identity/config.js';
@@ -8,6 +9,8 @@ const ms = (d: number) => z.coerce.number().int().positive().default(d);
 
 export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.shape)
   .extend(DashboardConfigSchema.shape)
+  // The admission settings (GUARD_*), used when this gateway admits new tasks itself.
+  .extend(AdmissionConfigSchema.shape)
   .extend({
     /**
      * Where to listen, comma-separated: loopback and/or the machine's mesh addresses. Anything else is
@@ -28,8 +31,12 @@ export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.
      * session there is, if just one.
      */
     GATEWAY_DEFAULT_SESSION: z.string().optional(),
-    /** Ask the guard before admitting a new task (`off` only for tests and benchmarks). */
-    GATEWAY_GUARD: z.enum(['required', 'off']).default('required'),
+    /**
+     * How a new task is admitted: `local` runs admission (libs/admission, the GUARD_* settings) in
+     * this process over the windows every guard shares; `service` asks the guard service over NATS
+     * (`required`, its former name, still means this); `off` admits everything (tests, benchmarks).
+     */
+    GATEWAY_GUARD: z.preprocess((v) => (v === 'required' ? 'service' : v), z.enum(['local', 'service', 'off'])).default('local'),
     GATEWAY_SSE_HEARTBEAT_MS: ms(15_000),
     GATEWAY_EXPIRY_SWEEP_MS: ms(60_000),
     LIMIT_BODY_BYTES: ms(DEFAULT_LIMITS.bodyBytes),

@@ -6,7 +6,8 @@ import { buildApp } from './app.js';
 import { GatewayConfigSchema, listenHosts, publicUrl } from './config.js';
 import { bindPolicy, identityOptions, loadIdentity } from './identity/index.js';
 import { listenAlso } from './listen.js';
-import { natsGuard } from './tasks/guard.js';
+import { localGuard, natsGuard } from './tasks/guard.js';
+import { openAdmission } from '@shrooms/admission';
 import { scheduleFromMessage } from './tasks/schedule.js';
 import { scheduleProof } from './tasks/scheduled.js';
 import { scheduleClient } from '@shrooms/client';
@@ -43,7 +44,14 @@ export async function runGateway(env: Record<string, string | undefined> = proce
     if (bind.unsafe) log.warn({ host }, bind.reason);
   }
   const identity = await loadIdentity(identityOptions(config, log));
-  const guard = config.GATEWAY_GUARD === 'required' ? natsGuard(nc, config.LIMIT_GUARD_TIMEOUT_MS) : undefined;
+  // Admission in this process reads signals through the gateway's field (followed: from memory).
+  const readSignal = (machine: string, session: string) => signals.get(machine, session).catch(() => null);
+  const admission = config.GATEWAY_GUARD === 'local' ? await openAdmission({ nc, log, config, readSignal }) : undefined;
+  const guard = admission
+    ? localGuard(admission)
+    : config.GATEWAY_GUARD === 'service'
+      ? natsGuard(nc, config.LIMIT_GUARD_TIMEOUT_MS)
+      : undefined;
   const gw = await buildApp({
     nc,
     log,
@@ -72,6 +80,7 @@ export async function runGateway(env: Record<string, string | undefined> = proce
   gw.live.openKnown().catch((err: unknown) => log.warn({ err }, 'finding the open tasks failed; the next sweep tries again'));
   onShutdown(log, async () => {
     identity.close();
+    admission?.close();
     for (const server of extra) server.close();
     await gw.close();
     await svc.stop();

@@ -1,31 +1,61 @@
-/** The gateway's port to the guard service: asked before a new task is admitted; fails closed. */
-import { askGuard, guardControl, guardRefusal } from '@shrooms/client';
+/**
+ * The gateway's port to admission, asked before a new task is admitted; it fails closed. Two ways,
+ * one rule: `natsGuard` asks the guard service over NATS (GATEWAY_GUARD=service), `localGuard` runs
+ * the same admission (libs/admission) in this process over the same shared KV windows
+ * (GATEWAY_GUARD=local), which saves the request, the reply and a process on every new task.
+ */
+import type { Admission } from '@shrooms/admission';
+import { askGuard, guardControl, guardRefusal, type GuardAdmitInput } from '@shrooms/client';
+import { GuardAdmitRequestSchema, ShroomsError, isShroomsError, toWireError, type GuardDecision } from '@shrooms/protocol';
 import { traceHeaders, type NatsConnection } from '@shrooms/runtime';
 import type { GuardPort } from './service.js';
 
+type AdmitQuestion = Parameters<GuardPort['admit']>[0];
+
+/** What the guard is asked about a new task (the caller as the gateway proved it). */
+function admitInput(req: AdmitQuestion): GuardAdmitInput {
+  return {
+    machine: req.machine,
+    session: req.session,
+    taskId: req.taskId,
+    origin: { device: req.caller.device, ...(req.caller.from ? { from: req.caller.from } : {}) },
+    ...(req.parent ? { parent: req.parent } : {}),
+    chain: req.chain,
+    depth: req.depth,
+    // An agent asks when a session claims to be the sender and no proven schedule stands behind it.
+    fromAgent: !!req.caller.from && !req.scheduled,
+    ...(req.agent ? { agent: req.agent } : {}),
+  };
+}
+
+function decided(decision: GuardDecision): { hold: boolean } {
+  const refusal = guardRefusal(decision);
+  if (refusal) throw refusal;
+  return { hold: decision.hold };
+}
+
 export function natsGuard(nc: NatsConnection, timeoutMs: number): GuardPort {
   return {
-    async admit(req) {
-      const decision = await askGuard(
-        nc,
-        {
-          machine: req.machine,
-          session: req.session,
-          taskId: req.taskId,
-          origin: { device: req.caller.device, ...(req.caller.from ? { from: req.caller.from } : {}) },
-          ...(req.parent ? { parent: req.parent } : {}),
-          chain: req.chain,
-          depth: req.depth,
-          // An agent asks when a session claims to be the sender and no proven schedule stands behind it.
-          fromAgent: !!req.caller.from && !req.scheduled,
-          ...(req.agent ? { agent: req.agent } : {}),
-        },
-        { timeoutMs, headers: traceHeaders() },
-      );
-      const refusal = guardRefusal(decision);
-      if (refusal) throw refusal;
-      return { hold: decision.hold };
-    },
+    admit: async (req) => decided(await askGuard(nc, admitInput(req), { timeoutMs, headers: traceHeaders() })),
     control: (req) => guardControl(nc, req, timeoutMs),
+  };
+}
+
+export function localGuard(admission: Admission): GuardPort {
+  return {
+    async admit(req) {
+      let decision: GuardDecision;
+      try {
+        decision = await admission.admit(GuardAdmitRequestSchema.parse(admitInput(req)));
+      } catch (err) {
+        // As askGuard: a failure of the windows' store never admits.
+        const refusal = isShroomsError(err)
+          ? err
+          : new ShroomsError('GUARD_UNAVAILABLE', `admission failed (${(err as Error).message}); nothing was admitted`);
+        decision = { admit: false, hold: false, error: toWireError(refusal) };
+      }
+      return decided(decision);
+    },
+    control: (req) => admission.control(req),
   };
 }

@@ -20,7 +20,9 @@ import type { Role } from '@shrooms/testing';
 
 const HELP = `usage: shrooms-agent up [--port 7387] [--nats-port N] [--session demo] [--harness echo|tck] [--no-guard] [--no-scheduler]
 
-Starts NATS (JetStream), the gateway, guard, scheduler and an echo session on this machine.
+Starts NATS (JetStream), the gateway (which admits new tasks itself), the scheduler and an echo
+session on this machine; GATEWAY_GUARD=service runs a guard process for the gateway to ask instead,
+--no-guard admits everything.
 State (NATS data, logs, session state) goes to SHROOMS_STATE_DIR (default: .state/ in the
 repository). A part that exits unexpectedly is restarted (backoff 0.5 s doubling to 30 s; NATS
 first), and said so here and in logs/up.log. Ctrl-C stops everything.
@@ -152,10 +154,12 @@ export const upCommand: Pick<Command, 'run'> = {
     };
     const { COMMANDS } = await import('./index.js');
     const has = (name: string) => name in COMMANDS;
-    if (!has('guard')) env.GATEWAY_GUARD = 'off';
+    const guardService = env.GATEWAY_GUARD === 'service' || env.GATEWAY_GUARD === 'required';
+    if (guardService && !has('guard')) env.GATEWAY_GUARD = 'off';
     try {
       const services = [service('gateway', ['gateway'], /gateway listening/, 'gateway')];
-      if (!values['no-guard'] && has('guard')) services.push(service('guard', ['guard'], /guard ready/, 'guard'));
+      // A gateway that admits in its own process (GATEWAY_GUARD=local, the default) needs no guard.
+      if (guardService && has('guard')) services.push(service('guard', ['guard'], /guard ready/, 'guard'));
       if (!values['no-scheduler'] && has('scheduler')) services.push(service('scheduler', ['scheduler'], /scheduler ready/, 'scheduler'));
       services.push(
         service(
