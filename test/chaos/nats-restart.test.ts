@@ -24,7 +24,7 @@ import {
 } from '@shrooms/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { probeUntilCompleted, runFaultUnderLoad, type Fault } from './support/faults.js';
-import { judgeAcked, openLedger, type LedgerView } from './support/ledger.js';
+import { judgeAcked, openLedger, resultLostNote, type LedgerView } from './support/ledger.js';
 
 /** Generous bound for "new asks succeed again" (asserted); the measured time is reported. */
 const RECOVERY_BOUND_MS = 60_000;
@@ -130,6 +130,7 @@ async function phase(name: string, fault: Fault, prefix: string): Promise<void> 
     untilMs: Date.now() + EXPIRY_MS + 10_000,
     expiryMs: EXPIRY_MS,
     graceMs: 10_000,
+    fastWorker: true,
   });
   const s = run.load.summary();
   const askedAgainMs = run.recoveredAt - run.restartAt;
@@ -141,7 +142,9 @@ async function phase(name: string, fault: Fault, prefix: string): Promise<void> 
     lost: verdict.lost + missing.length + changed.length,
     stuck: verdict.stuck,
     recoveryMs: run.recoveredAt - run.faultAt,
-    notes: `asks served ${(Math.max(0, askedAgainMs) / 1000).toFixed(1)} s after the server was back${verdict.endings.expired ? `; ${verdict.endings.expired} finished by expiry: the worker's result was never stored` : ''}`,
+    notes: [`asks served ${(Math.max(0, askedAgainMs) / 1000).toFixed(1)} s after the server was back`, resultLostNote(verdict)]
+      .filter(Boolean)
+      .join('; '),
     details: {
       askedAgainMs,
       servicesBackMs: back,
@@ -162,7 +165,7 @@ async function phase(name: string, fault: Fault, prefix: string): Promise<void> 
   expect(verdict.stuck).toBe(0);
   // A worker's write that timed out while the server was away is read back and sent again
   // (Ledger.write): no task may end by expiry for want of its result.
-  expect(verdict.endings.expired ?? 0, "tasks finished by expiry: the worker's result was never stored").toBe(0);
+  expect(verdict.resultLost, "tasks finished by expiry: the worker's result was never stored").toBe(0);
   expect(verdict.doubled).toBe(0);
   expect(run.strayErrors).toEqual([]);
   expect(askedAgainMs).toBeLessThan(RECOVERY_BOUND_MS);

@@ -62,8 +62,17 @@ export interface AckedVerdict {
   endings: Record<string, number>;
   /** The message id appears more than once among the task's user messages (a retry doubled it). */
   doubled: number;
+  /**
+   * Finished by expiry although a fast worker finishes every one at once (`fastWorker`): the
+   * worker's result was never stored. Counted apart from `lost`.
+   */
+  resultLost: number;
   problems: string[];
 }
+
+/** The note a chaos row carries when some results were never stored. */
+export const resultLostNote = (v: AckedVerdict) =>
+  v.resultLost ? `${v.resultLost} finished by expiry: the worker's result was never stored` : undefined;
 
 /**
  * Waits (bounded by `untilMs`) for every acknowledged ask to finish, then judges each. A task
@@ -73,10 +82,10 @@ export async function judgeAcked(
   ledger: LedgerView,
   machine: string,
   records: AskRecord[],
-  o: { untilMs: number; expiryMs: number; graceMs: number },
+  o: { untilMs: number; expiryMs: number; graceMs: number; fastWorker?: boolean },
 ): Promise<AckedVerdict> {
   const acked = records.filter((r) => r.taskId);
-  const v: AckedVerdict = { acknowledged: acked.length, lost: 0, stuck: 0, endings: {}, doubled: 0, problems: [] };
+  const v: AckedVerdict = { acknowledged: acked.length, lost: 0, stuck: 0, endings: {}, doubled: 0, resultLost: 0, problems: [] };
   let pending = acked;
   const latest = new Map<AskRecord, Task | undefined>();
   for (;;) {
@@ -121,6 +130,10 @@ export async function judgeAcked(
       v.lost++;
       v.problems.push(`${r.taskId}: ${j.wrong}`);
     } else v.endings[j.ending!] = (v.endings[j.ending!] ?? 0) + 1;
+    if (o.fastWorker && j.ending === 'expired') {
+      v.resultLost++;
+      v.problems.push(`${r.taskId}: finished by expiry, its result never stored`);
+    }
   }
   return v;
 }
