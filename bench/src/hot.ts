@@ -7,7 +7,7 @@
  */
 import { loadavg } from 'node:os';
 import { startNatsServer } from '@shrooms/testing';
-import { OURS_SERVING, cliHasGuard, startOurs } from './arms/ours.js';
+import { OURS_SERVING, startOurs, type Admission } from './arms/ours.js';
 import { startChild } from './child.js';
 import type { LatencyResult, ThroughputResult } from './loadgen/jobs.js';
 import { clockTickMs, natsInByConnection, processTicks } from './machine.js';
@@ -17,6 +17,7 @@ export interface HotResult {
   schema: 'shrooms-bench-hot/1';
   startedAt: string;
   reps: number;
+  admission: Admission;
   loadavg: number[];
   natsMessagesPerSend: number | null;
   natsMessagesByConnection: Record<string, number | null>;
@@ -26,9 +27,12 @@ export interface HotResult {
   cpuMsPerTaskByProcess: Record<string, number | null>;
 }
 
-export async function runHot(opts: { reps: number; sends: number; throughputMs: number }, log: (l: string) => void): Promise<HotResult> {
+export async function runHot(
+  opts: { reps: number; sends: number; throughputMs: number; admission: Admission },
+  log: (l: string) => void,
+): Promise<HotResult> {
   const nats = await startNatsServer({ args: [] });
-  const ours = await startOurs(nats, { guard: await cliHasGuard() });
+  const ours = await startOurs(nats, { admission: opts.admission });
   const loadgen = await startChild('loadgen', 'loadgen/main.ts');
   try {
     const target = { kind: 'http' as const, url: ours.url };
@@ -71,6 +75,7 @@ export async function runHot(opts: { reps: number; sends: number; throughputMs: 
       schema: 'shrooms-bench-hot/1',
       startedAt: new Date().toISOString(),
       reps: opts.reps,
+      admission: opts.admission,
       loadavg: loadavg().map((x) => Math.round(x * 100) / 100),
       natsMessagesPerSend: round(Object.values(byConnection).reduce<number>((a, b) => a + (b ?? 0), 0)),
       natsMessagesByConnection: byConnection,

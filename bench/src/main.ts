@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { judgeAims } from './aims.js';
 import { BENCH_SRC } from './child.js';
 import { runHot } from './hot.js';
+import { ADMISSIONS, type Admission } from './arms/ours.js';
 import { runMemoryJob } from './memory-job.js';
 import { PLANS } from './plan.js';
 import { renderReport } from './report/markdown.js';
@@ -23,17 +24,23 @@ const { values } = parseArgs({
     render: { type: 'boolean' },
     memory: { type: 'boolean' },
     hot: { type: 'boolean' },
+    admission: { type: 'string', default: 'local' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
   process.stdout.write(
-    'usage: pnpm bench [--quick] [--profile] [--render] [--memory] [--hot] [--out DIR]\n\n--hot measures ours alone (messages per send, p50, tasks/s and CPU per task at concurrency 16), for an A/B of two trees; writes hot.json\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--memory runs the memory job alone and puts its figures into the last latest.json\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
+    'usage: pnpm bench [--quick] [--profile] [--render] [--memory] [--hot] [--admission local|service] [--out DIR]\n\n--admission how ours admits new tasks: in the gateway (local, as `up` runs it) or by asking a guard process (service)\n--hot measures ours alone (messages per send, p50, tasks/s and CPU per task at concurrency 16), for an A/B of two trees; writes hot.json\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--memory runs the memory job alone and puts its figures into the last latest.json\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
   );
   process.exit(0);
 }
 
+if (!(ADMISSIONS as readonly string[]).includes(values.admission)) {
+  process.stderr.write(`--admission is local or service, not ${JSON.stringify(values.admission)}\n`);
+  process.exit(2);
+}
+const admission = values.admission as Admission;
 const RESULTS = values.out ? resolve(values.out) : join(BENCH_SRC, '..', 'results');
 const REPORT = values.out ? join(RESULTS, 'REPORT.md') : join(BENCH_SRC, '..', 'REPORT.md');
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -60,7 +67,8 @@ if (values.render) {
   await writeFile(REPORT, renderReport(result, await readProfile()));
   log(`wrote the memory job's figures into ${join(RESULTS, 'latest.json')} and ${REPORT}`);
 } else if (values.hot) {
-  const hot = await runHot(values.quick ? { reps: 3, sends: 150, throughputMs: 1_000 } : { reps: 5, sends: 300, throughputMs: 3_000 }, log);
+  const shape = values.quick ? { reps: 3, sends: 150, throughputMs: 1_000 } : { reps: 5, sends: 300, throughputMs: 3_000 };
+  const hot = await runHot({ ...shape, admission }, log);
   await writeFile(join(RESULTS, 'hot.json'), `${JSON.stringify(hot, null, 2)}\n`);
   process.stdout.write(`${JSON.stringify(hot)}\n`);
 } else if (values.profile) {
@@ -69,7 +77,7 @@ if (values.render) {
   log(`wrote ${join(RESULTS, 'profile.json')}`);
 } else {
   const plan = PLANS[values.quick ? 'quick' : 'full'];
-  const result = await runBench(plan, log);
+  const result = await runBench(plan, log, admission);
   // The memory job after the interleaved figures: fresh processes, started one at a time.
   const memory = await runMemoryJob(plan, log);
   Object.assign(result.figures, memory.toJSON());

@@ -34,14 +34,22 @@ export async function runMemoryJob(plan: Plan, log: Log): Promise<Figures> {
 }
 
 /**
- * Idle RSS of each of ours' processes: gateway, guard, scheduler and a bridge with the echo harness,
+ * Idle RSS of each of ours' processes: gateway (admitting in its process, as `up` runs it), guard
+ * (for deployments that ask it: compose, k3s), scheduler and a bridge with the echo harness,
  * read SETTLE_MS after ready and again after `idleMs` without work — V8 gives back the young
  * generation's start-up growth only after some seconds of quiet (15–40 s here for the gateway and
  * the bridge on a quiet machine, whose timers keep them from being quiet sooner; over 45 s for some
  * on a busy one), so the first reading still holds start-up memory.
  */
 async function idleProcesses(idleMs: number, figures: Figures, log: Log): Promise<void> {
-  const mesh = await startMesh({ machine: MACHINE, sessions: [{ name: 'idle' }], guard: true, scheduler: true, built: BUILT });
+  const mesh = await startMesh({
+    machine: MACHINE,
+    sessions: [{ name: 'idle' }],
+    guard: true,
+    scheduler: true,
+    env: { GATEWAY_GUARD: 'local' },
+    built: BUILT,
+  });
   try {
     const [guard, scheduler] = mesh.services.filter((s) => s !== mesh.gateway && ![...mesh.bridges.values()].includes(s));
     const rows: [string, ServiceProcess | undefined][] = [
@@ -149,7 +157,7 @@ async function upStartup(figures: Figures, log: Log): Promise<void> {
     }
     figures.single(
       'up_ready_ms',
-      '`up` on a fresh state folder: start to "Press Ctrl-C" (NATS, gateway, guard, scheduler, demo bridge)',
+      '`up` on a fresh state folder: start to "Press Ctrl-C" (NATS, gateway, scheduler, demo bridge)',
       'ms',
       'ours',
       ready,

@@ -8,7 +8,7 @@
  */
 import type { Aim } from './aims.js';
 import { startNatsServer } from '@shrooms/testing';
-import { OURS_SERVING, cliHasGuard, startOurs, RAISED_LIMITS, type Ours } from './arms/ours.js';
+import { OURS_SERVING, startOurs, RAISED_LIMITS, type Admission, type Ours } from './arms/ours.js';
 import { SHELF } from './arms/shelf.js';
 import { startChild, type Child } from './child.js';
 import { ARMS, Figures, type Arm, type Figure } from './figures.js';
@@ -26,7 +26,8 @@ export interface BenchResult {
     durationS: number;
     reps: number;
     plan: Plan;
-    guard: { state: 'measured' | 'started-not-asked' | 'not-in-cli'; admits: number | null };
+    /** How ours admitted new tasks, and how many admissions the run made (null: unreadable). */
+    admission: { how: Admission; admits: number | null };
     raisedLimits: Record<string, string>;
     ledgerTasks: { small: number | null; large: number | null };
     probes: Record<string, { requestBytes: number; responseBytes: number }>;
@@ -41,7 +42,7 @@ export interface BenchResult {
 
 type Log = (line: string) => void;
 
-export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
+export async function runBench(plan: Plan, log: Log, admission: Admission = 'local'): Promise<BenchResult> {
   const startedAt = new Date();
   const t0 = Date.now();
   const step = (s: string) => log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${s}`);
@@ -58,11 +59,8 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
   const keep = <T extends Child>(p: Promise<T>) => p.then((c) => (children.push(c), c));
   let ours: Ours | undefined;
   try {
-    const guard = await cliHasGuard();
-    if (!guard)
-      notes.push("The CLI has no `guard` command yet, so ours ran with GATEWAY_GUARD=off: the guard's cost is not in these figures.");
     const [o, reference, hop1, hop2, loadgen, idle] = await Promise.all([
-      startOurs(nats, { guard, spread: plan.spreadSessions }).then((x) => (ours = x)),
+      startOurs(nats, { admission, spread: plan.spreadSessions }).then((x) => (ours = x)),
       keep(startChild<{ url: string }>('reference', 'arms/reference-server.ts')),
       keep(startChild('floor hop1', 'arms/floor-responder.ts', ['hop1', nats.url])),
       keep(startChild('floor hop2', 'arms/floor-responder.ts', ['hop2', nats.url])),
@@ -70,7 +68,7 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
       keep(startChild('idle', 'arms/idle.ts')),
     ]);
     ours = o;
-    step(`started: ours ${o.url}${guard ? ' (with guard)' : ''}, reference ${reference.ready.url}, floor hops, load generator`);
+    step(`started: ours ${o.url} (admission: ${admission}), reference ${reference.ready.url}, floor hops, load generator`);
     await new Promise((r) => setTimeout(r, 300));
     const idleNodeProcessMb = procMemoryMb(idle.pid)?.hwm ?? null;
     await idle.stop();
@@ -336,7 +334,7 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
     figures.single(
       'peak_rss_mb',
       'peak RSS (VmHWM) of the serving processes (ours: gateway + bridge' +
-        (guard ? ' + guard' : '') +
+        (admission === 'service' ? ' + guard' : '') +
         '; reference: its server; floor: both hops)',
       'MB',
       'floor',
@@ -375,7 +373,7 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
     figures.single('bridge_start_large_session_peak_rss_mb', `peak RSS of that bridge`, 'MB', 'ours', shelfPeak);
     step(`bridge on the shelf session ready in ${readyMs} ms, peak RSS ${shelfPeak} MB`);
 
-    const admits = await ours.guardAdmits();
+    const admits = await ours.admits();
     memory.stop();
     return {
       schema: 'shrooms-bench/1',
@@ -385,7 +383,7 @@ export async function runBench(plan: Plan, log: Log): Promise<BenchResult> {
         durationS: Math.round((Date.now() - t0) / 1000),
         reps: plan.reps,
         plan,
-        guard: { state: !guard ? 'not-in-cli' : admits ? 'measured' : 'started-not-asked', admits },
+        admission: { how: admission, admits },
         raisedLimits: RAISED_LIMITS,
         ledgerTasks,
         probes,

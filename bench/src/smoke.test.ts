@@ -44,6 +44,9 @@ it('writes latest.json and REPORT.md with every figure, each with its ratios', a
   expect(result.schema).toBe('shrooms-bench/1');
   expect(result.machine.cores).toBeGreaterThan(0);
   expect(result.machine.natsServer).not.toBe('unknown');
+  // Ours admitted its tasks as `up` runs it: in the gateway, one window write per new task.
+  expect(result.run.admission.how).toBe('local');
+  expect(result.run.admission.admits).toBeGreaterThan(0);
   for (const [key, arms] of Object.entries(EXPECTED)) {
     const f = result.figures[key];
     expect(f, key).toBeDefined();

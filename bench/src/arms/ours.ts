@@ -1,15 +1,15 @@
 /**
- * The ours arm: the full path, as a person runs it — gateway, guard (when the CLI has it) and a
- * session-bridge with the echo harness, each its own process through the compiled `shrooms-agent` CLI,
- * over JetStream file storage. Limits that would refuse the load (queue length, open tasks, the
+ * The ours arm: the full path, as a person runs it — the gateway (admitting in its own process, as
+ * `up` runs it; or asking a guard process, `--admission service`) and a session-bridge with the echo
+ * harness, each its own process through the compiled `shrooms-agent` CLI, over JetStream file storage. Limits that would refuse the load (queue length, open tasks, the
  * loop guard's rate) are raised for the run so their cost is measured, not their refusals.
  */
-import { spawn } from 'node:child_process';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Ledger, transitions } from '@shrooms/ledger';
-import { META, SERVICE_NAMES, type Message } from '@shrooms/protocol';
-import { CLI, REPO_ROOT, nodeArgs, startMesh, type Mesh, type NatsServerHandle } from '@shrooms/testing';
+import { BUCKETS, META, SERVICE_NAMES, type Message } from '@shrooms/protocol';
+import { startMesh, type Mesh, type NatsServerHandle } from '@shrooms/testing';
 import { BUILT } from '../child.js';
 import { SHELF, SHELF_EPOCH_MS, shelfMessageId, shelfTaskId, shelfText } from './shelf.js';
 
@@ -36,17 +36,9 @@ export const RAISED_LIMITS: Record<string, string> = {
 /** Sessions beyond the first, for the figure with the load spread over several sessions. */
 export const SPREAD_SESSIONS = ['bench-2', 'bench-3', 'bench-4', 'bench-5', 'bench-6', 'bench-7', 'bench-8'];
 
-/** True when `shrooms-agent guard` exists (the guard service is wired into the CLI). */
-export function cliHasGuard(): Promise<boolean> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [...nodeArgs(CLI, BUILT), 'guard', '--help'], {
-      cwd: REPO_ROOT,
-      stdio: 'ignore',
-    });
-    p.once('error', () => resolve(false));
-    p.once('exit', (code) => resolve(code === 0));
-  });
-}
+/** How ours admits new tasks: in the gateway's process (`up`'s default) or by asking a guard process. */
+export type Admission = 'local' | 'service';
+export const ADMISSIONS: readonly Admission[] = ['local', 'service'];
 
 export interface Ours {
   mesh: Mesh;
@@ -54,28 +46,31 @@ export interface Ours {
   /** The first session's url, then one per spread session. */
   spreadUrls: string[];
   shelfUrl: string;
-  guard: boolean;
+  admission: Admission;
   nc: NatsConnection;
   ledger: Ledger;
   pids(): Record<string, number>;
   /** Writes shelf tasks [from, from+count) straight into the ledger, `window` writes in flight. */
   preload(from: number, count: number, window?: number): Promise<void>;
-  /** Admit requests the guard has answered ($SRV.STATS), or null without a guard. */
-  guardAdmits(): Promise<number | null>;
+  /**
+   * Tasks admitted so far: the guard service's answered admit requests ($SRV.STATS), or the windows'
+   * writes (the guard bucket's last sequence) when the gateway admits itself; null when unreadable.
+   */
+  admits(): Promise<number | null>;
   stop(): Promise<void>;
 }
 
 export async function startOurs(
   nats: NatsServerHandle,
-  opts: { guard: boolean; spread?: number; env?: Record<string, string> },
+  opts: { admission: Admission; spread?: number; env?: Record<string, string> },
 ): Promise<Ours> {
   const spread = SPREAD_SESSIONS.slice(0, Math.max(0, (opts.spread ?? 0) - 1));
   const mesh = await startMesh({
     nats,
     machine: MACHINE,
     sessions: [SESSION, ...spread].map((name) => ({ name, harness: 'echo' as const })),
-    guard: opts.guard,
-    env: { ...RAISED_LIMITS, ...opts.env },
+    guard: opts.admission === 'service',
+    env: { ...RAISED_LIMITS, GATEWAY_GUARD: opts.admission, ...opts.env },
     built: BUILT,
   });
   const nc = await connect({ servers: nats.url, name: 'bench preload' });
@@ -86,7 +81,7 @@ export async function startOurs(
     url: `${mesh.gatewayUrl}/a2a/${SESSION}`,
     spreadUrls: [SESSION, ...spread].map((name) => `${mesh.gatewayUrl}/a2a/${name}`),
     shelfUrl: `${mesh.gatewayUrl}/a2a/${SHELF}`,
-    guard: opts.guard,
+    admission: opts.admission,
     nc,
     ledger,
     pids() {
@@ -95,7 +90,7 @@ export async function startOurs(
       const b = mesh.bridges.get(SESSION)?.child.pid;
       if (b) out.bridge = b;
       const g = mesh.services.find((s) => s !== mesh.gateway && ![...mesh.bridges.values()].includes(s))?.child.pid;
-      if (opts.guard && g) out.guard = g;
+      if (opts.admission === 'service' && g) out.guard = g;
       for (const name of spread) {
         const pid = mesh.bridges.get(name)?.child.pid;
         if (pid) out[`bridge_${name}`] = pid;
@@ -103,9 +98,9 @@ export async function startOurs(
       return out;
     },
     preload: (from, count, window) => preloadShelf(ledger, from, count, window),
-    async guardAdmits() {
-      if (!opts.guard) return null;
+    async admits() {
       try {
+        if (opts.admission === 'local') return (await (await jetstreamManager(nc)).streams.info(`KV_${BUCKETS.guard}`)).state.last_seq;
         const r = await nc.request(`$SRV.STATS.${SERVICE_NAMES.guard}`, '', { timeout: 2000 });
         const stats = r.json<{ endpoints?: { name: string; num_requests: number }[] }>();
         return stats.endpoints?.find((e) => e.name === 'admit')?.num_requests ?? 0;

@@ -7,7 +7,7 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { REPO_ROOT, startNatsServer } from '@shrooms/testing';
-import { cliHasGuard, startOurs } from '../arms/ours.js';
+import { startOurs } from '../arms/ours.js';
 import { SHELF } from '../arms/shelf.js';
 import { startChild } from '../child.js';
 import type { LatencyJob, ThroughputJob } from '../loadgen/jobs.js';
@@ -32,13 +32,13 @@ export async function runProfile(plan: Plan, dir: string, log: (s: string) => vo
   let ours: Awaited<ReturnType<typeof startOurs>> | undefined;
   let loadgen: Awaited<ReturnType<typeof startChild>> | undefined;
   let pids: Record<string, number>;
-  let guard: boolean;
+  // As `up` runs it: the gateway admits in its own process, so the guard is in its profile.
+  const guard = false;
   try {
-    guard = await cliHasGuard();
     // Node 20 refuses --cpu-prof in NODE_OPTIONS; a preloaded module starts the profiler instead.
     // A plain .mjs beside the sources (tsc does not copy it to dist).
     const preload = join(REPO_ROOT, 'bench', 'src', 'profile', 'cpu-prof-preload.mjs');
-    ours = await startOurs(nats, { guard, env: { NODE_OPTIONS: `--import ${preload}`, BENCH_CPU_PROF_DIR: dir } });
+    ours = await startOurs(nats, { admission: 'local', env: { NODE_OPTIONS: `--import ${preload}`, BENCH_CPU_PROF_DIR: dir } });
     pids = ours.pids();
     loadgen = await startChild('loadgen', 'loadgen/main.ts');
     const lg = loadgen;

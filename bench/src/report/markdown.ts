@@ -60,7 +60,7 @@ ours …) so that drift on a shared machine hits all three alike:
   plain core NATS, no A2A, no ledger; its messages are sized like ours' request and answer.
 - **reference** — the \`@a2a-js/sdk\` 1.3.0 server with its in-memory task store and an echo executor
   behind the SDK's own express JSON-RPC adapter: what a user would otherwise run.
-- **ours** — the full path as a person runs it: gateway${r.run.guard.state === 'not-in-cli' ? '' : ' + guard'} + session-bridge with the echo harness, each its
+- **ours** — the full path as a person runs it: gateway${r.run.admission.how === 'service' ? ' + guard' : ' (admitting in its process)'} + session-bridge with the echo harness, each its
   own process, over a JetStream file-storage ledger.
 
 Every value is the median over the repetitions, with the spread (lowest–highest repetition) in
@@ -77,7 +77,7 @@ slower or bigger; for tasks/s below 1× means ours does fewer.
 | machine | ${m.cores} cores (${m.cpuModel}), ${m.memoryGb} GB, ${m.os} |
 | software | Node ${m.node}, nats-server ${m.natsServer}, @a2a-js/sdk 1.3.0, express 5.3.0 |
 | noise | other processes used **${m.noise.otherPct}%** of the machine's CPU while we measured (the bench itself ${m.noise.benchPct}%, steal ${m.noise.stealPct}%); load average ${m.loadavgAtStart.join(' / ')} at the start, ${m.noise.loadavg.join(' / ')} at the end |
-| guard | ${guardLine(r)} |
+| admission | ${admissionLine(r)} |
 | limits raised for the run | ${Object.entries(r.run.raisedLimits)
     .map(([k, v]) => `\`${k}=${v}\``)
     .join(', ')} (so the figures show cost, not refusals) |
@@ -191,9 +191,10 @@ CPU ms per task by process: ${Object.entries((pct(r, 'cpu_ms_per_task')?.context
   return s.join('\n');
 }
 
-function guardLine(r: BenchResult): string {
-  const g = r.run.guard;
-  if (g.state === 'measured') return `in the path: the gateway asked it ${g.admits?.toLocaleString('en')} times during the run`;
-  if (g.state === 'started-not-asked') return 'started, but the gateway never asked it (its cost is not in the figures)';
-  return 'not in the CLI yet; ours ran with GATEWAY_GUARD=off (its cost is not in the figures)';
+function admissionLine(r: BenchResult): string {
+  const a = r.run.admission;
+  const n = a.admits === null ? 'an unread number of' : a.admits.toLocaleString('en');
+  return a.how === 'local'
+    ? `in the path, in the gateway's process (GATEWAY_GUARD=local, as \`up\` runs it): ${n} window writes during the run`
+    : `in the path, a guard process (GATEWAY_GUARD=service): the gateway asked it ${n} times during the run`;
 }

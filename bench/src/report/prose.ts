@@ -56,9 +56,9 @@ export function aims(r: BenchResult): string {
 ${table}
 
 The reference keeps tasks in a Map inside the one process that speaks HTTP; ours crosses NATS
-between three processes and writes every change durably: ${fmt(v(r, 'nats_messages_per_blocking_send', 'ours'), 1)} NATS messages per blocking send
-against the floor's ${fmt(v(r, 'nats_messages_per_blocking_send', 'floor'), 0)}: the guard's admit (its compare-and-set on the window it wrote last, and its
-reply), the delivery, the bridge's create — already started when the session is free — and complete
+between two processes and writes every change durably: ${fmt(v(r, 'nats_messages_per_blocking_send', 'ours'), 1)} NATS messages per blocking send
+against the floor's ${fmt(v(r, 'nats_messages_per_blocking_send', 'floor'), 0)}: admission's window write (the gateway's compare-and-set on the window it
+wrote last), the delivery, the bridge's create — already started when the session is free — and complete
 writes, each followed back to the gateway by its ledger watch (a bridge that stores a new task sends no
 reply of its own); the session look-up and the resend check are answered from the gateway's memory. One session also does
 one task at a time by design (a coding-agent session cannot do two things at once), so tasks/s for one
@@ -127,7 +127,7 @@ export function limits(r: BenchResult): string {
   (its generator CPU is a few %).
 - **Blocking latency, ours:** sequential NATS hops (about seven on the critical path, see above), each
   a wake-up of another process; JetStream file-store writes (no fsync per write in nats-server 2.9 by
-  default, so the disk is not the limit); the guard's read and compare-and-set.
+  default, so the disk is not the limit); admission's compare-and-set on its window.
 - **Tasks/s, ours, one session:** the bridge runs one task at a time and records create, start and complete
   with a compare-and-set each (create and start are one write when the session is free, which under
   load it rarely is); concurrency only lengthens the queue. The non-blocking figure counts
@@ -135,7 +135,7 @@ export function limits(r: BenchResult): string {
   for the queue to drain.
 - **Tasks/s, reference:** one Node process doing HTTP, JSON-RPC, the executor and the store; CPU-bound.
 - **SSE first event, ours:** the stream's first event is the task as the bridge took it, so it waits for
-  the same guard and delivery as a blocking send, but not for the work.
+  the same admission and delivery as a blocking send, but not for the work.
 - **GetTask:** one KV direct get in ours (flat in ledger size); a Map lookup plus a structured clone in the
   reference. **ListTasks:** ours reads the page's ${r.run.plan.reads.pageSize} tasks with as many direct gets in parallel; the reference
   sorts all tasks of the tenant on every call.
@@ -218,6 +218,13 @@ about 2.5× over a quiet run's; the medians of four runs each:
 | nats.js no longer builds a \`RequestError\` (and its stack) for every request that got its reply: a \`pnpm patch\` of @nats-io/nats-core 3.4.0's \`RequestOne.resolver\` leaves the mux without \`cancel()\` once settled (recommendation 9). | \`patches/@nats-io__nats-core@3.4.0.patch\`, its test \`libs/runtime/src/nats-core-patch.test.ts\` | 6.14 → 6.14 | 11.34 → 10.55 (−7%) |
 | The v0.3 translation moves from libs/protocol into the gateway, the one process that serves v0.3: every other process loads two zod schema sets fewer. | \`services/gateway/src/v03/\` | — | — (idle bridge RSS about 0.3 MB less) |
 
+Later the same day, the admission hop (recommendation 11), measured the same way with \`pnpm bench
+--hot --quick --admission service\` against \`--admission local\`, alternated three times (load 2.2–2.8):
+
+| change | where | NATS messages per blocking send | CPU ms per task (ours + nats-server) | blocking p50 / tasks/s at c16 |
+|---|---|---|---|---|
+| The gateway admits new tasks in its own process (\`GATEWAY_GUARD=local\`, the default; \`up\` starts no guard): libs/admission over the same KV windows, compare-and-set as before, so the count stays exact with any mix of gateways and guard replicas. No request to a guard, no reply, no third process per new task. | \`libs/admission/\` (moved from services/guard), \`services/gateway/src/tasks/guard.ts\` (\`localGuard\`) | 6.07 → 4.06 (the guard's request and reply) | 6.19 / 6.15 / 6.04 → 4.79 / 5.00 / 5.07 (−19 %; the guard's 0.67–0.75 gone, nats-server 1.85–2.02 → 1.52–1.59) | 6.62 / 5.84 / 5.46 → 3.84 / 4.09 / 3.81 ms; 232 / 261 / 233 → 334 / 323 / 307 |
+
 Tried and not kept: **pipelined intake** (the create outside the bridge's lock, only the queue update
 under it). Ours alone, 3 alternating runs each on the loaded machine (load average 28): one session's
 non-blocking accepted rate 85–219 tasks/s with it against 140–285 without, blocking c=16 93–144 against
@@ -274,7 +281,9 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    Six messages are left per blocking send: the admit and its reply, the guard's window write, the
    delivery, the bridge's two writes. A guard that forwarded the delivery itself would save none: it
    would still have to answer the gateway, which otherwise cannot tell a slow bridge (whose task it
-   queues in the ledger itself) from a guard that never admitted (which must fail closed).
+   queues in the ledger itself) from a guard that never admitted (which must fail closed). Since the
+   gateway admits in its own process (recommendation 11) four are left: the window write, the delivery,
+   the bridge's two writes.
 4. **The resend check** — done this round from the gateway's listing index (see above); a resend the
    index knows is still answered without asking the guard.
 5. **Pipelined intake in the bridge** — tried this round and not kept: no gain where the CPU is the limit
@@ -296,19 +305,12 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    starting on a long session reads its whole history once (see the start-up figures). A small second
    value per task (state, context, times) under its own key prefix — or the state in a message header —
    would let them follow that instead. (libs/ledger, with the gateway and bridge owners)
-11. **The guard's hop is the largest lever left, measured.** \`pnpm bench --hot --quick\` with the guard and
-   with \`GATEWAY_GUARD=off\` (no admission at all: an upper bound, not a proposal), alternated three times
-   on the loaded machine (load 7–10): NATS messages per blocking send 6.2 → 3.1; CPU per task 11.3 / 10.0 /
-   7.8 → 5.7 / 7.1 / 4.6 ms (about −40%; the guard process alone 1.2–1.4 ms, and the gateway, the bridge and
-   nats-server each less too); blocking p50 14.6 / 16.0 / 13.4 → 6.3 / 11.7 / 5.3 ms; tasks/s at c16
-   73 / 80 / 115 → 139 / 119 / 213. Admission cannot go, but its hop can: the guard's \`admitter\` is
-   already a function over the shared windows (compare-and-set on JetStream KV, exact across any number of
-   callers), so the gateway could run it in-process and keep one window write per new task — about four
-   messages per send instead of six, one process off the critical path. What it takes: the gateway's NATS
-   user gets the guard buckets' rights (no loss: a gateway already decides whether to ask the guard),
-   every gateway reads the policy file and follows the overrides bucket, the guard service stays for
-   \`control\` (or moves too), and the tests that kill a guard replica or time the guard out change meaning.
-   A design change across deploy, trust and chaos tests: the next step for aims 1, 2 and 6.`;
+11. **The guard's hop — done** (see the changes above): the gateway admits in its own process. Measured
+   first as an upper bound (\`GATEWAY_GUARD=off\`, no admission: messages per send 6.2 → 3.1, CPU per task
+   about −40 %); the in-process admission keeps the one window write per new task and lands at 4.06
+   messages and −19 % CPU. What is left of admission's cost is that write (an R1 file-storage KV put) and
+   the gateway's share of deciding. The next levers are the bridge's and the gateway's own ledger work
+   (recommendation 10) and nats-server's file storage (about a third of ours' CPU per task).`;
 }
 
 export function reproduce(): string {
