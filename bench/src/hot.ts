@@ -5,12 +5,11 @@
  * so its figures are for an A/B of two trees or two settings run alternately on the same machine,
  * never for the aims (those come from the full run, arms interleaved).
  */
-import { loadavg } from 'node:os';
 import { startNatsServer } from '@shrooms/testing';
 import { OURS_SERVING, startOurs, type Admission } from './arms/ours.js';
 import { startChild } from './child.js';
 import type { LatencyResult, ThroughputResult } from './loadgen/jobs.js';
-import { clockTickMs, natsInByConnection, processTicks } from './machine.js';
+import { clockTickMs, loadavgNow, messagesPerSend, natsInByConnection, processTicks } from './machine.js';
 import { median, percentiles, round } from './stats.js';
 
 export interface HotResult {
@@ -58,10 +57,8 @@ export async function runHot(
     for (let rep = 0; rep < opts.reps; rep++) {
       const before = await natsInByConnection(nats.monitorUrl);
       const l = await lat(opts.sends);
-      const after = await natsInByConnection(nats.monitorUrl);
-      for (const [name, n] of Object.entries(after))
-        if (OURS_SERVING.test(name) && before[name] !== undefined)
-          (msgs[name] ??= []).push((n - before[name]!) / (l.samples.length + l.errors));
+      const perSend = messagesPerSend(before, await natsInByConnection(nats.monitorUrl), OURS_SERVING, l.samples.length + l.errors);
+      for (const [name, n] of Object.entries(perSend)) (msgs[name] ??= []).push(n);
       p50s.push(percentiles(l.samples).p50);
       const ticks0 = Object.entries(serving()).map(([name, pid]) => [name, pid, processTicks(pid)] as const);
       const t = await thr(opts.throughputMs);
@@ -76,7 +73,7 @@ export async function runHot(
       startedAt: new Date().toISOString(),
       reps: opts.reps,
       admission: opts.admission,
-      loadavg: loadavg().map((x) => Math.round(x * 100) / 100),
+      loadavg: loadavgNow(),
       natsMessagesPerSend: round(Object.values(byConnection).reduce<number>((a, b) => a + (b ?? 0), 0)),
       natsMessagesByConnection: byConnection,
       sendP50Ms: round(median(p50s)),

@@ -34,7 +34,7 @@ export function machineInfo(): MachineInfo {
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
     natsServer: nats,
-    loadavgAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    loadavgAtStart: loadavgNow(),
   };
 }
 
@@ -101,7 +101,7 @@ export class NoiseMeter {
       benchPct: pct(ours),
       otherPct: pct(Math.max(0, busy - ours)),
       stealPct: pct(b.steal - a.steal),
-      loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100),
+      loadavg: loadavgNow(),
     };
   }
 }
@@ -122,6 +122,25 @@ export function clockTickMs(): number {
 }
 
 /** Messages each client has published to the nats-server so far (its in_msgs), by connection name. */
+/**
+ * Messages each serving connection (its name matching `serving`) published between two connz
+ * readings, per send; connections that were not there before are left out.
+ */
+export function messagesPerSend(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  serving: RegExp,
+  sends: number,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, n] of Object.entries(after))
+    if (serving.test(name) && before[name] !== undefined) out[name] = (n - before[name]!) / sends;
+  return out;
+}
+
+/** The machine's load averages (1, 5, 15 min), two decimals. */
+export const loadavgNow = (): number[] => os.loadavg().map((x) => Math.round(x * 100) / 100);
+
 export async function natsInByConnection(monitorUrl: string | undefined): Promise<Record<string, number>> {
   if (!monitorUrl) return {};
   const c = (await (await fetch(`${monitorUrl}/connz?limit=1024`)).json()) as { connections: { name?: string; in_msgs: number }[] };

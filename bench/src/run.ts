@@ -13,7 +13,7 @@ import { SHELF } from './arms/shelf.js';
 import { startChild, type Child } from './child.js';
 import { ARMS, Figures, type Arm, type Figure } from './figures.js';
 import type { LatencyJob, LatencyResult, Op, Target, ThroughputJob, ThroughputResult } from './loadgen/jobs.js';
-import { NoiseMeter, clockTickMs, machineInfo, natsInByConnection, processTicks, type MachineInfo } from './machine.js';
+import { NoiseMeter, clockTickMs, machineInfo, messagesPerSend, natsInByConnection, processTicks, type MachineInfo } from './machine.js';
 import { MemorySampler, procMemoryMb } from './memory.js';
 import type { Plan } from './plan.js';
 import { median, round } from './stats.js';
@@ -126,29 +126,17 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
     await probe('send', 'send', http('ours'));
     await probe('send_nb', 'send_nb', http('ours'));
     await probe('stream', 'stream', http('ours'));
+    /** Concurrency 16 for the warm-up's time, on one target. */
+    const warm = (t: Target) =>
+      thr({ target: t, op: 'send', concurrency: 16, durationMs: plan.warmup.throughputMs, maxTasks: 100_000, drainTimeoutMs: 0 });
     for (const arm of ARMS) {
       await lat({ target: target(arm, 'send'), op: 'send', n: plan.warmup.sends, maxMs: 60_000 });
       await lat({ target: target(arm, 'send'), op: 'stream', n: plan.warmup.streams, maxMs: 60_000 });
-      await thr({
-        target: target(arm, 'send'),
-        op: 'send',
-        concurrency: 16,
-        durationMs: plan.warmup.throughputMs,
-        maxTasks: 100_000,
-        drainTimeoutMs: 0,
-      });
+      await warm(target(arm, 'send'));
     }
     // The sessions the spread figure adds get their own warm-up: measured cold, their bridges' first
     // tasks (unoptimised code) weighed on that figure alone.
-    if (ours.spreadUrls.length > 1)
-      await thr({
-        target: { kind: 'http', url: ours.url, urls: ours.spreadUrls },
-        op: 'send',
-        concurrency: 16,
-        durationMs: plan.warmup.throughputMs,
-        maxTasks: 100_000,
-        drainTimeoutMs: 0,
-      });
+    if (ours.spreadUrls.length > 1) await warm({ kind: 'http', url: ours.url, urls: ours.spreadUrls });
     step('warmed up');
     noise.start();
 
@@ -159,12 +147,8 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
         const r = await lat({ target: target(arm, 'send'), op: 'send', n: plan.latencyN, maxMs: 120_000 });
         figures.latency('send_blocking_c1', 'blocking SendMessage latency at concurrency 1', arm, r);
         if (arm === 'reference') continue;
-        const after = await natsIn();
-        for (const [name, n] of Object.entries(after)) {
-          if (!SERVING[arm].test(name) || before[name] === undefined) continue;
-          natsPerTask[arm][name] ??= 0;
-          natsPerTask[arm][name] += (n - before[name]!) / (r.samples.length + r.errors) / plan.reps;
-        }
+        const perSend = messagesPerSend(before, await natsIn(), SERVING[arm], r.samples.length + r.errors);
+        for (const [name, n] of Object.entries(perSend)) natsPerTask[arm][name] = (natsPerTask[arm][name] ?? 0) + n / plan.reps;
       }
     }
     for (const arm of ['floor', 'ours'] as const) {
