@@ -322,6 +322,7 @@ pnpm bench --memory     # the memory job alone, its figures and the aims put int
 pnpm bench --profile    # ours alone under the V8 profiler -> bench/results/profile.json (+ raw profiles)
 pnpm bench --hot        # ours alone, about a minute (--quick: 25 s): messages per send, p50, tasks/s and CPU per task
                         # at c16 -> bench/results/hot.json; for an A/B of two trees, alternated, never for the aims
+pnpm bench --hot --admission service   # the same with a guard process for the gateway to ask (default: local)
 pnpm exec vitest run --config bench/vitest.config.ts   # smoke test: --quick writes both files with every figure
 \`\`\`
 
