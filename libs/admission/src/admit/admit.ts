@@ -16,7 +16,7 @@ import { holdReason } from '../hold/hold.js';
 import type { SignalReader } from '../hold/signals.js';
 import { refusalReason } from '../policy/match.js';
 import type { EffectiveRule } from '../policy/schema.js';
-import type { WindowStore } from '../window/store.js';
+import { preciseNow, type WindowStore } from '../window/store.js';
 import type { WindowSpec } from '../window/window.js';
 
 export interface AdmitLimits {
@@ -43,7 +43,7 @@ export type Admit = (req: GuardAdmitRequest, receivedAt?: number) => Promise<Gua
 export function admitter(deps: AdmitDeps): Admit {
   const { limits, windows, log } = deps;
 
-  async function decide(req: GuardAdmitRequest, deadline: number): Promise<GuardDecision> {
+  async function decide(req: GuardAdmitRequest, deadline: number, arrivedAt: number): Promise<GuardDecision> {
     const target = formatAgent({ machine: req.machine, session: req.session });
     const chainRefusal = checkChain(req, limits.maxDepth);
     if (chainRefusal) throw chainRefusal;
@@ -57,7 +57,7 @@ export function admitter(deps: AdmitDeps): Admit {
       });
 
     const rateKey = keys.rate(req.origin.device, req.machine, req.session);
-    const rate = await windows.reserve(rateKey, req.taskId, limits.rate, deadline);
+    const rate = await windows.reserve(rateKey, req.taskId, limits.rate, deadline, arrivedAt);
     if (!rate.ok) {
       throw new ShroomsError(
         'LOOP_GUARD',
@@ -75,7 +75,7 @@ export function admitter(deps: AdmitDeps): Admit {
       const budgetKey = keys.budget(req.origin.device, agent);
       let budget;
       try {
-        budget = await windows.reserve(budgetKey, req.taskId, limits.budget, deadline);
+        budget = await windows.reserve(budgetKey, req.taskId, limits.budget, deadline, arrivedAt);
       } catch (err) {
         if (rate.counted) await giveBack(rateKey, req.taskId);
         throw err;
@@ -118,7 +118,9 @@ export function admitter(deps: AdmitDeps): Admit {
   return async function admit(req, receivedAt = Date.now()) {
     validate(req);
     try {
-      return await decide(req, receivedAt + limits.casDeadlineMs);
+      // When the request arrived, on the windows' own clock: taken here, a little after it did (the
+      // safe side: only reads begun after this may answer it).
+      return await decide(req, receivedAt + limits.casDeadlineMs, preciseNow());
     } catch (err) {
       if (!(err instanceof ShroomsError) || !isRefusal(err)) throw err;
       log.info(

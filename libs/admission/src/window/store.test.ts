@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connectNats, createLogger } from '@shrooms/runtime';
 import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WindowStore } from './store.js';
+import { WindowStore, preciseNow } from './store.js';
 
 const log = createLogger('guard-test', 'silent');
 const spec = { max: 30, windowMs: 60 * 60 * 1000 };
@@ -104,6 +104,22 @@ describe('WindowStore (JetStream KV, compare-and-set)', () => {
     await mine!.reserve('given-back', 'a', spec, later());
     await other!.release('given-back', 'a', later());
     expect(await mine!.reserve('given-back', 'a', spec, later())).toEqual({ ok: true, counted: true, count: 1 });
+  });
+
+  it('answers a flood of refusals with one read, yet sees a reset made before a request arrived', async () => {
+    const [mine, other] = kvs.map((kv) => new WindowStore(kv, { log }));
+    const one = { max: 1, windowMs: 60_000 };
+    await other!.reserve('flood', 'a', one, later());
+    const arrived = preciseNow();
+    const sent = () => conns[0]!.stats().outMsgs;
+    const before = sent();
+    // Arrived together: the first reads the full window, the others take that read's answer.
+    const refusals = await Promise.all(['b', 'c', 'd', 'e'].map((id) => mine!.reserve('flood', id, one, later(), arrived)));
+    expect(refusals.map((r) => r.ok)).toEqual([false, false, false, false]);
+    expect(sent() - before).toBe(1);
+    // A request that arrives after a reset elsewhere is not answered from the read before it.
+    await other!.reset('flood');
+    expect(await mine!.reserve('flood', 'f', one, later(), preciseNow())).toEqual({ ok: true, counted: true, count: 1 });
   });
 
   it('writes nothing and fails closed once the deadline has passed', async () => {

@@ -9,7 +9,9 @@
  * nearly always right. Only a write is ever taken from memory, and the compare-and-set checks the
  * revision, so a remembered window another replica has since replaced costs one refused write and
  * the usual read — never a wrong count. A refusal ("full") or "already admitted" read from memory is
- * read again before it is answered.
+ * read again before it is answered — unless a read that began after the request arrived already
+ * showed the window full: no reset or give-back the request could have seen is missed then, and a
+ * flood of new tasks (what the loop guard is for) costs one read, not one per refusal.
  */
 import type { KV } from '@nats-io/kv';
 import { ShroomsError } from '@shrooms/protocol';
@@ -32,7 +34,13 @@ export interface WindowStoreOptions {
   log: Logger;
 }
 
-/** Keys whose last written window is remembered (the oldest forgotten first). */
+/**
+ * The clock of "a read began after the request arrived": sub-millisecond, so a read and an arrival
+ * within one millisecond are still told apart (Date.now() would call them equal).
+ */
+export const preciseNow = (): number => performance.timeOrigin + performance.now();
+
+/** Keys whose last written (or read) window is remembered (the oldest forgotten first). */
 const REMEMBERED_KEYS = 1024;
 
 export class WindowStore {
@@ -40,6 +48,8 @@ export class WindowStore {
   private readonly now: () => number;
   /** The window this store last wrote under each key, with the revision the write got. */
   private readonly written = new Map<string, { entries: WindowEntry[]; revision: number }>();
+  /** The window this store last read under each key, with when that read began (preciseNow). */
+  private readonly seen = new Map<string, { entries: WindowEntry[]; startedAt: number }>();
 
   constructor(
     readonly kv: KV,
@@ -51,15 +61,22 @@ export class WindowStore {
   /**
    * Records `id` in the window under `key` if there is room. Idempotent: an id already in the window
    * is admitted again without counting. `deadline` (Date.now() ms) bounds the retries after lost
-   * races; past it nothing is written and GUARD_UNAVAILABLE is thrown.
+   * races; past it nothing is written and GUARD_UNAVAILABLE is thrown. `arrivedAt` (preciseNow,
+   * default now): when the request arrived, or later; a read begun after it that showed the window
+   * full answers it without another.
    */
-  reserve(key: string, id: string, spec: WindowSpec, deadline: number): Promise<Reservation> {
+  reserve(key: string, id: string, spec: WindowSpec, deadline: number, arrivedAt = preciseNow()): Promise<Reservation> {
     return this.withKey(key, async () => {
       const mine = this.written.get(key);
       if (mine) {
         const d = decide(mine.entries, id, spec, this.now());
         if (d.kind === 'add' && Date.now() <= deadline && (await this.write(key, d.next, mine.revision)))
           return { ok: true, counted: true, count: d.count };
+      }
+      const fresh = this.seen.get(key);
+      if (fresh && fresh.startedAt > arrivedAt) {
+        const d = decide(fresh.entries, id, spec, this.now());
+        if (d.kind === 'full') return { ok: false, count: d.count, retryAfterMs: d.retryAfterMs };
       }
       for (let attempt = 0; ; attempt++) {
         const { entries, revision } = await this.read(key);
@@ -106,10 +123,18 @@ export class WindowStore {
 
   async reset(key: string): Promise<void> {
     this.written.delete(key);
+    this.seen.delete(key);
     await this.kv.delete(key);
   }
 
   private async read(key: string): Promise<{ entries: WindowEntry[]; revision: number }> {
+    const startedAt = preciseNow();
+    const read = await this.readStored(key);
+    this.remember(this.seen, key, { entries: read.entries, startedAt });
+    return read;
+  }
+
+  private async readStored(key: string): Promise<{ entries: WindowEntry[]; revision: number }> {
     const e = await this.kv.get(key);
     if (!e) return { entries: [], revision: 0 };
     if (e.operation !== 'PUT' || e.value.length === 0) return { entries: [], revision: e.revision };
@@ -124,11 +149,18 @@ export class WindowStore {
   /** One compare-and-set; false when another writer got there first. Remembers what it wrote. */
   private async write(key: string, entries: WindowEntry[], revision: number): Promise<boolean> {
     this.written.delete(key);
+    // What a read showed is older than this write, whichever way it goes.
+    this.seen.delete(key);
     const next = await casPut(this.kv, key, enc.encode(encodeWindow(entries)), revision);
     if (next === null) return false;
-    this.written.set(key, { entries, revision: next });
-    if (this.written.size > REMEMBERED_KEYS) this.written.delete(this.written.keys().next().value!);
+    this.remember(this.written, key, { entries, revision: next });
     return true;
+  }
+
+  private remember<V>(map: Map<string, V>, key: string, value: V): void {
+    map.delete(key);
+    map.set(key, value);
+    if (map.size > REMEMBERED_KEYS) map.delete(map.keys().next().value!);
   }
 }
 
