@@ -4,11 +4,11 @@
  * gateway with GATEWAY_GUARD=local calls them in its own process. Both share the same KV windows,
  * changed only by compare-and-set, so the loop guard stays exact across any mix of them.
  */
-import { jetstream } from '@nats-io/jetstream';
+import { JetStreamApiError, jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, type PolicyFile } from '@shrooms/protocol';
-import { retryJetStream, type Logger } from '@shrooms/runtime';
+import { isTransientJetStreamError, retryJetStream, type Logger } from '@shrooms/runtime';
 import { admitter, type Admit, type AdmitLimits } from './admit/admit.js';
 import type { AdmissionConfig } from './config.js';
 import { controller, type Control } from './control/control.js';
@@ -36,6 +36,18 @@ export interface Admission {
   close(): void;
 }
 
+/**
+ * The stream was made by another creator between this one's look and its create: nats-server 2.9
+ * answers the loser 10058 (name in use) or 10065 (subjects overlap). Retried with the transient ones.
+ */
+const MADE_MEANWHILE: ReadonlySet<number> = new Set([10058, 10065]);
+export function transientOrMadeMeanwhile(err: unknown): boolean {
+  const madeMeanwhile = [err, err instanceof Error ? err.cause : undefined].some(
+    (e) => e instanceof JetStreamApiError && MADE_MEANWHILE.has(e.code),
+  );
+  return madeMeanwhile || isTransientJetStreamError(err);
+}
+
 export async function openAdmission({ nc, log, config, now, readSignal }: OpenAdmissionOptions): Promise<Admission> {
   const limits: AdmitLimits = {
     rate: { max: config.GUARD_RATE_MAX, windowMs: config.GUARD_RATE_WINDOW_MS },
@@ -51,16 +63,20 @@ export async function openAdmission({ nc, log, config, now, readSignal }: OpenAd
   const js = jetstream(nc, { timeout: Math.max(1000, config.GUARD_CAS_DEADLINE_MS) });
   // Retried while JetStream is slow to answer (an R3 bucket on a cluster still electing its leaders
   // timed out a guard's start); creating a bucket that exists with this configuration opens it.
-  const kv = await retryJetStream(() =>
-    new Kvm(js).create(BUCKETS.guard, {
-      history: 1,
-      replicas: config.SHROOMS_REPLICAS,
-      ttl,
-      description: 'shrooms guard: loop-guard and budget windows (task ids admitted, with times); compare-and-set only',
-    }),
+  // Every admitter (guard replicas, gateways) makes the buckets if they are missing, so several may
+  // at once: the next try of the one that lost opens what the other made.
+  const kv = await retryJetStream(
+    () =>
+      new Kvm(js).create(BUCKETS.guard, {
+        history: 1,
+        replicas: config.SHROOMS_REPLICAS,
+        ttl,
+        description: 'shrooms guard: loop-guard and budget windows (task ids admitted, with times); compare-and-set only',
+      }),
+    { retryIf: transientOrMadeMeanwhile },
   );
   const windows = new WindowStore(kv, { log, ...(now ? { now } : {}) });
-  const overrides = await PolicyOverrides.open(nc, { replicas: config.SHROOMS_REPLICAS, log });
+  const overrides = await PolicyOverrides.open(nc, { replicas: config.SHROOMS_REPLICAS, log, retryIf: transientOrMadeMeanwhile });
 
   const empty: PolicyFile = {};
   const file = config.GUARD_POLICY_FILE

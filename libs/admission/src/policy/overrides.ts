@@ -18,14 +18,19 @@ export class PolicyOverrides {
     private readonly log: Logger,
   ) {}
 
-  static async open(nc: NatsConnection, opts: { replicas: number; log: Logger }): Promise<PolicyOverrides> {
-    // Retried as the windows' bucket is (guard.ts).
-    const kv = await retryJetStream(() =>
-      new Kvm(nc).create(BUCKETS.guardPolicy, {
-        history: 5,
-        replicas: opts.replicas,
-        description: 'shrooms guard: allow-list rules set through the control endpoint; key MACHINE.SESSION (encoded)',
-      }),
+  static async open(
+    nc: NatsConnection,
+    opts: { replicas: number; log: Logger; retryIf?: (err: unknown) => boolean },
+  ): Promise<PolicyOverrides> {
+    // Retried as the windows' bucket is (open.ts).
+    const kv = await retryJetStream(
+      () =>
+        new Kvm(nc).create(BUCKETS.guardPolicy, {
+          history: 5,
+          replicas: opts.replicas,
+          description: 'shrooms guard: allow-list rules set through the control endpoint; key MACHINE.SESSION (encoded)',
+        }),
+      opts.retryIf ? { retryIf: opts.retryIf } : {},
     );
     const o = new PolicyOverrides(kv, opts.log);
     await o.follow();

@@ -20,7 +20,10 @@ describe('WindowStore (JetStream KV, compare-and-set)', () => {
       connectNats({ NATS_URL: server.url }, log, 'guard-test'),
       connectNats({ NATS_URL: server.url }, log, 'guard-test'),
     ]);
-    kvs = await Promise.all(conns.map((nc) => new Kvm(nc).create('guard_test', { history: 1 })));
+    // One after the other: two creating one stream at once is a race nats-server 2.9 can lose
+    // ("subjects overlap"); openAdmission retries it, this setup need not.
+    kvs = [];
+    for (const nc of conns) kvs.push(await new Kvm(nc).create('guard_test', { history: 1 }));
   });
   afterAll(async () => {
     await Promise.all(conns.map((nc) => nc.close()));
