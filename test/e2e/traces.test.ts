@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { eventually, startMesh, startOtlpReceiver, type Mesh, type OtlpReceiver } from '@shrooms/testing';
+import { CLI, eventually, freePort, runTs, startMesh, startOtlpReceiver, type Mesh, type OtlpReceiver } from '@shrooms/testing';
 
 let mesh: Mesh;
 let otlp: OtlpReceiver;
@@ -22,8 +22,8 @@ afterAll(async () => {
   await otlp?.close();
 });
 
-async function send(id: string, headers: Record<string, string>) {
-  const res = await fetch(`${mesh.gatewayUrl}/a2a/demo`, {
+async function send(id: string, headers: Record<string, string>, gatewayUrl = mesh.gatewayUrl) {
+  const res = await fetch(`${gatewayUrl}/a2a/demo`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...headers },
     body: JSON.stringify({
@@ -68,6 +68,29 @@ it("continues the client's trace through gateway, guard, delivery and the task's
     const parent = byId.get(s.parentSpanId ?? '');
     if (parent) expect(s.startNs >= parent.startNs).toBe(true);
   }
+});
+
+it('shows the decision in the trace when the gateway admits in its own process', async () => {
+  // A second gateway of the machine, admitting itself (GATEWAY_GUARD=local, up's default).
+  const port = await freePort();
+  const local = runTs(CLI, ['gateway'], { ...mesh.env, GATEWAY_PORT: String(port), GATEWAY_GUARD: 'local' });
+  mesh.services.push(local);
+  await local.waitFor(/gateway listening/, 60_000);
+  const traceId = randomBytes(16).toString('hex');
+  const task = await send(
+    'traced-local',
+    { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+    `http://127.0.0.1:${port}`,
+  );
+  expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+  const spans = await eventually(() => {
+    const s = otlp.spans.filter((x) => x.traceId === traceId);
+    return s.some((x) => x.name === 'task') && s.some((x) => x.name.startsWith('admit')) ? s : undefined;
+  }, 30_000);
+  const admit = spans.find((s) => s.name.startsWith('admit'))!;
+  expect(admit.service).toBe('shrooms-gateway');
+  expect(admit.attributes['shrooms.admitted']).toBe(true);
+  expect(spans.find((s) => s.spanId === admit.parentSpanId)?.name).toBe('a2a SendMessage');
 });
 
 it('ignores a malformed or hostile traceparent and never joins another trace by accident', async () => {

@@ -7,7 +7,7 @@
 import type { Admission } from '@shrooms/admission';
 import { askGuard, guardControl, guardRefusal, type GuardAdmitInput } from '@shrooms/client';
 import { GuardAdmitRequestSchema, ShroomsError, isShroomsError, toWireError, type GuardDecision } from '@shrooms/protocol';
-import { traceHeaders, type NatsConnection } from '@shrooms/runtime';
+import { SpanKind, inSpan, traceHeaders, type NatsConnection } from '@shrooms/runtime';
 import type { GuardPort } from './service.js';
 
 type AdmitQuestion = Parameters<GuardPort['admit']>[0];
@@ -42,20 +42,27 @@ export function natsGuard(nc: NatsConnection, timeoutMs: number): GuardPort {
 }
 
 export function localGuard(admission: Admission): GuardPort {
+  async function decide(req: AdmitQuestion): Promise<GuardDecision> {
+    try {
+      return await admission.admit(GuardAdmitRequestSchema.parse(admitInput(req)));
+    } catch (err) {
+      // As askGuard: a failure of the windows' store never admits.
+      const refusal = isShroomsError(err)
+        ? err
+        : new ShroomsError('GUARD_UNAVAILABLE', `admission failed (${(err as Error).message}); nothing was admitted`);
+      return { admit: false, hold: false, error: toWireError(refusal) };
+    }
+  }
   return {
-    async admit(req) {
-      let decision: GuardDecision;
-      try {
-        decision = await admission.admit(GuardAdmitRequestSchema.parse(admitInput(req)));
-      } catch (err) {
-        // As askGuard: a failure of the windows' store never admits.
-        const refusal = isShroomsError(err)
-          ? err
-          : new ShroomsError('GUARD_UNAVAILABLE', `admission failed (${(err as Error).message}); nothing was admitted`);
-        decision = { admit: false, hold: false, error: toWireError(refusal) };
-      }
-      return decided(decision);
-    },
+    // A span of its own, as the guard service's `admit` is, so a trace shows the decision either way.
+    admit: async (req) =>
+      decided(
+        await inSpan('admit in the gateway', { kind: SpanKind.INTERNAL, attributes: { 'shrooms.admission': 'local' } }, async (span) => {
+          const decision = await decide(req);
+          span.setAttribute('shrooms.admitted', decision.admit);
+          return decision;
+        }),
+      ),
     control: (req) => admission.control(req),
   };
 }
