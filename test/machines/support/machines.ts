@@ -5,7 +5,7 @@
  * the way systemd starts it.
  *
  *   laptop      intermittent: NATS without JetStream, gateway, a session
- *   homeserver  always-on: NATS + JetStream, gateway, guard, scheduler, a session
+ *   homeserver  always-on: NATS + JetStream, gateway (admitting new tasks itself), scheduler, a session
  *   pi5         always-on: the same
  *   nas         always-on, NATS only: the third replica of the R3 ledger
  */

@@ -55,8 +55,9 @@ const HELP = `usage: shrooms-agent mesh <init|add|join|session> [options]
   --dir DIR        this machine's config folder (default SHROOMS_CONFIG_DIR or /etc/shrooms)
   --interface IF   the WireGuard interface whose peers the gateway reads live (default wg0)
   --role           always-on (default): a NATS node with JetStream, holds a ledger replica, runs
-                   gateway, guard and scheduler; intermittent (a laptop that sleeps): a NATS node
-                   without JetStream and a gateway, never a replica
+                   gateway and scheduler; intermittent (a laptop that sleeps): a NATS node
+                   without JetStream and a gateway, never a replica. Every gateway admits new
+                   tasks itself; a mesh file may still list guard for gateways set to ask one
   --nats-only      an always-on machine that runs only its NATS node (a third replica)
 `;
 

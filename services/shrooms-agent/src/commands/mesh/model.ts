@@ -59,8 +59,12 @@ export function newPassword(): string {
   return `pw${randomBytes(24).toString('hex')}`;
 }
 
+/**
+ * No guard by default: every gateway admits its new tasks in its own process (GATEWAY_GUARD=local)
+ * over the shared windows. `guard` stays a service a mesh file may list, for gateways set to ask one.
+ */
 export function defaultServices(role: Role): Service[] {
-  return role === 'always-on' ? ['gateway', 'guard', 'scheduler'] : ['gateway'];
+  return role === 'always-on' ? ['gateway', 'scheduler'] : ['gateway'];
 }
 
 /** Machines whose NATS node has JetStream (holds a replica of the ledger). */

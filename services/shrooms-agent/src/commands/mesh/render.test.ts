@@ -105,14 +105,24 @@ describe('mesh join files', () => {
     expect(names).not.toContain(KEY('A'));
   });
 
-  it('start guard and scheduler only on always-on machines', async () => {
+  it('start the scheduler only on always-on machines, and no guard unless the mesh file lists one', async () => {
     const laptop = await render('laptop');
     expect([...laptop.keys()].filter((p) => p.startsWith('units/'))).toEqual([
       'units/shrooms-nats.service',
       'units/shrooms-gateway.service',
       'units/shrooms-bridge@.service',
     ]);
-    expect((await render('homeserver')).has('units/shrooms-guard.service')).toBe(true);
+    const home = await render('homeserver');
+    expect(home.has('units/shrooms-scheduler.service')).toBe(true);
+    // Gateways admit in their own process (GATEWAY_GUARD=local): nothing would ask a guard.
+    expect(home.has('units/shrooms-guard.service')).toBe(false);
+    const nas = mesh.machines.find((m) => m.name === 'nas')!;
+    nas.services = [...nas.services, 'guard'];
+    try {
+      expect((await render('nas')).has('units/shrooms-guard.service')).toBe(true);
+    } finally {
+      nas.services = defaultServices('always-on');
+    }
   });
 
   it('refuse a second machine on an address or key already in the mesh', () => {
