@@ -14,7 +14,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { BUCKETS, keys, kvSubject, subjects } from '@shrooms/protocol';
 import { askGuard } from '@shrooms/client';
-import { openAdmission } from '@shrooms/admission';
+import { AdmissionConfigSchema, openAdmission } from '@shrooms/admission';
 import { createLogger } from '@shrooms/runtime';
 import { hardenBucket } from '@shrooms/ledger';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -322,17 +322,7 @@ describe('the service users', () => {
       for await (const s of gateway.status())
         if (s.type === 'error' && PERMISSION_VIOLATION.test(String(s.error))) violations.push(String(s.error));
     })();
-    const config = {
-      SHROOMS_REPLICAS: 1,
-      GUARD_RATE_MAX: 1,
-      GUARD_RATE_WINDOW_MS: 60_000,
-      GUARD_MAX_DEPTH: 3,
-      GUARD_BUDGET_MAX: 10,
-      GUARD_BUDGET_WINDOW_MS: 60_000,
-      GUARD_POLICY_DEBOUNCE_MS: 200,
-      GUARD_CAS_DEADLINE_MS: 15_000,
-      GUARD_HOLD_WHEN_UNKNOWN: true,
-    };
+    const config = { ...AdmissionConfigSchema.parse({ GUARD_RATE_MAX: '1', GUARD_CAS_DEADLINE_MS: '15000' }), SHROOMS_REPLICAS: 1 };
     const admission = await openAdmission({ nc: gateway, log: createLogger('perm-test', 'silent'), config });
     try {
       const origin = { device: 'pi5.home', from: 'pi5/jimmy' };

@@ -5,15 +5,18 @@
  * (GATEWAY_GUARD=local), which saves the request, the reply and a process on every new task.
  */
 import type { Admission } from '@shrooms/admission';
-import { askGuard, guardControl, guardRefusal, type GuardAdmitInput } from '@shrooms/client';
-import { GuardAdmitRequestSchema, ShroomsError, isShroomsError, toWireError, type GuardDecision } from '@shrooms/protocol';
+import { askGuard, guardControl, guardRefusal } from '@shrooms/client';
+import { ShroomsError, isShroomsError, toWireError, type GuardAdmitRequest, type GuardDecision } from '@shrooms/protocol';
 import { SpanKind, inSpan, traceHeaders, type NatsConnection } from '@shrooms/runtime';
 import type { GuardPort } from './service.js';
 
 type AdmitQuestion = Parameters<GuardPort['admit']>[0];
 
-/** What the guard is asked about a new task (the caller as the gateway proved it). */
-function admitInput(req: AdmitQuestion): GuardAdmitInput {
+/**
+ * What the guard is asked about a new task (the caller as the gateway proved it): every field set,
+ * so it is a whole request as it stands — in the process no schema needs to fill it in.
+ */
+function admitInput(req: AdmitQuestion): GuardAdmitRequest {
   return {
     machine: req.machine,
     session: req.session,
@@ -44,7 +47,7 @@ export function natsGuard(nc: NatsConnection, timeoutMs: number): GuardPort {
 export function localGuard(admission: Admission): GuardPort {
   async function decide(req: AdmitQuestion): Promise<GuardDecision> {
     try {
-      return await admission.admit(GuardAdmitRequestSchema.parse(admitInput(req)));
+      return await admission.admit(admitInput(req));
     } catch (err) {
       // As askGuard: a failure of the windows' store never admits.
       const refusal = isShroomsError(err)
