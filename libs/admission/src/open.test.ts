@@ -2,15 +2,14 @@
  * Every admitter (guard replicas, gateways with GATEWAY_GUARD=local) makes the buckets when they are
  * missing, so on a fresh server several race to create them: each must come up, none fail its start.
  * The race is rare (measured on nats-server 2.9.10: one loser in 30 rounds of six creators, answered
- * 10065 "subjects overlap"), so the retry's rule is checked on the errors themselves as well.
+ * 10065 "subjects overlap"), so the retry's rule (`transientOrMadeMeanwhile`) is checked on the errors themselves in libs/runtime.
  */
-import { JetStreamApiError } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connectNats, createLogger } from '@shrooms/runtime';
 import { startNatsServer } from '@shrooms/testing';
 import { expect, it } from 'vitest';
 import { AdmissionConfigSchema } from './config.js';
-import { openAdmission, transientOrMadeMeanwhile } from './open.js';
+import { openAdmission } from './open.js';
 
 const log = createLogger('admission-open-test', 'silent');
 const config = { ...AdmissionConfigSchema.parse({}), SHROOMS_REPLICAS: 1 };
@@ -29,13 +28,4 @@ it('opens with several admitters making its buckets at once on fresh servers', a
       await server.stop();
     }
   }
-});
-
-it('retries a create that lost the race to another creator, and nothing that is for good', () => {
-  const api = (err_code: number, description: string) => new JetStreamApiError({ err_code, code: 400, description });
-  expect(transientOrMadeMeanwhile(api(10065, 'subjects overlap with an existing stream'))).toBe(true);
-  expect(transientOrMadeMeanwhile(api(10058, 'stream name already in use with a different configuration'))).toBe(true);
-  expect(transientOrMadeMeanwhile(new Error('wrapped', { cause: api(10065, 'subjects overlap with an existing stream') }))).toBe(true);
-  expect(transientOrMadeMeanwhile(api(10059, 'stream not found'))).toBe(false);
-  expect(transientOrMadeMeanwhile(new Error('subjects overlap with an existing stream'))).toBe(false);
 });

@@ -4,11 +4,11 @@
  * gateway with GATEWAY_GUARD=local calls them in its own process. Both share the same KV windows,
  * changed only by compare-and-set, so the loop guard stays exact across any mix of them.
  */
-import { JetStreamApiError, jetstream } from '@nats-io/jetstream';
+import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, type PolicyFile } from '@shrooms/protocol';
-import { isTransientJetStreamError, retryJetStream, type Logger } from '@shrooms/runtime';
+import { retryJetStream, transientOrMadeMeanwhile, type Logger } from '@shrooms/runtime';
 import { admitter, type Admit, type AdmitLimits } from './admit/admit.js';
 import type { AdmissionConfig } from './config.js';
 import { controller, type Control } from './control/control.js';
@@ -34,18 +34,6 @@ export interface Admission {
   control: Control;
   limits: AdmitLimits;
   close(): void;
-}
-
-/**
- * The stream was made by another creator between this one's look and its create: nats-server 2.9
- * answers the loser 10058 (name in use) or 10065 (subjects overlap). Retried with the transient ones.
- */
-const MADE_MEANWHILE: ReadonlySet<number> = new Set([10058, 10065]);
-export function transientOrMadeMeanwhile(err: unknown): boolean {
-  const madeMeanwhile = [err, err instanceof Error ? err.cause : undefined].some(
-    (e) => e instanceof JetStreamApiError && MADE_MEANWHILE.has(e.code),
-  );
-  return madeMeanwhile || isTransientJetStreamError(err);
 }
 
 export async function openAdmission({ nc, log, config, now, readSignal }: OpenAdmissionOptions): Promise<Admission> {

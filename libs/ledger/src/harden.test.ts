@@ -1,7 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { BUCKETS } from '@shrooms/protocol';
-import { startNatsCluster, type NatsCluster } from '@shrooms/testing';
+import { startNatsCluster, startNatsServer, type NatsCluster } from '@shrooms/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Ledger } from './ledger.js';
 import { SignalField } from './signals.js';
@@ -61,5 +61,28 @@ it('leaves a replicated bucket an older version made soft as it is on nats-serve
     expect(node.running).toBe(true);
   } finally {
     await nc.close();
+  }
+});
+
+it('opens with several gateways making the ledger and the signal field at once on fresh servers', async () => {
+  // The creators race: the loser of a create is answered 10058 (name in use) or 10065 (subjects
+  // overlap) by nats-server 2.9 and must open what the winner made, not fail its start.
+  for (let round = 0; round < 30; round++) {
+    const server = await startNatsServer();
+    const conns = await Promise.all(Array.from({ length: 6 }, () => connect({ servers: server.url })));
+    try {
+      const opened = await Promise.allSettled(
+        conns.map(async (nc) => {
+          await Ledger.open(nc, { owner: true });
+          await SignalField.open(nc);
+        }),
+      );
+      expect(opened.map((o) => (o.status === 'rejected' ? String(o.reason) : 'opened'))).toEqual(Array(6).fill('opened'));
+      const { config } = await (await jetstreamManager(conns[0]!)).streams.info(`KV_${BUCKETS.tasks}`);
+      expect(config.deny_purge).toBe(true);
+    } finally {
+      for (const nc of conns) await nc.close();
+      await server.stop();
+    }
   }
 });

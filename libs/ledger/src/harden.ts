@@ -12,17 +12,9 @@
  * configuration update can not cancel deny purge" and crashes on every start — a node lost for
  * good after its first restart. hardenBucket remains for streams made before.
  */
-import {
-  DiscardPolicy,
-  JetStreamApiCodes,
-  JetStreamApiError,
-  jetstreamManager,
-  RetentionPolicy,
-  StorageType,
-  type StreamConfig,
-} from '@nats-io/jetstream';
+import { DiscardPolicy, JetStreamApiCodes, jetstreamManager, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
 import { PermissionViolationError, type NatsConnection } from '@nats-io/nats-core';
-import { retryJetStream } from '@shrooms/runtime';
+import { hasJetStreamApiCode, isMadeMeanwhile, retryJetStream } from '@shrooms/runtime';
 
 /**
  * A JetStream manager, its API check (one account-info request) retried like the calls after it: a
@@ -82,7 +74,7 @@ export async function createHardenedBucket(
     return made.config;
   } catch (err) {
     // Another replica created it meanwhile.
-    if (hasApiCode(err, STREAM_NAME_IN_USE)) return (await retryJetStream(() => jsm.streams.info(name))).config;
+    if (isMadeMeanwhile(err)) return (await retryJetStream(() => jsm.streams.info(name))).config;
     // A user that may not create it (a bridge) started before its owner (the gateway): wait for
     // the owner to create it, as Ledger.bind waits for the ledger (about 30 s at most).
     if (isPermissionViolation(err)) {
@@ -92,15 +84,7 @@ export async function createHardenedBucket(
   }
 }
 
-/** JSStreamNameExistErr: a stream of that name exists (with another configuration than asked for). */
-const STREAM_NAME_IN_USE = 10058;
-
-/** The error, or the error it wraps, is a JetStream API error with this code. */
-function hasApiCode(err: unknown, code: number): boolean {
-  return [err, err instanceof Error ? err.cause : undefined].some((e) => e instanceof JetStreamApiError && e.code === code);
-}
-
-const isStreamNotFound = (err: unknown) => hasApiCode(err, JetStreamApiCodes.StreamNotFound);
+const isStreamNotFound = (err: unknown) => hasJetStreamApiCode(err, JetStreamApiCodes.StreamNotFound);
 
 /** The server refused the request to this user (the client may wrap it in a RequestError). */
 const isPermissionViolation = (err: unknown) =>

@@ -55,5 +55,13 @@ export {
   traceparentOf,
 } from './telemetry.js';
 export { casCreate, casPurge, casPut, casUpdate, isCasConflict, isStreamFull } from './cas.js';
-export { isNatsOutage, isTransientJetStreamError, natsUnavailable, retryJetStream } from './retry.js';
+export {
+  hasJetStreamApiCode,
+  isMadeMeanwhile,
+  isNatsOutage,
+  isTransientJetStreamError,
+  natsUnavailable,
+  retryJetStream,
+  transientOrMadeMeanwhile,
+} from './retry.js';
 export { watchFile } from './watch-file.js';

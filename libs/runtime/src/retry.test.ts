@@ -1,7 +1,7 @@
 import { NoRespondersError, RequestError, TimeoutError } from '@nats-io/nats-core';
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { describe, expect, it } from 'vitest';
-import { isNatsOutage, isTransientJetStreamError, retryJetStream } from './retry.js';
+import { hasJetStreamApiCode, isNatsOutage, isTransientJetStreamError, retryJetStream, transientOrMadeMeanwhile } from './retry.js';
 
 // The errors as the NATS client builds them (its own classes), not look-alikes.
 const apiError = (err_code: number, code: number, description: string) => new JetStreamApiError({ err_code, code, description });
@@ -28,6 +28,29 @@ describe('isTransientJetStreamError', () => {
     expect(isTransientJetStreamError(new Error(account.message, { cause: account }))).toBe(false);
     expect(isTransientJetStreamError(new Error('timeout: no responders, leader not current (503)'))).toBe(false);
     expect(isTransientJetStreamError('timeout')).toBe(false);
+  });
+});
+
+describe('transientOrMadeMeanwhile', () => {
+  it('retries a create that lost the race to another creator, and nothing that is for good', () => {
+    expect(transientOrMadeMeanwhile(apiError(10065, 400, 'subjects overlap with an existing stream'))).toBe(true);
+    expect(transientOrMadeMeanwhile(apiError(10058, 400, 'stream name already in use with a different configuration'))).toBe(true);
+    expect(
+      transientOrMadeMeanwhile(new Error('wrapped', { cause: apiError(10065, 400, 'subjects overlap with an existing stream') })),
+    ).toBe(true);
+    expect(transientOrMadeMeanwhile(new TimeoutError())).toBe(true);
+    expect(transientOrMadeMeanwhile(apiError(10059, 404, 'stream not found'))).toBe(false);
+    expect(transientOrMadeMeanwhile(new Error('subjects overlap with an existing stream'))).toBe(false);
+  });
+});
+
+describe('hasJetStreamApiCode', () => {
+  it('finds the code on the error or its causes, by code only', () => {
+    const notFound = apiError(JetStreamApiCodes.StreamNotFound, 404, 'stream not found');
+    expect(hasJetStreamApiCode(notFound, JetStreamApiCodes.StreamNotFound)).toBe(true);
+    expect(hasJetStreamApiCode(new Error('a', { cause: new Error('b', { cause: notFound }) }), new Set([10059]))).toBe(true);
+    expect(hasJetStreamApiCode(notFound, 10058)).toBe(false);
+    expect(hasJetStreamApiCode(new Error('stream not found'), JetStreamApiCodes.StreamNotFound)).toBe(false);
   });
 });
 

@@ -37,6 +37,22 @@ export function isTransientJetStreamError(err: unknown): boolean {
   return chain(err).some(transientLink);
 }
 
+/** The error, or one of its causes, is a JetStream API error with one of these codes (`err_code`). */
+export function hasJetStreamApiCode(err: unknown, codes: number | ReadonlySet<number>): boolean {
+  const wanted = (code: number) => (typeof codes === 'number' ? code === codes : codes.has(code));
+  return chain(err).some((e) => e instanceof JetStreamApiError && wanted(e.code));
+}
+
+/**
+ * The stream was made by another creator between this one's look and its create: nats-server 2.9
+ * answers the loser 10058 (name in use) or 10065 (subjects overlap).
+ */
+const MADE_MEANWHILE_API_CODES: ReadonlySet<number> = new Set([10058, 10065]);
+export const isMadeMeanwhile = (err: unknown): boolean => hasJetStreamApiCode(err, MADE_MEANWHILE_API_CODES);
+
+/** For creating a stream that several processes may create at once: the loser's next try opens it. */
+export const transientOrMadeMeanwhile = (err: unknown): boolean => isMadeMeanwhile(err) || isTransientJetStreamError(err);
+
 /** Defaults: 8 attempts, 100 ms doubling to at most 2 s between them (about 8 s in all). */
 export async function retryJetStream<T>(
   fn: () => Promise<T>,
