@@ -9,7 +9,7 @@ import { CLI, runTs } from '@shrooms/testing';
 import { describe, expect, it } from 'vitest';
 
 /** Runs the compiled CLI with nothing that points at a mesh; resolves its exit code and output. */
-async function cli(args: string[]): Promise<{ code: number | null; out: string }> {
+async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
   const p = runTs(
     CLI,
     args,
@@ -18,6 +18,7 @@ async function cli(args: string[]): Promise<{ code: number | null; out: string }
       SHROOMS_STATE_DIR: '/nonexistent/shrooms-exit-codes',
       SHROOMS_AGENT_SESSION: undefined,
       NATS_URL: undefined,
+      ...env,
     },
     { built: true },
   );
@@ -69,6 +70,13 @@ describe('exit codes', () => {
     ];
     const got = await pool(cases, 4, async ([args]) => (await cli(args)).code);
     expect(got).toEqual(cases.map(([, code]) => code));
+  });
+
+  it('are 1 for an up whose GATEWAY_GUARD the gateway would refuse, said before anything starts', async () => {
+    const bad = await cli(['up'], { GATEWAY_GUARD: 'sometimes' });
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain('GATEWAY_GUARD must be local, service or off (got "sometimes")');
+    expect(bad.out).not.toMatch(/nats-server|state folder/i);
   });
 
   it('are 0 for --help and 1 for usage mistakes or no gateway, on every a2a subcommand', async () => {

@@ -22,8 +22,8 @@ export const CliEnvSchema = z.object({
   GATEWAY_PORT: z.string().default('7387'),
   /** up: NATS's client port (`--nats-port`; -1 = any free port). */
   SHROOMS_NATS_PORT: z.string().default('-1'),
-  /** up: the gateway's guard setting unless `--no-guard` (`local`: no guard process; `service`: one). */
-  GATEWAY_GUARD: z.string().default('local'),
+  /** up: the gateway's guard setting unless `--no-guard`, by the gateway's rule (default `local`: no guard process; `service`: one). */
+  GATEWAY_GUARD: opt,
   /** up: the session the machine card leads to (default: `--session`). */
   GATEWAY_DEFAULT_SESSION: opt,
   /** mesh: this machine's config folder (`--dir`). */

@@ -49,6 +49,15 @@ export const upCommand: Pick<Command, 'run'> = {
       process.stdout.write(HELP);
       return 0;
     }
+    // The gateway's own rule for GATEWAY_GUARD (its default, its former name `required`), checked
+    // before anything starts rather than by a gateway that then fails to.
+    const guardSetting = (await import('@shrooms/gateway')).GatewayConfigSchema.shape.GATEWAY_GUARD.safeParse(
+      values['no-guard'] ? 'off' : cliEnv().GATEWAY_GUARD,
+    );
+    if (!guardSetting.success) {
+      process.stderr.write(`GATEWAY_GUARD must be local, service or off (got ${JSON.stringify(cliEnv().GATEWAY_GUARD)})\n`);
+      return 1;
+    }
     // Loaded only here: every other command starts without the local-mesh helpers. They are a
     // development dependency, so the production image (pnpm deploy --prod) has no `up`.
     const helpers = await import('@shrooms/testing').catch((err: NodeJS.ErrnoException) => {
@@ -120,7 +129,7 @@ export const upCommand: Pick<Command, 'run'> = {
       SHROOMS_GATEWAY_URL: gatewayUrl,
       // up writes each part's output to logs/PART.log itself.
       BRIDGE_LOG_FILE: 'off',
-      GATEWAY_GUARD: values['no-guard'] ? 'off' : cliEnv().GATEWAY_GUARD,
+      GATEWAY_GUARD: guardSetting.data,
       // The machine card (what the A2A TCK and generic clients read first) leads to the demo session.
       GATEWAY_DEFAULT_SESSION: cliEnv().GATEWAY_DEFAULT_SESSION ?? values.session!,
     };
@@ -154,7 +163,7 @@ export const upCommand: Pick<Command, 'run'> = {
     };
     const { COMMANDS } = await import('./index.js');
     const has = (name: string) => name in COMMANDS;
-    const guardService = env.GATEWAY_GUARD === 'service' || env.GATEWAY_GUARD === 'required';
+    const guardService = guardSetting.data === 'service';
     if (guardService && !has('guard')) env.GATEWAY_GUARD = 'off';
     try {
       const services = [service('gateway', ['gateway'], /gateway listening/, 'gateway')];
