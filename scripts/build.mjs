@@ -3,6 +3,8 @@
 // the bench last, into each package's dist/) — only when a source is newer than the last build. `./shrooms` and
 // `pnpm shrooms-agent` call it first; an up-to-date tree costs a walk of the sources (tens of
 // milliseconds), a change recompiles only the projects it touches (tsc's own incremental build).
+// Then it bundles the compiled CLI with its dependencies into services/shrooms-agent/bundle/ (bundle.mjs):
+// what `./shrooms`, `up`, the units and MCP configs run.
 //
 //   node scripts/build.mjs            build if needed (quiet when nothing changed)
 //   node scripts/build.mjs --force    build regardless (tsc -b still skips what is up to date)
@@ -11,6 +13,7 @@ import { mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleCli, bundleMissing } from './bundle.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Written after each good build; its mtime is when that build started. */
@@ -65,7 +68,7 @@ function stampTime() {
 }
 
 const force = process.argv.includes('--force');
-if (force || newestInput() >= stampTime()) {
+if (force || newestInput() >= stampTime() || bundleMissing(root)) {
   const started = new Date();
   const tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
   process.stderr.write('building (tsc -b tsconfig.build.json)\n');
@@ -74,6 +77,7 @@ if (force || newestInput() >= stampTime()) {
     process.stderr.write('the build failed (above); fix it, or run the sources with `pnpm dev <command>`\n');
     process.exit(r.status ?? 1);
   }
+  await bundleCli(root);
   mkdirSync(dirname(STAMP), { recursive: true });
   writeFileSync(STAMP, `${started.toISOString()}\n`);
   // The stamp says when the build started: a file saved during it is newer and builds next time.

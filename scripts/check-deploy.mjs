@@ -15,7 +15,7 @@
  * usage: node scripts/check-deploy.mjs [--only a,b] [--skip a,b] [--image] [--strict] [--built]
  *                                      [--deploy-dir DIR] [--no-kubectl]
  *   --strict      WAIT lines (work another part of the project has still to land) fail too
- *   --built       run the built CLI (services/shrooms-agent/dist) instead of the sources via tsx
+ *   --built       run the built CLI (services/shrooms-agent/bundle) instead of the sources via tsx
  *   --deploy-dir  check another copy of deploy/ (the tests break one on purpose)
  * Exit 0 when nothing failed. Prints one line per finding and a summary.
  */

@@ -1,6 +1,6 @@
 /**
  * Global setup of the cross-process projects: what people run is the compiled CLI (units and MCP
- * configs name services/shrooms-agent/dist, `up` runs it), so it is built first when a source is
+ * configs name its bundle, services/shrooms-agent/bundle, and `up` runs it), so it is built first when a source is
  * newer than the last build (scripts/build.mjs; a walk of the sources when nothing changed).
  */
 import { spawnSync } from 'node:child_process';

@@ -92,11 +92,11 @@ function safeList(dir) {
 
 /**
  * The CLI's commands, from its own `--help` (the one source), and how to start it: from source
- * through tsx (default) or the built dist (`built`).
+ * through tsx (default) or built and bundled (`built`).
  */
 export function cliInfo({ built = false, root = REPO_ROOT } = {}) {
   const argv = built
-    ? [join(root, 'services/shrooms-agent/dist/main.js')]
+    ? [join(root, 'services/shrooms-agent/bundle/main.js')]
     : ['--conditions=development', '--import', 'tsx', join(root, 'services/shrooms-agent/src/main.ts')];
   const r = run(process.execPath, [...argv, '--help'], { cwd: root });
   const commands = new Set();

@@ -274,7 +274,7 @@ describe('config', () => {
     expect(c.env).toEqual({ SHROOMS_MACHINE: M, SHROOMS_AGENT_SESSION: 'demo', SHROOMS_GATEWAY_URL: mesh.gatewayUrl });
     expect(c.claude.mcpConfig.mcpServers.shrooms).toMatchObject({ type: 'stdio', command: process.execPath });
     // What the session starts is the compiled CLI, even when this one runs from its sources.
-    expect(c.claude.mcpConfig.mcpServers.shrooms.args).toEqual([join(REPO_ROOT, 'services/shrooms-agent/dist/main.js'), 'mcp']);
+    expect(c.claude.mcpConfig.mcpServers.shrooms.args).toEqual([join(REPO_ROOT, 'services/shrooms-agent/bundle/main.js'), 'mcp']);
     expect(c.pi.args[0]).toBe('-e');
     const http = json((await mesh.cli(['config', '--session', 'demo', '--http-port', '7390', '--json'])).stdout);
     expect(http.claude.mcpConfig.mcpServers.shrooms).toEqual({ type: 'http', url: 'http://127.0.0.1:7390/mcp' });

@@ -257,7 +257,9 @@ describe('up supervises its parts', () => {
 
   it('logs each exit and restart, and Ctrl-C stops every part', async () => {
     // Our parts only: the compiled CLI's services and NATS (no loader helpers beside them).
-    const parts = (await childProcesses(up.child.pid!)).filter((k) => /nats-server|dist\/main\.js (gateway|guard|bridge)/.test(k.cmdline));
+    const parts = (await childProcesses(up.child.pid!)).filter((k) =>
+      /nats-server|shrooms-agent\/bundle\/main\.js (gateway|guard|bridge)/.test(k.cmdline),
+    );
     // NATS, the gateway (admitting new tasks itself, GATEWAY_GUARD=local: no guard process) and the bridge.
     expect(parts).toHaveLength(3);
     expect(parts.filter((k) => /main\.js guard/.test(k.cmdline))).toEqual([]);

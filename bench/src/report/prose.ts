@@ -141,7 +141,7 @@ export function limits(r: BenchResult): string {
   sorts all tasks of the tenant on every call.
 - **Memory:** peak RSS (VmHWM from /proc) includes module loading and whatever heap V8 chose
   to keep; it is an upper bound, not live data. The memory job's idle figures are RSS 5 s after start. The gateway's growth with history is the listing index of the sessions it has listed or sent to.
-- **How ours runs:** compiled, as people run it — the built \`shrooms-agent\` CLI (\`services/shrooms-agent/dist\`,
+- **How ours runs:** compiled, as people run it — the built \`shrooms-agent\` CLI, bundled (\`services/shrooms-agent/bundle\`,
   what \`./shrooms\` and the units run); \`pnpm bench\` builds first when a source changed. The reference, the
   floor and the load generator run from the compiled bench (\`bench/dist\`) too.
 - **What is not measured:** clients on other machines (everything is loopback), a replicated (R3)

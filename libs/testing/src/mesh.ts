@@ -20,7 +20,7 @@ export interface MeshOptions {
   /** More environment for one service only (its NATS login, when the server has users). */
   serviceEnv?: Partial<Record<'gateway' | 'guard' | 'scheduler', Record<string, string>>>;
   nats?: NatsServerHandle;
-  /** Run the compiled CLI (services/shrooms-agent/dist, as people run it) instead of its sources under tsx. */
+  /** Run the compiled CLI as people run it (bundled: services/shrooms-agent/bundle) instead of its sources under tsx. */
   built?: boolean;
 }
 

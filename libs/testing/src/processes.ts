@@ -18,8 +18,16 @@ export interface ServiceProcess {
   kill(): Promise<void>;
 }
 
-/** The compiled file of a package's source (`X/src/a/b.ts` → `X/dist/a/b.js`; scripts/build.mjs builds it). */
+/** The CLI as people run it: its compiled main bundled (scripts/bundle.mjs). */
+const CLI_MAIN = 'services/shrooms-agent/src/main.ts';
+export const CLI_BUNDLE = 'services/shrooms-agent/bundle/main.js';
+
+/**
+ * The compiled file of a package's source (`X/src/a/b.ts` → `X/dist/a/b.js`; scripts/build.mjs
+ * builds it); for the CLI's main, its bundle.
+ */
 export function builtFile(script: string): string {
+  if (script === CLI_MAIN) return CLI_BUNDLE;
   const m = /^(.*)\/src\/(.+)\.ts$/.exec(script);
   if (!m) throw new Error(`${script} is not a package source (…/src/….ts)`);
   return `${m[1]}/dist/${m[2]}.js`;

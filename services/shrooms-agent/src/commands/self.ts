@@ -3,13 +3,13 @@ import { existsSync } from 'node:fs';
 import { join, sep } from 'node:path';
 
 /**
- * The compiled CLI beside these sources, when this process runs them (`pnpm dev`, tests under tsx):
+ * The bundled CLI beside these sources, when this process runs them (`pnpm dev`, tests under tsx):
  * what a person runs — units, MCP configs — is always the built JavaScript (scripts/build.mjs).
  */
 function builtBeside(main: string): string | undefined {
   const tail = join('src', 'main.ts');
   if (!main.endsWith(`${sep}${tail}`)) return undefined;
-  return join(main.slice(0, -tail.length), 'dist', 'main.js');
+  return join(main.slice(0, -tail.length), 'bundle', 'main.js');
 }
 
 /** How to run this same program again from any directory (absolute loader paths). */
