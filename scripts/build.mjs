@@ -18,7 +18,7 @@ import { bundleCli, bundleMissing } from './bundle.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Written after each good build; its mtime is when that build started. */
 const STAMP = join(root, 'node_modules', '.cache', 'shrooms', 'built');
-const TOP = ['tsconfig.base.json', 'tsconfig.build.json', 'package.json', 'pnpm-lock.yaml'];
+const TOP = ['tsconfig.base.json', 'tsconfig.build.json', 'package.json', 'pnpm-lock.yaml', 'scripts/build.mjs', 'scripts/bundle.mjs'];
 
 /** mtime (ms) of the newest input of the build: sources, package manifests and tsconfigs. */
 function newestInput() {

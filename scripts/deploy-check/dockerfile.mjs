@@ -128,8 +128,18 @@ export function checkDockerfile({ file, contextDir, report, repoRoot }) {
   const cliDir = packages.get('@shrooms/shrooms-agent');
   const bin = cliDir && JSON.parse(readFileSync(join(contextDir, cliDir, 'package.json'), 'utf8')).bin?.['shrooms-agent'];
   if (!bin) problems.push('services/shrooms-agent has no bin "shrooms-agent"');
-  else if (!last?.ins.some((i) => i.op === 'RUN' && i.args.includes(bin.replace(/^\.\//, ''))))
-    problems.push(`the runtime stage never links the CLI's bin (${bin})`);
+  else {
+    // The runtime links the CLI's bin, or its bundle made from that bin in an earlier stage
+    // (`node scripts/bundle.mjs --entry /app/<bin> --out /app/<dir>` links `<dir>/main.js`).
+    const binPath = bin.replace(/^\.\//, '');
+    const bundled = stages
+      .flatMap((st) => st.ins)
+      .map((i) => (i.op === 'RUN' ? /scripts\/bundle\.mjs --entry \/app\/(\S+) --out \/app\/(\S+)/.exec(i.args) : null))
+      .find((m) => m && m[1] === binPath);
+    const linkable = [binPath, ...(bundled ? [`${bundled[2]}/main.js`] : [])];
+    if (!last?.ins.some((i) => i.op === 'RUN' && linkable.some((f) => i.args.includes(f))))
+      problems.push(`the runtime stage never links the CLI's bin (${bin}) or its bundle`);
+  }
 
   for (const p of problems) report.fail(name, p);
   if (!problems.length)
