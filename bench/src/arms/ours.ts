@@ -62,7 +62,8 @@ export interface Ours {
 
 export async function startOurs(
   nats: NatsServerHandle,
-  opts: { admission: Admission; spread?: number; env?: Record<string, string> },
+  /** `unbundled`: the CLI from each package's dist/, so that a CPU profile names packages (profile/run.ts). */
+  opts: { admission: Admission; spread?: number; env?: Record<string, string>; unbundled?: boolean },
 ): Promise<Ours> {
   const spread = SPREAD_SESSIONS.slice(0, Math.max(0, (opts.spread ?? 0) - 1));
   const mesh = await startMesh({
@@ -71,7 +72,7 @@ export async function startOurs(
     sessions: [SESSION, ...spread].map((name) => ({ name, harness: 'echo' as const })),
     guard: opts.admission === 'service',
     env: { ...RAISED_LIMITS, GATEWAY_GUARD: opts.admission, ...opts.env },
-    built: BUILT,
+    built: BUILT && opts.unbundled ? 'unbundled' : BUILT,
   });
   const nc = await connect({ servers: nats.url, name: 'bench preload' });
   // Not the owner: the bucket keeps the limit the gateway gave it (the run's raised one).

@@ -38,7 +38,13 @@ export async function runProfile(plan: Plan, dir: string, log: (s: string) => vo
     // Node 20 refuses --cpu-prof in NODE_OPTIONS; a preloaded module starts the profiler instead.
     // A plain .mjs beside the sources (tsc does not copy it to dist).
     const preload = join(REPO_ROOT, 'bench', 'src', 'profile', 'cpu-prof-preload.mjs');
-    ours = await startOurs(nats, { admission: 'local', env: { NODE_OPTIONS: `--import ${preload}`, BENCH_CPU_PROF_DIR: dir } });
+    // Unbundled: in the bundle every function is in one of a few chunk files, and the summary's
+    // areas (packages) could not be told apart; the code that runs is the same.
+    ours = await startOurs(nats, {
+      admission: 'local',
+      unbundled: true,
+      env: { NODE_OPTIONS: `--import ${preload}`, BENCH_CPU_PROF_DIR: dir },
+    });
     pids = ours.pids();
     loadgen = await startChild('loadgen', 'loadgen/main.ts');
     const lg = loadgen;

@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startNatsServer, type NatsServerHandle } from './nats-server.js';
-import { freePort, runTs, type ServiceProcess } from './processes.js';
+import { freePort, runTs, type Built, type ServiceProcess } from './processes.js';
 import { tempDir } from './temp.js';
 
 export const CLI = 'services/shrooms-agent/src/main.ts';
@@ -20,8 +20,11 @@ export interface MeshOptions {
   /** More environment for one service only (its NATS login, when the server has users). */
   serviceEnv?: Partial<Record<'gateway' | 'guard' | 'scheduler', Record<string, string>>>;
   nats?: NatsServerHandle;
-  /** Run the compiled CLI as people run it (bundled: services/shrooms-agent/bundle) instead of its sources under tsx. */
-  built?: boolean;
+  /**
+   * Run the compiled CLI as people run it (bundled: services/shrooms-agent/bundle) instead of its
+   * sources under tsx; `'unbundled'` from each package's dist/.
+   */
+  built?: Built;
 }
 
 export interface Mesh {

@@ -23,19 +23,25 @@ const CLI_MAIN = 'services/shrooms-agent/src/main.ts';
 export const CLI_BUNDLE = 'services/shrooms-agent/bundle/main.js';
 
 /**
- * The compiled file of a package's source (`X/src/a/b.ts` → `X/dist/a/b.js`; scripts/build.mjs
- * builds it); for the CLI's main, its bundle.
+ * How a compiled program runs: `true` as people run it (the CLI bundled), `'unbundled'` from each
+ * package's dist/ (a CPU profile then names the package of each function).
  */
-export function builtFile(script: string): string {
-  if (script === CLI_MAIN) return CLI_BUNDLE;
+export type Built = boolean | 'unbundled';
+
+/**
+ * The compiled file of a package's source (`X/src/a/b.ts` → `X/dist/a/b.js`; scripts/build.mjs
+ * builds it); for the CLI's main, its bundle unless `unbundled`.
+ */
+export function builtFile(script: string, built: Built = true): string {
+  if (script === CLI_MAIN && built !== 'unbundled') return CLI_BUNDLE;
   const m = /^(.*)\/src\/(.+)\.ts$/.exec(script);
   if (!m) throw new Error(`${script} is not a package source (…/src/….ts)`);
   return `${m[1]}/dist/${m[2]}.js`;
 }
 
 /** How node runs `script` (relative to the repository): its sources under tsx, or `built`. */
-export function nodeArgs(script: string, built = false): string[] {
-  return built ? [join(REPO_ROOT, builtFile(script))] : ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, script)];
+export function nodeArgs(script: string, built: Built = false): string[] {
+  return built ? [join(REPO_ROOT, builtFile(script, built))] : ['--conditions=development', '--import', 'tsx', join(REPO_ROOT, script)];
 }
 
 /**
@@ -46,7 +52,7 @@ export function runTs(
   script: string,
   args: string[],
   env: Record<string, string | undefined>,
-  opts: { cwd?: string; built?: boolean } = {},
+  opts: { cwd?: string; built?: Built } = {},
 ): ServiceProcess {
   const child = spawn(process.execPath, [...nodeArgs(script, opts.built), ...args], {
     cwd: opts.cwd ?? REPO_ROOT,
