@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { bundleDir } from '../bundle.mjs';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -96,7 +97,7 @@ function safeList(dir) {
  */
 export function cliInfo({ built = false, root = REPO_ROOT } = {}) {
   const argv = built
-    ? [join(root, 'services/shrooms-agent/bundle/main.js')]
+    ? [join(bundleDir(root), 'main.js')]
     : ['--conditions=development', '--import', 'tsx', join(root, 'services/shrooms-agent/src/main.ts')];
   const r = run(process.execPath, [...argv, '--help'], { cwd: root });
   const commands = new Set();

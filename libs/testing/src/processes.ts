@@ -20,7 +20,7 @@ export interface ServiceProcess {
 
 /** The CLI as people run it: its compiled main bundled (scripts/bundle.mjs). */
 const CLI_MAIN = 'services/shrooms-agent/src/main.ts';
-export const CLI_BUNDLE = 'services/shrooms-agent/bundle/main.js';
+const CLI_BUNDLE = 'services/shrooms-agent/bundle/main.js';
 
 /**
  * How a compiled program runs: `true` as people run it (the CLI bundled), `'unbundled'` from each
