@@ -3,7 +3,7 @@ import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { BUCKETS } from '@shrooms/protocol';
-import { startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
+import { eventually, startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
 import { casCreate, isNatsOutage, isStreamFull } from '@shrooms/runtime';
 import { intake } from './intake.js';
 import { Ledger } from './ledger.js';
@@ -158,4 +158,32 @@ it("keeps the owner's limit when another process opens the bucket with its own s
   expect((await jsm.streams.info(`KV_${BUCKETS.tasks}`)).config.max_msgs).toBe(3);
   await peer.close();
   await server.stop();
+});
+
+it("skips its own writes in a watch that asks so, tells them to its followers, and passes on everyone else's", async () => {
+  const mine = await Ledger.open(nc);
+  const theirs = await Ledger.open(other);
+  const followed: number[] = [];
+  const unfollow = mine.followWrites((s) => followed.push(s.revision));
+  const seen: number[] = [];
+  const stop = await mine.watch('box.skips.>', (s) => seen.push(s.revision), undefined, undefined, {
+    updatesOnly: true,
+    ownWrites: 'skip',
+  });
+  const [a, b, c] = ['a', 'b', 'c'].map((id) => mine.key('box', 'skips', id)) as [string, string, string];
+  const ours = [(await mine.create(a, asked('a')))!.revision, (await mine.transition(a, (e) => transitions.start(e, new Date()))).revision];
+  const others = [
+    (await theirs.transition(a, (e) => transitions.complete(e, 'done elsewhere', new Date()))).revision,
+    (await theirs.create(b, asked('b')))!.revision,
+  ];
+  ours.push((await mine.create(c, asked('c')))!.revision);
+  // The watch is ordered: once the last write has come by, every earlier one has too.
+  const last = (await theirs.transition(b, (e) => transitions.start(e, new Date()))).revision;
+  others.push(last);
+  await eventually(() => expect(seen).toContain(last));
+  expect(seen).toEqual(others);
+  expect(followed).toEqual(ours);
+  expect(mine.ownSkipped).toBe(ours.length);
+  stop();
+  unfollow();
 });

@@ -17,6 +17,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
 import { casPut, isStreamFull, isTransientJetStreamError, retryJetStream } from '@shrooms/runtime';
 import type { LedgerEntry, Stored } from './entry.js';
+import { OwnWrites, sameBytes } from './own-writes.js';
 import { createHardenedBucket, hardenBucket, limitBucket, type Hardening } from './harden.js';
 
 export interface LedgerOptions {
@@ -32,8 +33,6 @@ export interface LedgerOptions {
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-/** Keys whose last write `transition` remembers (about 1–2 KB each for a typical task). */
-const WRITTEN_KEYS = 1024;
 
 export class Ledger {
   /** Task reads done through `get` (tests show a page reads only what it returns). */
@@ -44,8 +43,9 @@ export class Ledger {
   hardening?: Hardening;
   /** The bucket's most tasks as `open` found or set them; unknown after `bind`. */
   retained?: number;
-  /** Revision and bytes of this process's latest write per key, for `transition` (bounded). */
-  private written = new Map<string, { revision: number; data: Uint8Array }>();
+  /** Entries delivered by watches that skip this process's own writes (`ownWrites: 'skip'`), skipped. */
+  ownSkipped = 0;
+  private own = new OwnWrites();
 
   private constructor(
     readonly kv: KV,
@@ -108,8 +108,7 @@ export class Ledger {
     const data = this.encode(entry);
     const revision = await this.write(key, data, 0);
     if (revision === null) return null;
-    this.remember(key, revision, data);
-    return { key, revision, entry };
+    return this.own.stored({ key, revision, entry }, data);
   }
 
   /**
@@ -118,7 +117,11 @@ export class Ledger {
    * timeout while a stream leader is being elected — may have been stored: it is read back, and
    * sent again only when it surely was not, so a worker's result is neither lost nor applied twice.
    */
-  private async write(key: string, data: Uint8Array, expected: number): Promise<number | null> {
+  private write(key: string, data: Uint8Array, expected: number): Promise<number | null> {
+    return this.own.sending(key, data, () => this.writeOnce(key, data, expected));
+  }
+
+  private async writeOnce(key: string, data: Uint8Array, expected: number): Promise<number | null> {
     let delay = 100;
     for (let attempt = 1; ; attempt++) {
       let moved: boolean;
@@ -145,7 +148,7 @@ export class Ledger {
    * Throws TASK_NOT_FOUND when the task is not in the ledger.
    */
   async transition(key: string, change: (current: LedgerEntry) => LedgerEntry | null, attempts = 20): Promise<Stored> {
-    const known = this.written.get(key);
+    const known = this.own.last(key);
     if (known) {
       const done = await this.fromKnown(key, known, change);
       if (done) return done;
@@ -157,10 +160,7 @@ export class Ledger {
       if (!next) return cur;
       const data = this.encode(next);
       const revision = await this.write(key, data, cur.revision);
-      if (revision !== null) {
-        this.remember(key, revision, data);
-        return { key, revision, entry: next };
-      }
+      if (revision !== null) return this.own.stored({ key, revision, entry: next }, data);
     }
     throw new ShroomsError('INTERNAL', `task ${key} changed too often to update; retry`);
   }
@@ -187,37 +187,41 @@ export class Ledger {
       return null;
     }
     const revision = await this.write(key, data, known.revision).catch((err: unknown) => {
-      this.written.delete(key);
+      this.own.forget(key);
       throw err;
     });
     if (revision === null) {
-      this.written.delete(key);
+      this.own.forget(key);
       return null;
     }
-    this.remember(key, revision, data);
-    return { key, revision, entry: next };
+    return this.own.stored({ key, revision, entry: next }, data);
   }
 
-  /** Remembers the bytes written (not the object, which callers may change), newest last. */
-  private remember(key: string, revision: number, data: Uint8Array): void {
-    this.written.delete(key);
-    this.written.set(key, { revision, data });
-    if (this.written.size > WRITTEN_KEYS) this.written.delete(this.written.keys().next().value!);
+  /**
+   * Calls `follower` with every entry this process stores, once JetStream has acknowledged it: a
+   * follower of its own writes (the bridge's spans) learns them here, so its watch can skip them
+   * (`ownWrites: 'skip'`). Returns the unsubscribe.
+   */
+  followWrites(follower: (s: Stored) => void): () => void {
+    return this.own.follow(follower);
   }
 
   /**
    * Watches keys matching `filter`: first the last value of each (isUpdate false), then every
    * change as it is stored. `onReady` runs once the initial values have been delivered; `onEnd`
    * when the watch ends without being stopped (its consumer closed, or it failed). `updatesOnly`:
-   * no initial values, only the changes stored from now on (ready at once).
+   * no initial values, only the changes stored from now on (ready at once). `ownWrites: 'skip'`:
+   * changes this process wrote itself and already knows (`followWrites`) are not decoded nor passed on
+   * — the one that comes back before its write's acknowledgement still is.
    */
   async watch(
     filter: string,
     onEntry: (s: Stored, isUpdate: boolean) => void,
     onReady?: () => void,
     onEnd?: (err?: unknown) => void,
-    opts: { updatesOnly?: boolean } = {},
+    opts: { updatesOnly?: boolean; ownWrites?: 'skip' } = {},
   ): Promise<() => void> {
+    const skipOwn = opts.ownWrites === 'skip';
     let stopped = false;
     let ready = false;
     const markReady = () => {
@@ -237,12 +241,16 @@ export class Ledger {
       }
     if (!any) markReady();
     void (async () => {
-      for await (const e of iter as AsyncIterable<KvWatchEntry>) {
+      const pass = (e: KvWatchEntry) => {
         const s = decode(e);
         if (s) {
           this.watched++;
           onEntry(s, e.isUpdate);
         }
+      };
+      for await (const e of iter as AsyncIterable<KvWatchEntry>) {
+        if (skipOwn && e.isUpdate && this.own.isOwn(e, () => stopped || pass(e))) this.ownSkipped++;
+        else pass(e);
         if (e.isUpdate || e.delta === 0) markReady();
       }
     })().then(
@@ -284,8 +292,4 @@ function decode(e: KvEntry | null): Stored | null {
   if (e.key.startsWith('_health.')) return null;
   const entry = e.json<LedgerEntry>();
   return entry && typeof entry === 'object' && entry.task ? { key: e.key, revision: e.revision, entry } : null;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
 }

@@ -128,7 +128,13 @@ export class Bridge {
     const initial: Stored[] = [];
     let ready!: () => void;
     const loaded = new Promise<void>((r) => (ready = r));
-    this.stopWatch = await this.d.ledger.watch(
+    // The bridge's own writes are followed as they are acknowledged and skipped by the watch (they
+    // need no reconciling: whoever wrote them told the view already). The watch brings what others
+    // write — the gateway's intake while the bridge was away, expiry, a cancel — and the rare own
+    // write that comes back before its acknowledgement (reconciling it again is harmless).
+    const prefix = keys.tasksOfSession(this.machine, this.session).slice(0, -1);
+    const unfollow = this.d.ledger.followWrites((s) => s.key.startsWith(prefix) && this.spans.observe(s));
+    const stopWatch = await this.d.ledger.watch(
       keys.tasksOfSession(this.machine, this.session),
       (s, isUpdate) => {
         this.spans.observe(s);
@@ -138,7 +144,13 @@ export class Bridge {
         else if (!isTerminal(s.entry.task.status.state)) initial.push(s);
       },
       () => ready(),
+      undefined,
+      { ownWrites: 'skip' },
     );
+    this.stopWatch = () => {
+      unfollow();
+      stopWatch();
+    };
     await loaded;
     const harness = this.harness;
     await harness.start();
