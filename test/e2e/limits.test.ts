@@ -9,6 +9,7 @@ beforeAll(async () => {
     sessions: [
       { name: 'narrow', env: { ECHO_DELAY_MS: '600000', LIMIT_QUEUE_LENGTH: '2' } },
       { name: 'expiring', env: { ECHO_DELAY_MS: '600000' } },
+      { name: 'crowded', env: { ECHO_DELAY_MS: '600000', LIMIT_QUEUE_LENGTH: '3' } },
     ],
   });
 });
@@ -34,6 +35,24 @@ it('refuses a new task past the queue length with QUEUE_FULL, and still answers 
   expect(full.error.data[0]).toMatchObject({ reason: 'QUEUE_FULL', metadata: { limit: 'queueLength', max: '2' } });
   expect((await send('narrow', 'n3')).result.task.id).toBe('narrow:n3');
   expect((await rpc(`${mesh.gatewayUrl}/a2a/narrow`, 'GetTask', { id: 'narrow:n4' })).error.code).toBe(-32001);
+});
+
+it('holds the queue length exactly when many new tasks arrive at once, though their writes run side by side', async () => {
+  await send('crowded', 'c0');
+  await eventually(
+    async () => (await rpc(`${mesh.gatewayUrl}/a2a/crowded`, 'GetTask', { id: 'crowded:c0' })).result.status.state === 'TASK_STATE_WORKING',
+  );
+  const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => send('crowded', `c${i + 1}`)));
+  const queued = answers.filter((a) => a.result?.task.metadata['shrooms/queued'] === true);
+  const full = answers.filter((a) => a.error?.data?.[0]?.reason === 'QUEUE_FULL');
+  expect([queued.length, full.length]).toEqual([3, 5]);
+  // Each refused task is in no ledger; each accepted one is, waiting.
+  for (const a of answers) {
+    const id = a.result?.task.id ?? `crowded:c${answers.indexOf(a) + 1}`;
+    const got = await rpc(`${mesh.gatewayUrl}/a2a/crowded`, 'GetTask', { id });
+    if (a.result) expect(got.result.status.state).toBe('TASK_STATE_SUBMITTED');
+    else expect(got.error.code).toBe(-32001);
+  }
 });
 
 it('expires open tasks nobody finished, working or queued, and frees the session', async () => {
