@@ -13,7 +13,34 @@ const fresh = () =>
     now,
   });
 
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}
+
 describe('task transitions', () => {
+  it('never changes the entry it is given, so entries may share what did not change', () => {
+    const before = deepFreeze(start(fresh(), now));
+    const copy = JSON.stringify(before);
+    const blocked = deepFreeze(block(before, 'which branch?', now, { 'shrooms/last_worker_line': 'hm' }));
+    const answered = deepFreeze(answer(blocked, { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'main' }] }, now));
+    const again = deepFreeze(start(answered, now));
+    for (const change of [
+      () => complete(again, 'done', now, [{ data: { n: 1 } }]),
+      () => cancel(again, 'me', now),
+      () => expire(again, now),
+      () => note(again, 'slow model', now, { 'shrooms/last_worker_line': 'x' }),
+      () => annotate(again, { 'shrooms/acked': true }),
+      () => needAuth(again, 'log in', now),
+    ])
+      expect(change).not.toThrow();
+    expect(JSON.stringify(before)).toBe(copy);
+    expect(again.task.history?.map((m) => m.messageId)).toEqual(['m1', 's:m1#blocked-2', 'm2']);
+  });
+
   it('goes submitted → working → completed with the summary as status message and artifact', () => {
     const done = complete(start(fresh(), now), 'all green', now);
     expect(done.v).toBe(3);
