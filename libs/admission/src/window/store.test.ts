@@ -41,6 +41,20 @@ describe('WindowStore (JetStream KV, compare-and-set)', () => {
     expect(refused && !refused.ok && refused.retryAfterMs).toBeGreaterThan(0);
   });
 
+  it('settles a burst for one window in one batch: a read, one write for all it admits, a read for the rest', async () => {
+    const store = new WindowStore(kvs[0]!, { log });
+    const before = conns[0]!.stats().outMsgs;
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => store.reserve('burst', `t${i % 36}`, spec, later())));
+    expect(conns[0]!.stats().outMsgs - before).toBe(3);
+    // In the order asked: the first 30 ids counted, their repeats admitted again, the rest refused.
+    expect(results.map((r) => (r.ok ? (r.counted ? 'counted' : 'again') : 'full'))).toEqual([
+      ...Array<string>(30).fill('counted'),
+      ...Array<string>(6).fill('full'),
+      ...Array<string>(4).fill('again'),
+    ]);
+    expect((await store.inspect('burst', spec)).ids).toEqual(Array.from({ length: 30 }, (_, i) => `t${i}`));
+  });
+
   it('counts a task id once however often and wherever it is reserved', async () => {
     const stores = kvs.map((kv) => new WindowStore(kv, { log }));
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => stores[i % 2]!.reserve('same', 'one-task', spec, later())));

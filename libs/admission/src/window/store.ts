@@ -17,9 +17,18 @@ import type { KV } from '@nats-io/kv';
 import { ShroomsError } from '@shrooms/protocol';
 import { casPut, type Logger } from '@shrooms/runtime';
 import { keyedLock } from './keyed-lock.js';
-import { decide, decodeWindow, encodeWindow, live, retryAfterMs, type WindowEntry, type WindowSpec } from './window.js';
+import { decide, decodeWindow, encodeWindow, live, retryAfterMs, type Decision, type WindowEntry, type WindowSpec } from './window.js';
 
 export type Reservation = { ok: true; counted: boolean; count: number } | { ok: false; count: number; retryAfterMs: number };
+
+interface Admit {
+  id: string;
+  spec: WindowSpec;
+  deadline: number;
+  arrivedAt: number;
+  resolve: (r: Reservation) => void;
+  reject: (err: unknown) => void;
+}
 
 export interface WindowState {
   count: number;
@@ -45,6 +54,8 @@ const REMEMBERED_KEYS = 1024;
 
 export class WindowStore {
   private readonly withKey = keyedLock();
+  /** Admits waiting for their key's turn, by key: the next turn settles them as one batch. */
+  private readonly waiting = new Map<string, Admit[]>();
   private readonly now: () => number;
   /** The window this store last wrote under each key, with the revision the write got. */
   private readonly written = new Map<string, { entries: WindowEntry[]; revision: number }>();
@@ -64,30 +75,99 @@ export class WindowStore {
    * races; past it nothing is written and GUARD_UNAVAILABLE is thrown. `arrivedAt` (preciseNow,
    * default now): when the request arrived, or later; a read begun after it that showed the window
    * full answers it without another.
+   *
+   * Admits for one key that arrive while it is busy wait together and are settled as one batch:
+   * decided in the order they came against the same window and written in one compare-and-set, so
+   * a burst costs a few writes, not one round trip each in a row.
    */
   reserve(key: string, id: string, spec: WindowSpec, deadline: number, arrivedAt = preciseNow()): Promise<Reservation> {
-    return this.withKey(key, async () => {
-      const mine = this.written.get(key);
-      if (mine) {
-        const d = decide(mine.entries, id, spec, this.now());
-        if (d.kind === 'add' && Date.now() <= deadline && (await this.write(key, d.next, mine.revision)))
-          return { ok: true, counted: true, count: d.count };
-      }
-      const fresh = this.seen.get(key);
-      if (fresh && fresh.startedAt > arrivedAt) {
-        const d = decide(fresh.entries, id, spec, this.now());
-        if (d.kind === 'full') return { ok: false, count: d.count, retryAfterMs: d.retryAfterMs };
-      }
-      for (let attempt = 0; ; attempt++) {
-        const { entries, revision } = await this.read(key);
-        const d = decide(entries, id, spec, this.now());
-        if (d.kind === 'present') return { ok: true, counted: false, count: d.count };
-        if (d.kind === 'full') return { ok: false, count: d.count, retryAfterMs: d.retryAfterMs };
-        if (Date.now() > deadline) throw overDeadline(key);
-        if (await this.write(key, d.next, revision)) return { ok: true, counted: true, count: d.count };
-        await backoff(attempt);
-      }
+    return new Promise<Reservation>((resolve, reject) => {
+      const admit: Admit = { id, spec, deadline, arrivedAt, resolve, reject };
+      const waiting = this.waiting.get(key);
+      if (waiting) return void waiting.push(admit);
+      const batch = [admit];
+      this.waiting.set(key, batch);
+      this.withKey(key, () => {
+        if (this.waiting.get(key) === batch) this.waiting.delete(key);
+        return this.settle(key, batch);
+      }).catch((err: unknown) => {
+        for (const a of batch) a.reject(err);
+      });
     });
+  }
+
+  /**
+   * Settles a batch (under the key's lock). Only additions are taken from the window this store
+   * wrote last; "already admitted" and "full" are answered from a read (or from a read begun after
+   * the request arrived), and only when the window they were decided on holds no addition of this
+   * batch still unwritten — else they are decided again after that write.
+   */
+  private async settle(key: string, batch: Admit[]): Promise<void> {
+    let open = batch;
+    const mine = this.written.get(key);
+    if (mine) {
+      const plan = this.plan(key, mine.entries, open);
+      open = plan.kept;
+      if (plan.adds.length && (await this.write(key, plan.next, mine.revision))) {
+        for (const { a, count } of plan.adds) a.resolve({ ok: true, counted: true, count });
+        open = [...plan.decided.map((x) => x.a), ...plan.undecided];
+      }
+    }
+    const fresh = this.seen.get(key);
+    if (fresh)
+      open = open.filter((a) => {
+        if (fresh.startedAt <= a.arrivedAt) return true;
+        const d = decide(fresh.entries, a.id, a.spec, this.now());
+        if (d.kind !== 'full') return true;
+        a.resolve({ ok: false, count: d.count, retryAfterMs: d.retryAfterMs });
+        return false;
+      });
+    for (let attempt = 0; open.length;) {
+      const { entries, revision } = await this.read(key);
+      const plan = this.plan(key, entries, open);
+      for (const { a, d } of plan.decided) {
+        if (d.kind === 'present') a.resolve({ ok: true, counted: false, count: d.count });
+        else if (d.kind === 'full') a.resolve({ ok: false, count: d.count, retryAfterMs: d.retryAfterMs });
+      }
+      if (!plan.adds.length) return;
+      if (await this.write(key, plan.next, revision)) {
+        for (const { a, count } of plan.adds) a.resolve({ ok: true, counted: true, count });
+        open = plan.undecided;
+      } else {
+        const settled = new Set(plan.decided.map((x) => x.a));
+        open = plan.kept.filter((a) => !settled.has(a));
+        await backoff(attempt++);
+      }
+    }
+  }
+
+  /**
+   * Decides `open` in order against `entries`: the additions (with the window they make), the
+   * answers decided on `entries` alone (before any addition), the rest, and all those still open
+   * (`kept`, in order). An addition whose deadline has passed is refused with GUARD_UNAVAILABLE
+   * (nothing is written for it) and left out.
+   */
+  private plan(key: string, entries: WindowEntry[], open: Admit[]) {
+    const now = this.now();
+    let next = entries;
+    const adds: { a: Admit; count: number }[] = [];
+    const decided: { a: Admit; d: Decision }[] = [];
+    const undecided: Admit[] = [];
+    const kept: Admit[] = [];
+    for (const a of open) {
+      const d = decide(next, a.id, a.spec, now);
+      if (d.kind === 'add' && Date.now() > a.deadline) {
+        a.reject(overDeadline(key));
+        continue;
+      }
+      kept.push(a);
+      if (d.kind === 'add') {
+        next = d.next;
+        adds.push({ a, count: d.count });
+      } else if (adds.length === 0) decided.push({ a, d });
+      else undecided.push(a);
+    }
+    return { next, adds, decided, undecided, kept };
   }
 
   /** Takes `id` out of the window again (an admit refused by a later check). */
