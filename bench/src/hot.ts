@@ -1,6 +1,7 @@
 /**
  * `pnpm bench --hot`: ours alone, only what one change to the hot path moves — NATS messages per
- * blocking send (the server's per-connection counters), blocking p50 at concurrency 1, tasks/s and
+ * blocking send (the server's per-connection counters), blocking p50 and SSE first event p50 at
+ * concurrency 1, tasks/s and
  * CPU per task (by process) at concurrency 16. About a minute; no floor, no reference, no memory job,
  * so its figures are for an A/B of two trees or two settings run alternately on the same machine,
  * never for the aims (those come from the full run, arms interleaved).
@@ -21,6 +22,7 @@ export interface HotResult {
   natsMessagesPerSend: number | null;
   natsMessagesByConnection: Record<string, number | null>;
   sendP50Ms: number | null;
+  sseFirstP50Ms: number | null;
   tasksPerS: number | null;
   cpuMsPerTask: number | null;
   cpuMsPerTaskByProcess: Record<string, number | null>;
@@ -35,7 +37,8 @@ export async function runHot(
   const loadgen = await startChild('loadgen', 'loadgen/main.ts');
   try {
     const target = { kind: 'http' as const, url: ours.url };
-    const lat = (n: number) => loadgen.call<LatencyResult>({ type: 'latency', target, op: 'send', n, maxMs: 120_000 });
+    const lat = (n: number, op: 'send' | 'stream' = 'send') =>
+      loadgen.call<LatencyResult>({ type: 'latency', target, op, n, maxMs: 120_000 });
     const thr = (durationMs: number) =>
       loadgen.call<ThroughputResult>({
         type: 'throughput',
@@ -47,10 +50,12 @@ export async function runHot(
         drainTimeoutMs: 0,
       });
     await lat(opts.sends);
+    await lat(opts.sends, 'stream');
     await thr(opts.throughputMs);
     log('warmed up');
     const serving = () => ({ ...ours.pids(), ...(nats.pid ? { nats_server: nats.pid } : {}) });
     const p50s: (number | null)[] = [];
+    const sseP50s: (number | null)[] = [];
     const rates: number[] = [];
     const cpu: Record<string, number[]> = {};
     const msgs: Record<string, number[]> = {};
@@ -60,11 +65,12 @@ export async function runHot(
       const perSend = messagesPerSend(before, await natsInByConnection(nats.monitorUrl), OURS_SERVING, l.samples.length + l.errors);
       for (const [name, n] of Object.entries(perSend)) (msgs[name] ??= []).push(n);
       p50s.push(percentiles(l.samples).p50);
+      sseP50s.push(percentiles((await lat(opts.sends, 'stream')).samples).p50);
       const ticks0 = Object.entries(serving()).map(([name, pid]) => [name, pid, processTicks(pid)] as const);
       const t = await thr(opts.throughputMs);
       rates.push(t.perS);
       for (const [name, pid, t0] of ticks0) if (t.done) (cpu[name] ??= []).push(((processTicks(pid) - t0) * clockTickMs()) / t.done);
-      log(`rep ${rep + 1}: p50 ${round(p50s.at(-1) ?? null)} ms, ${round(t.perS)} tasks/s`);
+      log(`rep ${rep + 1}: p50 ${round(p50s.at(-1) ?? null)} ms, SSE first ${round(sseP50s.at(-1) ?? null)} ms, ${round(t.perS)} tasks/s`);
     }
     const byConnection = Object.fromEntries(Object.entries(msgs).map(([k, v]) => [k, round(median(v))]));
     const byProcess = Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, round(median(v))]));
@@ -77,6 +83,7 @@ export async function runHot(
       natsMessagesPerSend: round(Object.values(byConnection).reduce<number>((a, b) => a + (b ?? 0), 0)),
       natsMessagesByConnection: byConnection,
       sendP50Ms: round(median(p50s)),
+      sseFirstP50Ms: round(median(sseP50s)),
       tasksPerS: round(median(rates)),
       cpuMsPerTask: round(Object.values(byProcess).reduce<number>((a, b) => a + (b ?? 0), 0)),
       cpuMsPerTaskByProcess: byProcess,
