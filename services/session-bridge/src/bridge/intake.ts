@@ -43,15 +43,34 @@ export async function takeIn(c: Core, req: DeliverRequest): Promise<TakenIn> {
   try {
     r = await intake(c.ledger, p.req, { queued: p.waits, start: false });
   } catch (err) {
-    c.view.unreserve(p.key);
     c.spans.discard(p.key);
+    // The write failed, yet the task may be in the ledger all the same: the gateway queues it there
+    // itself when this bridge is slow to answer (a stream leader's election), and a change of it seen
+    // meanwhile was left to this intake (`touch`). Such a task is read again and taken in.
+    await c.serial.run(async () => {
+      if (c.view.unreserve(p.key)) await takeInStored(c, p.key);
+    });
     throw err;
   }
   return c.serial.run(async () => {
-    const touched = c.view.unreserve(p.key);
-    const stored = touched && r.created ? ((await c.ledger.get(p.key)) ?? r.stored) : r.stored;
-    return settle(c, p, { ...r, stored });
+    if (!c.view.unreserve(p.key)) return settle(c, p, r);
+    // Touched while it was written: what the view takes in is read again. Not only a task this
+    // write created — one the gateway queued first (its create won, this one found it) is this
+    // session's to run too, and its change seen meanwhile was left to this intake.
+    const fresh = (await c.ledger.get(p.key).catch(() => null)) ?? r.stored;
+    const taken = settle(c, p, { ...r, stored: fresh });
+    if (!r.created) c.view.track(fresh);
+    return taken;
   });
+}
+
+/** Run under the lock: a task of the session found in the ledger, taken into the view (a finished one is not). */
+async function takeInStored(c: Core, key: string): Promise<void> {
+  const found = await c.ledger.get(key).catch((err: unknown) => {
+    c.log.warn({ err, key }, 'a task whose intake failed could not be read again; it waits in the ledger until the bridge starts again');
+    return null;
+  });
+  if (found) c.view.track(found);
 }
 
 /** Run under the lock: the room, the key, the span, and whether the task waits or starts. */
