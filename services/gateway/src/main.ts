@@ -74,6 +74,8 @@ export async function runGateway(env: Record<string, string | undefined> = proce
     description: `A2A gateway of ${config.SHROOMS_MACHINE}`,
     metadata: { machine: config.SHROOMS_MACHINE, url },
   });
+  // Said only once nats-server has the service's subscriptions (a PING answered after them).
+  await nc.flush();
   log.info({ url }, `gateway listening on ${url}`);
   // The open tasks (for the expiry sweep) are found once the gateway is up, not before: that pass
   // reads every retained task, and what the start waits for must not queue behind it (live.ts).

@@ -29,6 +29,9 @@ export async function runGuard(env: Record<string, string | undefined> = process
     checks: natsHealthChecks({ nc }),
     live: natsLiveness(nc),
   });
+  // Ready only once nats-server has the endpoints' subscriptions (a PING answered after them):
+  // a gateway that hears so on its own connection must not meet "no responders".
+  await nc.flush();
   log.info({ id: guard.service.info().id }, 'guard ready');
   onShutdown(log, async function stopGuard() {
     await health?.close();

@@ -162,6 +162,8 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     checks: natsHealthChecks({ nc, kv: ledger.kv, key: healthKey(config.SHROOMS_MACHINE, `bridge-${config.BRIDGE_SESSION}`) }),
     live: natsLiveness(nc),
   });
+  // Ready only once nats-server has the endpoints' subscriptions (a PING answered after them).
+  await nc.flush();
   log.info(
     { session: `${bridge.machine}/${bridge.session}`, harness: config.BRIDGE_HARNESS },
     `bridge ready for ${bridge.machine}/${bridge.session}`,
