@@ -23,6 +23,7 @@ import { META, occurrenceMessageId } from '@shrooms/protocol';
 import { scheduleClient, type ScheduleClient } from '@shrooms/client';
 import { compileRule, occurrences } from '@shrooms/scheduler';
 import {
+  CHAOS_OUTPUT_DIR,
   CLI,
   eventually,
   reportChaos,
@@ -37,6 +38,8 @@ import {
   type NatsCluster,
   type ServiceProcess,
 } from '@shrooms/testing';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judgeAcked, openLedger, openPastDeadline, resultLostNote, type LedgerView } from './support/ledger.js';
 import { runFaultUnderLoad, type Fault, type FaultRun } from './support/faults.js';
@@ -196,6 +199,7 @@ async function conclude(
   };
   rows.push(row);
   process.stdout.write(`${scenario}: ${JSON.stringify(row)}\n${verdict.problems.slice(0, 10).join('\n')}\n`);
+  if (verdict.problems.length) await keepLogs(scenario, verdict.problems);
   expect(s.refused, 'asks refused for good').toBe(0);
   expect(s.mismatches, 'answers naming another task').toBe(0);
   expect(verdict.acknowledged).toBe(s.asks);
@@ -207,6 +211,27 @@ async function conclude(
   expect(verdict.doubled, 'messages doubled by retries').toBe(0);
   expect(resendMismatches, 'resends that did not return the same task').toBe(0);
   expect(run.strayErrors, 'errors outside the fault window').toEqual([]);
+}
+
+/**
+ * A phase with problems keeps what explains them: every service's log and the problem tasks as
+ * the ledger holds them, under test-output/chaos/kill-SCENARIO/ (the runner's output keeps only
+ * the verdict).
+ */
+async function keepLogs(scenario: string, problems: string[]): Promise<void> {
+  const dir = join(CHAOS_OUTPUT_DIR, `kill-${scenario.replace(/[^a-z0-9]+/gi, '-')}`);
+  await mkdir(dir, { recursive: true });
+  const logs: [string, ServiceProcess][] = [
+    ['gateway', mesh.gateway],
+    ...[...mesh.bridges].map(([name, p]): [string, ServiceProcess] => [`bridge-${name}`, p]),
+    ...guards.map((g, i): [string, ServiceProcess] => [`guard-${i + 1}`, g]),
+    ['scheduler', scheduler],
+  ];
+  await Promise.all(logs.map(([name, p]) => writeFile(join(dir, `${name}.log`), p.output())));
+  const tasks = await ledger.all(mesh.machine);
+  const named = [...tasks.values()].filter((t) => problems.some((p) => p.startsWith(`${t.id}:`)));
+  await writeFile(join(dir, 'tasks.json'), JSON.stringify({ problems, tasks: named }, null, 2));
+  process.stdout.write(`logs and tasks of the problems kept in ${dir}\n`);
 }
 
 describe('kill -9 under a steady load of asks', () => {
