@@ -2,6 +2,8 @@
  * Kill -9 of the gateway and the bridge while tasks are queued, working and finished: after a
  * restart every task is still there, unchanged, and the queue resumes in order (spec §5).
  */
+import { connect } from '@nats-io/transport-node';
+import { Ledger, intake } from '@shrooms/ledger';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
 
@@ -109,4 +111,27 @@ it('shows every state exactly once across a cut stream and SubscribeToTask', asy
   expect(states[0]).toBe(seen[seen.length - 1]);
   const all = [...seen, ...states.slice(1)];
   expect(all).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+});
+
+it('takes up a task stored WORKING that its bridge never started', async () => {
+  // What the bridge finds when its create-and-start timed out while a stream leader was elected,
+  // yet was stored (the gateway then acknowledged it): a WORKING task of its session that no turn
+  // runs. Written here by another connection, it reaches the bridge as such a change does.
+  const nc = await connect({ servers: mesh.nats.url });
+  try {
+    const ledger = await Ledger.open(nc);
+    const message = { messageId: 'orphan', role: 'ROLE_USER' as const, parts: [{ text: 'run me anyway' }] };
+    const req = { machine: mesh.machine, session: 'demo', message, metadata: {}, origin: { device: mesh.machine } };
+    const r = await intake(ledger, req, { queued: false, start: true });
+    expect(r.stored.entry.task.status.state).toBe('TASK_STATE_WORKING');
+    const demo = `${mesh.gatewayUrl}/a2a/demo`;
+    const done = await eventually(async () => {
+      const t = (await rpc(demo, 'GetTask', { id: r.stored.entry.task.id })).result;
+      return t.status.state === 'TASK_STATE_COMPLETED' ? t : undefined;
+    }, 30_000);
+    expect(done.artifacts[0].parts[0].text).toBe('run me anyway');
+    expect(mesh.bridges.get('demo')!.output()).toMatch(/taking up a task stored WORKING/);
+  } finally {
+    await nc.close();
+  }
 });

@@ -6,6 +6,7 @@
 import { META, type DeliverRequest } from '@shrooms/protocol';
 import { intake, type IntakeResult } from '@shrooms/ledger';
 import type { Core } from './core.js';
+import { takeUp } from './recovery.js';
 import { startedTask } from './turns.js';
 
 /**
@@ -46,5 +47,8 @@ export async function takeIn(c: Core, req: DeliverRequest): Promise<IntakeResult
   const started = start && r.created;
   if (started) startedTask(c, r.stored);
   else if (r.created || r.answered) c.view.track(r.stored);
+  // A resend of a task the view does not run: its first create may have been stored although it
+  // seemed to fail (recovery.ts takeUp).
+  else takeUp(c, r.stored);
   return { ...r, started };
 }

@@ -58,12 +58,13 @@ export class Recovery {
       }
       return;
     }
-    if (t.status.state === 'TASK_STATE_SUBMITTED' && !c.view.placed(s.key)) {
-      const fresh = await c.ledger.get(s.key);
-      if (fresh && fresh.entry.task.status.state === 'TASK_STATE_SUBMITTED') {
-        c.view.track(fresh);
-        void this.turns.pump();
-      }
+    if ((t.status.state === 'TASK_STATE_SUBMITTED' && !c.view.placed(s.key)) || unrun(c, s)) {
+      // The change may be old by now (it waited for the lock): read the task again — but a direct
+      // get may be answered by a replica that lags behind the watch (a node back from a crash), so
+      // the later of the two counts. Acting on a change that is no longer current is safe: the
+      // turn loop starts a task by compare-and-set and lets it go when it has finished.
+      const fresh = await c.ledger.get(s.key).catch(() => null);
+      if (takeUp(c, fresh && fresh.revision >= s.revision ? fresh : s)) void this.turns.pump();
     }
   }
 
@@ -94,6 +95,29 @@ export class Recovery {
       });
     void this.turns.pump();
   }
+}
+
+/** A task stored WORKING that the view does not know: nobody runs it (see takeUp). */
+const unrun = (c: Core, s: Stored) => s.entry.task.status.state === 'TASK_STATE_WORKING' && !c.view.knows(s.key);
+
+/**
+ * Takes into the view an open task of the session that waits for it and is not placed: SUBMITTED
+ * (the gateway queued it while the bridge was away), or WORKING and unknown — this bridge's own
+ * create-and-start or start whose write failed as far as it could tell (a timeout while a stream
+ * leader was elected, a read-back from a replica that lagged) but was stored: the gateway has
+ * acknowledged it, and no turn will ever run it unless it is queued again. True when it was taken.
+ * Run under the lock.
+ */
+export function takeUp(c: Core, s: Stored): boolean {
+  const state = s.entry.task.status.state;
+  if (state === 'TASK_STATE_SUBMITTED' && !c.view.placed(s.key)) {
+    c.view.track(s);
+    return true;
+  }
+  if (!unrun(c, s)) return false;
+  c.log.warn({ taskId: s.entry.task.id }, 'taking up a task stored WORKING that this bridge never started; it waits in the queue');
+  c.view.adopt(s);
+  return true;
 }
 
 /** WORKING → SUBMITTED (queued again), counting the redelivery (and saying when the conversation is new). */

@@ -36,7 +36,11 @@ export class TurnLoop {
           startedTask(c, s);
           return s;
         } catch (err) {
-          if (err instanceof ShroomsError) continue; // finished or gone meanwhile
+          if (err instanceof ShroomsError) {
+            // Finished or gone meanwhile: the view lets it go (a stale read may have queued it).
+            if (err.key === 'UNSUPPORTED_OPERATION' || err.key === 'TASK_NOT_FOUND') c.view.forget(q.key);
+            continue;
+          }
           c.view.putBack(q);
           throw err;
         }

@@ -97,6 +97,16 @@ export class SessionView {
     else this.enqueue(e, now);
   }
 
+  /**
+   * Takes up an open task of the session that nobody runs: one stored WORKING whose start this
+   * bridge never saw acknowledged (its write timed out and was stored after all). It waits in the
+   * queue like any other; starting it again is what the turn loop does with every queued task.
+   */
+  adopt(e: ViewEntry, now = Date.now()): void {
+    this.open.set(e.key, e.entry.task.status.state);
+    this.enqueue(e, now);
+  }
+
   /** Queues a task (answers first, then in the order asked); never the current one. */
   enqueue(e: ViewEntry, now = Date.now()): void {
     if (this.cur?.key === e.key) return;

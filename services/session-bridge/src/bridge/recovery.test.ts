@@ -1,0 +1,71 @@
+import type { Stored } from '@shrooms/ledger';
+import type { Task } from '@shrooms/protocol';
+import { describe, expect, it } from 'vitest';
+import type { Core } from './core.js';
+import { Recovery } from './recovery.js';
+import { SessionView } from './view.js';
+import type { TurnLoop } from './turns.js';
+
+/**
+ * reconcile: a change someone else made to the session's tasks. The ledger here is a stand-in that
+ * answers reads as a replica that lags behind the watch does (an older revision, or nothing yet):
+ * a lagging replica cannot be made to order with real NATS. Everything else is the bridge's own.
+ */
+function stored(id: string, state: string, revision: number): Stored {
+  const task = {
+    id: `s:${id}`,
+    contextId: 'c',
+    status: { state },
+    history: [{ messageId: id, role: 'ROLE_USER', parts: [{ text: 'ask' }] }],
+    metadata: { 'shrooms/created_at': '2026-12-01T08:00:00Z' },
+  } as unknown as Task;
+  return { key: `k.${id}`, revision, entry: { v: 1, task, events: [] } };
+}
+
+function setup(read: (key: string) => Stored | null) {
+  const view = new SessionView();
+  const warned: string[] = [];
+  let pumps = 0;
+  const core = {
+    view,
+    ledger: { get: async (key: string) => read(key) },
+    log: { warn: (_o: unknown, msg: string) => warned.push(msg), info: () => {} },
+    changed: () => {},
+  } as unknown as Core;
+  const turns = { pump: async () => void pumps++, drop: async (key: string) => void view.forget(key) } as unknown as TurnLoop;
+  return { view, warned, recovery: new Recovery(core, turns), pumps: () => pumps };
+}
+
+describe('Recovery.reconcile', () => {
+  it('takes up a task stored WORKING that the view does not run, and queues it', async () => {
+    const s = stored('w', 'TASK_STATE_WORKING', 7);
+    const t = setup(() => s);
+    await t.recovery.reconcile(s);
+    expect([t.view.knows('k.w'), t.view.queued, t.view.openCount, t.pumps()]).toEqual([true, 1, 1, 1]);
+    expect(t.view.next()?.key).toBe('k.w');
+    expect(t.warned).toEqual(['taking up a task stored WORKING that this bridge never started; it waits in the queue']);
+  });
+
+  it('leaves a WORKING task it runs as it is', async () => {
+    const s = stored('w', 'TASK_STATE_WORKING', 7);
+    const t = setup(() => s);
+    t.view.start({ key: s.key, taskId: s.entry.task.id }, 'TASK_STATE_WORKING');
+    await t.recovery.reconcile(s);
+    expect([t.view.queued, t.pumps()]).toEqual([0, 0]);
+  });
+
+  it('acts on the watched change when the read that follows lags behind it', async () => {
+    for (const lagging of [null, stored('q', 'TASK_STATE_SUBMITTED', 3)]) {
+      const s = stored('q', 'TASK_STATE_SUBMITTED', 9);
+      const t = setup(() => lagging);
+      await t.recovery.reconcile(s);
+      expect([t.view.queued, t.pumps()], `read answered ${lagging ? 'revision 3' : 'nothing'}`).toEqual([1, 1]);
+    }
+  });
+
+  it('goes by a read newer than the change: a task finished meanwhile is not queued', async () => {
+    const t = setup(() => stored('q', 'TASK_STATE_COMPLETED', 12));
+    await t.recovery.reconcile(stored('q', 'TASK_STATE_SUBMITTED', 9));
+    expect([t.view.knows('k.q'), t.pumps()]).toEqual([false, 0]);
+  });
+});
