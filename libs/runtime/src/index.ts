@@ -16,6 +16,7 @@ export {
   jsonEndpoint,
   quietRequests,
   requestJson,
+  subscriptionsTaken,
   type QuietRequest,
   type Service,
   type ServiceMsg,

@@ -27,6 +27,16 @@ export function addService(nc: NatsConnection, spec: ServiceSpec): Promise<Servi
 }
 
 /**
+ * Resolves once nats-server has every subscription made so far on `nc` (a PING answered after
+ * them). A service says it is ready only then: whoever hears so on another connection never meets
+ * "no responders" from it. (The client sends its writes at the end of the event loop's turn, so a
+ * subscription just made is not yet at the server.)
+ */
+export function subscriptionsTaken(nc: NatsConnection): Promise<void> {
+  return nc.flush();
+}
+
+/**
  * What a `jsonEndpoint` handler returns to send no reply: only for a caller that asked for that
  * (`quietRequests`), which learns the outcome elsewhere (the ledger's watch, for a delivery).
  */

@@ -1,6 +1,15 @@
 /** The gateway process: config, logger, NATS, ledger, app; listen; drain on shutdown. */
 import { Ledger, SignalField } from '@shrooms/ledger';
-import { addService, connectNats, createLogger, drainNats, loadConfig, onShutdown, redactConfig } from '@shrooms/runtime';
+import {
+  addService,
+  connectNats,
+  createLogger,
+  drainNats,
+  loadConfig,
+  onShutdown,
+  redactConfig,
+  subscriptionsTaken,
+} from '@shrooms/runtime';
 import { BUCKETS, SERVICE_NAMES } from '@shrooms/protocol';
 import { buildApp } from './app.js';
 import { GatewayConfigSchema, listenHosts, publicUrl } from './config.js';
@@ -74,8 +83,7 @@ export async function runGateway(env: Record<string, string | undefined> = proce
     description: `A2A gateway of ${config.SHROOMS_MACHINE}`,
     metadata: { machine: config.SHROOMS_MACHINE, url },
   });
-  // Said only once nats-server has the service's subscriptions (a PING answered after them).
-  await nc.flush();
+  await subscriptionsTaken(nc);
   log.info({ url }, `gateway listening on ${url}`);
   // The open tasks (for the expiry sweep) are found once the gateway is up, not before: that pass
   // reads every retained task, and what the start waits for must not queue behind it (live.ts).

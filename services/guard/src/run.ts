@@ -12,6 +12,7 @@ import {
   onShutdown,
   redactConfig,
   startHealthServer,
+  subscriptionsTaken,
 } from '@shrooms/runtime';
 import { loadGuardConfig } from './config.js';
 import { buildGuard, type Guard } from './guard.js';
@@ -29,9 +30,7 @@ export async function runGuard(env: Record<string, string | undefined> = process
     checks: natsHealthChecks({ nc }),
     live: natsLiveness(nc),
   });
-  // Ready only once nats-server has the endpoints' subscriptions (a PING answered after them):
-  // a gateway that hears so on its own connection must not meet "no responders".
-  await nc.flush();
+  await subscriptionsTaken(nc);
   log.info({ id: guard.service.info().id }, 'guard ready');
   onShutdown(log, async function stopGuard() {
     await health?.close();

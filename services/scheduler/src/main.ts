@@ -11,6 +11,7 @@ import {
   onShutdown,
   redactConfig,
   startHealthServer,
+  subscriptionsTaken,
 } from '@shrooms/runtime';
 import { buildScheduler } from './app.js';
 import { SchedulerConfigSchema } from './config.js';
@@ -30,8 +31,7 @@ export async function runScheduler(env: Record<string, string | undefined> = pro
     checks: natsHealthChecks({ nc, kv: scheduler.store.kv, key: healthKey(config.SHROOMS_MACHINE, 'scheduler'), name: 'schedules' }),
     log,
   });
-  // Ready only once nats-server has the endpoints' subscriptions (a PING answered after them).
-  await nc.flush();
+  await subscriptionsTaken(nc);
   log.info(
     { replica: config.SCHEDULER_REPLICA_ID, missed: config.SCHEDULER_MISSED, graceMs: config.SCHEDULER_GRACE_MS },
     'scheduler ready',

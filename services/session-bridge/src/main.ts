@@ -15,6 +15,7 @@ import {
   onShutdown,
   redactConfig,
   startHealthServer,
+  subscriptionsTaken,
 } from '@shrooms/runtime';
 import { ShroomsClient, clientOptionsFromEnv } from '@shrooms/client';
 import { Bridge, type BridgeDeps } from './bridge/bridge.js';
@@ -162,8 +163,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     checks: natsHealthChecks({ nc, kv: ledger.kv, key: healthKey(config.SHROOMS_MACHINE, `bridge-${config.BRIDGE_SESSION}`) }),
     live: natsLiveness(nc),
   });
-  // Ready only once nats-server has the endpoints' subscriptions (a PING answered after them).
-  await nc.flush();
+  await subscriptionsTaken(nc);
   log.info(
     { session: `${bridge.machine}/${bridge.session}`, harness: config.BRIDGE_HARNESS },
     `bridge ready for ${bridge.machine}/${bridge.session}`,
