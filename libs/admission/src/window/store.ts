@@ -108,10 +108,7 @@ export class WindowStore {
     if (mine) {
       const plan = this.plan(key, mine.entries, open);
       open = plan.kept;
-      if (plan.adds.length && (await this.write(key, plan.next, mine.revision))) {
-        for (const { a, count } of plan.adds) a.resolve({ ok: true, counted: true, count });
-        open = [...plan.decided.map((x) => x.a), ...plan.undecided];
-      }
+      if (plan.adds.length && (await this.commit(key, plan, mine.revision))) open = [...plan.decided.map((x) => x.a), ...plan.undecided];
     }
     const fresh = this.seen.get(key);
     if (fresh)
@@ -130,10 +127,8 @@ export class WindowStore {
         else if (d.kind === 'full') a.resolve({ ok: false, count: d.count, retryAfterMs: d.retryAfterMs });
       }
       if (!plan.adds.length) return;
-      if (await this.write(key, plan.next, revision)) {
-        for (const { a, count } of plan.adds) a.resolve({ ok: true, counted: true, count });
-        open = plan.undecided;
-      } else {
+      if (await this.commit(key, plan, revision)) open = plan.undecided;
+      else {
         const settled = new Set(plan.decided.map((x) => x.a));
         open = plan.kept.filter((a) => !settled.has(a));
         await backoff(attempt++);
@@ -147,7 +142,7 @@ export class WindowStore {
    * (`kept`, in order). An addition whose deadline has passed is refused with GUARD_UNAVAILABLE
    * (nothing is written for it) and left out.
    */
-  private plan(key: string, entries: WindowEntry[], open: Admit[]) {
+  private plan(key: string, entries: WindowEntry[], open: Admit[]): Plan {
     const now = this.now();
     let next = entries;
     const adds: { a: Admit; count: number }[] = [];
@@ -168,6 +163,13 @@ export class WindowStore {
       else undecided.push(a);
     }
     return { next, adds, decided, undecided, kept };
+  }
+
+  /** Writes a plan's additions in one compare-and-set and admits them; false when another writer got there first. */
+  private async commit(key: string, plan: Plan, revision: number): Promise<boolean> {
+    if (!(await this.write(key, plan.next, revision))) return false;
+    for (const { a, count } of plan.adds) a.resolve({ ok: true, counted: true, count });
+    return true;
   }
 
   /** Takes `id` out of the window again (an admit refused by a later check). */
@@ -242,6 +244,19 @@ export class WindowStore {
     map.set(key, value);
     if (map.size > REMEMBERED_KEYS) map.delete(map.keys().next().value!);
   }
+}
+
+/** A batch decided in order against one window (`plan`). */
+interface Plan {
+  /** The window with the additions. */
+  next: WindowEntry[];
+  adds: { a: Admit; count: number }[];
+  /** Answered on the window alone, before any addition. */
+  decided: { a: Admit; d: Decision }[];
+  /** Decided after an addition: decided again once it is written. */
+  undecided: Admit[];
+  /** Every admit still open, in order. */
+  kept: Admit[];
 }
 
 const enc = new TextEncoder();
