@@ -202,10 +202,14 @@ variants on a quiet machine; two runs each:
 | nats.js flushes its outbound buffer once per turn of the event loop (\`setImmediate\`) instead of per microtask, so the writes that answer one read of the socket leave in one socket write; \`close()\` still sends what was published. | \`patches/@nats-io__nats-core@3.4.0.patch\` | 1.80 / 1.82 → 1.71 / 1.71 | 904 / 907 → 953 / 970 |
 | The session queue inserts by binary search and keeps its keys in a set (it sorted itself on every add). | \`services/session-bridge/src/bridge/queue.ts\` | — (3.3 % of the bridge's busy time in the 64-at-once profile phase) | — |
 
-The full run above was measured with pipelined intake in. It was reverted after it: with it the
-expiry test of test/e2e/limits.test.ts failed in 2 of 2 whole e2e runs (a task sent right after two
-expired ones stayed queued until it expired too) and passed without it; the cause is not found. One
-session's tasks/s without it is about a fifth lower than this run shows (the A/B above).
+Pipelined intake was reverted after that round's full run: with it the expiry test of
+test/e2e/limits.test.ts failed in 2 of 2 whole e2e runs (a task sent right after two expired ones
+stayed queued until it expired too) and passed without it; the cause is not found. The full run above
+(2026-12-02, 21:32 UTC) is of the tree without it, after one more fix on the bridge's side that costs
+nothing on the hot path (a task the gateway queued is taken up even when the read that follows its
+watched change lags behind it; a WORKING task nobody runs is queued again): one session at c16 does
+0.28× the reference's tasks/s against 0.33× with pipelined intake in the run before, and CPU per task is
+1.94 ms against 1.78 ms.
 
 Blocking p50 and the SSE first event at c1 did not move with any of them (1.91–2.06 ms and 1.60–1.68 ms in
 every variant): they are three ledger round trips in a row, not CPU. Against the tree before the round,
