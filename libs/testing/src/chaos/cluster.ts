@@ -41,26 +41,28 @@ async function healthy(monitorUrl: string): Promise<boolean> {
   );
 }
 
-async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+/** Polls `check` until true; `what` names what failed, read when it has (its output by then). */
+async function until(check: () => Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`${what} not ready after ${timeoutMs} ms`);
+  throw new Error(`${what()} not ready after ${timeoutMs} ms`);
 }
 
-export async function startNatsCluster(opts: { size?: number; name?: string; timeoutMs?: number } = {}): Promise<NatsCluster> {
-  const size = opts.size ?? 3;
-  const timeoutMs = opts.timeoutMs ?? 30_000;
-  const clusterName = opts.name ?? 'chaos';
-  const temp = await tempDir('shrooms-cluster');
-  const dir = temp.path;
+/** A cluster start tried this many times: a port picked free can be taken before its node binds it. */
+const START_ATTEMPTS = 3;
+
+/** A node as the cluster drives it: launched, waited for, and its output and exit kept. */
+type InternalNode = ClusterNode & { launch(): void; waitExit(ms: number): Promise<void>; stderr(): string; exit(): string };
+
+/** `size` nodes on ports free just now, their data under `dir`; not launched. */
+async function makeNodes(size: number, dir: string, clusterName: string, timeoutMs: number): Promise<InternalNode[]> {
   const specs: { name: string; port: number; monitor: number; route: number }[] = [];
   for (let i = 1; i <= size; i++) specs.push({ name: `n${i}`, port: await freePort(), monitor: await freePort(), route: await freePort() });
   const routes = specs.map((s) => `nats://127.0.0.1:${s.route}`).join(',');
-
-  const nodes: ClusterNode[] = specs.map((s) => {
+  return specs.map((s) => {
     let child: ChildProcess | undefined;
     let stderr = '';
     const monitorUrl = `http://127.0.0.1:${s.monitor}`;
@@ -102,7 +104,7 @@ export async function startNatsCluster(opts: { size?: number; name?: string; tim
           resolve();
         });
       });
-    const node: ClusterNode & { launch(): void; waitExit(ms: number): Promise<void>; stderr(): string } = {
+    const node: InternalNode = {
       name: s.name,
       url: `nats://127.0.0.1:${s.port}`,
       monitorUrl,
@@ -115,6 +117,7 @@ export async function startNatsCluster(opts: { size?: number; name?: string; tim
       launch,
       waitExit,
       stderr: () => stderr,
+      exit: () => (child?.signalCode ? `killed by ${child.signalCode}` : `exited with ${child?.exitCode ?? 'no process'}`),
       async kill() {
         child?.kill('SIGKILL');
         await waitExit(5_000);
@@ -125,26 +128,61 @@ export async function startNatsCluster(opts: { size?: number; name?: string; tim
           await waitExit(10_000);
         }
         launch();
-        await until(() => healthy(monitorUrl), timeoutMs, `nats node ${s.name} (${stderr.slice(-500)})`);
+        await until(
+          () => healthy(monitorUrl),
+          timeoutMs,
+          () => `nats node ${s.name} (${stderr.slice(-500)})`,
+        );
       },
     };
     return node;
   });
+}
 
-  const internal = nodes as (ClusterNode & { launch(): void; waitExit(ms: number): Promise<void>; stderr(): string })[];
-  for (const n of internal) n.launch();
+/**
+ * Waits until every node is healthy (on 2.9: JetStream current with the meta leader, so streams can
+ * be created), or one has exited (its port was taken meanwhile, say), or the time is up.
+ */
+async function startup(nodes: InternalNode[], timeoutMs: number): Promise<'ready' | 'exited' | 'timeout'> {
+  let exited = false;
   try {
-    // Healthy on 2.9 means JetStream is current with the meta leader, so streams can be created.
     await until(
-      async () => (await Promise.all(nodes.map((n) => healthy(n.monitorUrl)))).every(Boolean),
+      async () => {
+        exited = nodes.some((n) => !n.running);
+        return exited || (await Promise.all(nodes.map((n) => healthy(n.monitorUrl)))).every(Boolean);
+      },
       timeoutMs,
-      `nats cluster (${internal.map((n) => n.stderr().slice(-300)).join(' | ')})`,
+      () => 'nats cluster',
     );
-  } catch (err) {
-    for (const n of internal) await n.kill();
-    await temp.remove();
-    throw err;
+  } catch {
+    return 'timeout';
   }
+  return exited ? 'exited' : 'ready';
+}
+
+export async function startNatsCluster(opts: { size?: number; name?: string; timeoutMs?: number } = {}): Promise<NatsCluster> {
+  const size = opts.size ?? 3;
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const clusterName = opts.name ?? 'chaos';
+  const temp = await tempDir('shrooms-cluster');
+  let internal: InternalNode[] = [];
+  for (let attempt = 1; ; attempt++) {
+    internal = await makeNodes(size, join(temp.path, `start-${attempt}`), clusterName, timeoutMs);
+    for (const n of internal) n.launch();
+    const outcome = await startup(internal, timeoutMs);
+    if (outcome === 'ready') break;
+    const said = internal.map((n) => `${n.name} ${n.running ? 'running' : n.exit()}: ${n.stderr().slice(-300)}`).join(' | ');
+    for (const n of internal) await n.kill();
+    if (outcome === 'exited' && attempt < START_ATTEMPTS) {
+      process.stderr.write(`nats cluster start ${attempt}: a node exited (${said}); again on other ports\n`);
+      continue;
+    }
+    await temp.remove();
+    throw new Error(
+      `nats cluster not ready after ${timeoutMs} ms (${outcome === 'exited' ? `a node exited, ${attempt} starts` : 'no node exited'}): ${said}`,
+    );
+  }
+  const nodes: ClusterNode[] = internal;
   const url = nodes.map((n) => n.url).join(',');
 
   const cluster: NatsCluster = {
