@@ -75,6 +75,7 @@ export class Bridge {
   private readonly listeners = new Set<() => void>();
   private harness?: Harness;
   private stopWatch?: () => void;
+  private unfollow?: () => void;
   private stopping = false;
 
   constructor(private readonly d: BridgeDeps) {
@@ -125,33 +126,13 @@ export class Bridge {
       // The echo harness finishes its tasks the way a worker does: through workerUpdate.
       tools: { taskUpdate: (taskId, status, text, parts) => this.workerUpdate(taskId, status, text, parts).then(() => undefined) },
     });
-    const initial: Stored[] = [];
-    let ready!: () => void;
-    const loaded = new Promise<void>((r) => (ready = r));
     // The bridge's own writes are followed as they are acknowledged and skipped by the watch (they
     // need no reconciling: whoever wrote them told the view already). The watch brings what others
     // write — the gateway's intake while the bridge was away, expiry, a cancel — and the rare own
     // write that comes back before its acknowledgement (reconciling it again is harmless).
     const prefix = keys.tasksOfSession(this.machine, this.session).slice(0, -1);
-    const unfollow = this.d.ledger.followWrites((s) => s.key.startsWith(prefix) && this.spans.observe(s));
-    const stopWatch = await this.d.ledger.watch(
-      keys.tasksOfSession(this.machine, this.session),
-      (s, isUpdate) => {
-        this.spans.observe(s);
-        if (isUpdate) void this.serial.run(() => this.recovery.reconcile(s));
-        // Finished tasks need no recovery (the view ignores them): holding them until the start is
-        // done would make a restart's memory grow with the session's history, not its open tasks.
-        else if (!isTerminal(s.entry.task.status.state)) initial.push(s);
-      },
-      () => ready(),
-      undefined,
-      { ownWrites: 'skip' },
-    );
-    this.stopWatch = () => {
-      unfollow();
-      stopWatch();
-    };
-    await loaded;
+    this.unfollow = this.d.ledger.followWrites((s) => s.key.startsWith(prefix) && this.spans.observe(s));
+    const initial = await this.watchSession(true);
     const harness = this.harness;
     await harness.start();
     await this.serial.run(() => this.recovery.recover(initial, harness.conversationLost));
@@ -160,9 +141,55 @@ export class Bridge {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.unfollow?.();
     this.stopWatch?.();
     this.spans.endAll();
     await this.harness?.stop();
+  }
+
+  /**
+   * Follows the session's tasks in the ledger. The first time, resolves with the open tasks found
+   * (for recovery) once they are in. A watch that ends by itself — its consumer lost with the NATS
+   * node that held it — is started again, and every task it finds then is reconciled like a change
+   * (the finished ones only when the view still holds them): nothing written meanwhile is missed.
+   */
+  private async watchSession(first: boolean): Promise<Stored[]> {
+    const initial: Stored[] = [];
+    let ready!: () => void;
+    const loaded = new Promise<void>((r) => (ready = r));
+    this.stopWatch = await this.d.ledger.watch(
+      keys.tasksOfSession(this.machine, this.session),
+      (s, isUpdate) => {
+        this.spans.observe(s);
+        const open = !isTerminal(s.entry.task.status.state);
+        // Finished tasks need no recovery (the view ignores them): holding them until the start is
+        // done would make a restart's memory grow with the session's history, not its open tasks.
+        if (first && !isUpdate) {
+          if (open) initial.push(s);
+        } else if (isUpdate || open || this.view.knows(s.key)) void this.serial.run(() => this.recovery.reconcile(s));
+      },
+      () => ready(),
+      (err) => this.watchEnded(err),
+      { ownWrites: 'skip' },
+    );
+    await loaded;
+    return initial;
+  }
+
+  private watchEnded(err: unknown): void {
+    if (this.stopping) return;
+    this.log.warn({ err }, 'the ledger watch of the session ended; starting it again');
+    const again = (): void => {
+      if (this.stopping) return;
+      this.watchSession(false).then(
+        () => this.log.info('the ledger watch of the session is back'),
+        (e: unknown) => {
+          this.log.warn({ err: e }, 'the ledger watch of the session could not start; trying again');
+          setTimeout(again, 1_000).unref();
+        },
+      );
+    };
+    setTimeout(again, 1_000).unref();
   }
 
   // ---- the endpoints ----------------------------------------------------------------------------
