@@ -19,7 +19,7 @@
  */
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { META, occurrenceMessageId } from '@shrooms/protocol';
+import { META, isTerminal, occurrenceMessageId } from '@shrooms/protocol';
 import { scheduleClient, type ScheduleClient } from '@shrooms/client';
 import { compileRule, occurrences } from '@shrooms/scheduler';
 import {
@@ -40,7 +40,7 @@ import {
 } from '@shrooms/testing';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { judgeAcked, openLedger, openPastDeadline, resultLostNote, type LedgerView } from './support/ledger.js';
 import { runFaultUnderLoad, type Fault, type FaultRun } from './support/faults.js';
 
@@ -121,6 +121,11 @@ beforeAll(async () => {
     expect(body.result, JSON.stringify(body)).toBeDefined();
   }
 }, 180_000);
+
+// A phase that failed before its verdict (its probe never completed, say) keeps its logs too.
+afterEach(async ({ task }) => {
+  if (task.result?.state === 'fail' && mesh) await keepLogs(task.name, []).catch(() => {});
+});
 
 afterAll(async () => {
   await nc?.close().catch(() => {});
@@ -219,7 +224,7 @@ async function conclude(
  * the verdict).
  */
 async function keepLogs(scenario: string, problems: string[]): Promise<void> {
-  const dir = join(CHAOS_OUTPUT_DIR, `kill-${scenario.replace(/[^a-z0-9]+/gi, '-')}`);
+  const dir = join(CHAOS_OUTPUT_DIR, `kill-${scenario.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
   await mkdir(dir, { recursive: true });
   const logs: [string, ServiceProcess][] = [
     ['gateway', mesh.gateway],
@@ -227,9 +232,15 @@ async function keepLogs(scenario: string, problems: string[]): Promise<void> {
     ...guards.map((g, i): [string, ServiceProcess] => [`guard-${i + 1}`, g]),
     ['scheduler', scheduler],
   ];
-  await Promise.all(logs.map(([name, p]) => writeFile(join(dir, `${name}.log`), p.output())));
+  await Promise.all([
+    ...logs.map(([name, p]) => writeFile(join(dir, `${name}.log`), p.output())),
+    ...cluster.nodes.map((n) => writeFile(join(dir, `nats-${n.name}.log`), n.stderr())),
+  ]);
   const tasks = await ledger.all(mesh.machine);
-  const named = [...tasks.values()].filter((t) => problems.some((p) => p.startsWith(`${t.id}:`)));
+  // Without a verdict's problems, every task still open.
+  const named = [...tasks.values()].filter((t) =>
+    problems.length ? problems.some((p) => p.startsWith(`${t.id}:`)) : !isTerminal(t.status.state),
+  );
   await writeFile(join(dir, 'tasks.json'), JSON.stringify({ problems, tasks: named }, null, 2));
   process.stdout.write(`logs and tasks of the problems kept in ${dir}\n`);
 }

@@ -16,6 +16,8 @@ export interface ClusterNode {
   monitorUrl: string;
   readonly pid: number | undefined;
   readonly running: boolean;
+  /** The end of the node's log since it was last started (nats-server logs to stderr). */
+  stderr(): string;
   /** SIGKILL; the data folder stays. */
   kill(): Promise<void>;
   /** Starts the node again on the same ports and data; resolves when it reports healthy. */
@@ -51,11 +53,14 @@ async function until(check: () => Promise<boolean>, timeoutMs: number, what: () 
   throw new Error(`${what()} not ready after ${timeoutMs} ms`);
 }
 
+/** How much of each node's log is kept (the end). */
+const LOG_TAIL = 64 * 1024;
+
 /** A cluster start tried this many times: a port picked free can be taken before its node binds it. */
 const START_ATTEMPTS = 3;
 
 /** A node as the cluster drives it: launched, waited for, and its output and exit kept. */
-type InternalNode = ClusterNode & { launch(): void; waitExit(ms: number): Promise<void>; stderr(): string; exit(): string };
+type InternalNode = ClusterNode & { launch(): void; waitExit(ms: number): Promise<void>; exit(): string };
 
 /** `size` nodes on ports free just now, their data under `dir`; not launched. */
 async function makeNodes(size: number, dir: string, clusterName: string, timeoutMs: number): Promise<InternalNode[]> {
@@ -88,7 +93,7 @@ async function makeNodes(size: number, dir: string, clusterName: string, timeout
         routes,
       ];
       const c = spawn(natsServerBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
-      c.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+      c.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-LOG_TAIL)));
       c.once('error', () => {});
       child = c;
     };
