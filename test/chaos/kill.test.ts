@@ -242,7 +242,21 @@ async function keepLogs(scenario: string, problems: string[]): Promise<void> {
     problems.length ? problems.some((p) => p.startsWith(`${t.id}:`)) : !isTerminal(t.status.state),
   );
   await writeFile(join(dir, 'tasks.json'), JSON.stringify({ problems, tasks: named }, null, 2));
-  process.stdout.write(`logs and tasks of the problems kept in ${dir}\n`);
+  // CI keeps only the runner's output: the gist goes there too — the tasks and each service's last
+  // warnings and errors (pino levels 40 and up).
+  const warned = logs.flatMap(([name, p]) =>
+    p
+      .output()
+      .split('\n')
+      .filter((l) => /"level":[4-6]0/.test(l))
+      .slice(-12)
+      .map((l) => `  ${name}: ${l.slice(0, 400)}`),
+  );
+  const states = named.slice(0, 20).map((t) => `  ${t.id} ${t.status.state} since ${t.status.timestamp}`);
+  process.stdout.write(
+    `logs and tasks of the problems kept in ${dir}\ntasks:\n${states.join('\n') || '  (none)'}\n` +
+      `last warnings and errors:\n${warned.join('\n') || '  (none)'}\n`,
+  );
 }
 
 describe('kill -9 under a steady load of asks', () => {
