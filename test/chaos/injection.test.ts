@@ -62,6 +62,8 @@ beforeAll(async () => {
   void (async () => {
     for await (const m of wire) seen.push(m.subject);
   })();
+  // Only once nats-server has the subscription: a delivery sent before it would go unseen.
+  await nc.flush();
 }, 120_000);
 
 afterAll(async () => {

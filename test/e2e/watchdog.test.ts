@@ -28,6 +28,7 @@ beforeAll(async () => {
   void (async () => {
     for await (const m of sub) notes.push({ kind: m.subject.split('.').slice(2).join('.'), data: m.json() });
   })();
+  await nc.flush(); // the subscription is at nats-server before any note can be sent
 });
 afterAll(async () => {
   await nc?.close();

@@ -98,6 +98,7 @@ beforeAll(async () => {
   void (async () => {
     for await (const m of sub) notes.push({ subject: m.subject, data: m.json() });
   })();
+  await nc.flush(); // the subscription is at nats-server before any note can be sent
 }, 240_000);
 
 afterAll(async () => {
