@@ -68,7 +68,8 @@ export async function intake(
   const created = await ledger.create(key, entry);
   if (created) return { stored: created, created: true, answered: false };
 
-  const existing = await ledger.get(key);
+  // Refused as existing: a replica that has not seen the create yet must not answer "nothing".
+  const existing = await ledger.get(key, { atLeast: 1 });
   if (!existing) throw new ShroomsError('INTERNAL', `task ${id} vanished while it was being created; retry`);
   assertResend(existing, req.message, req.origin.device);
   return { stored: existing, created: false, answered: false };

@@ -76,6 +76,28 @@ it('is not fooled by a caller changing the entry object it was given back', asyn
   expect(started.entry.task.metadata?.scribbled).toBeUndefined();
 });
 
+it('reads at a revision its caller has seen: an older answer is asked again, bounded, then refused', async () => {
+  const mine = await Ledger.open(nc);
+  const theirs = await Ledger.open(other);
+  const key = mine.key('box', 's', 'at-least');
+  const created = (await mine.create(key, asked('at-least')))!;
+  // Asked for the next revision before it exists (what a lagging replica answers looks the same):
+  // the read waits for it instead of answering the older one.
+  const reading = mine.get(key, { atLeast: created.revision + 1 });
+  await new Promise((r) => setTimeout(r, 60));
+  const started = await theirs.transition(key, (e) => transitions.start(e, new Date()));
+  const read = await reading;
+  expect([read?.revision, read?.entry.task.status.state]).toEqual([started.revision, 'TASK_STATE_WORKING']);
+  // A revision no write brings: a precise, retryable refusal after a bounded wait, never a hang.
+  await expect(mine.get(key, { atLeast: started.revision + 100 })).rejects.toMatchObject({
+    key: 'INTERNAL',
+    message: expect.stringContaining(`have not caught up with revision ${started.revision + 100}`),
+  });
+  // Deleted since: the delete is the answer (null), not a lag.
+  await mine.kv.delete(key);
+  expect(await mine.get(key, { atLeast: started.revision })).toBeNull();
+});
+
 it('answers a resend that reaches the intake with the stored task, and refuses an id reused for other content', async () => {
   const ledger = await Ledger.open(nc);
   const req = (text: string, device = 'laptop') => ({

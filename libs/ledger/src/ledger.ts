@@ -12,12 +12,14 @@
  * a stream leader's election (a few seconds in a cluster) with bounded retries. `reads` counts KV reads so
  * tests can show a page touches only what it returns.
  */
-import { KvWatchInclude, Kvm, type KV, type KvEntry, type KvWatchEntry } from '@nats-io/kv';
+import { KvWatchInclude, Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
 import { casPut, isStreamFull, isTransientJetStreamError, retryJetStream } from '@shrooms/runtime';
 import type { LedgerEntry, Stored } from './entry.js';
 import { OwnWrites, sameBytes } from './own-writes.js';
+import { decode, encode } from './codec.js';
+import { readAtLeast } from './read.js';
 import { createHardenedBucket, hardenBucket, limitBucket, type Hardening } from './harden.js';
 
 export interface LedgerOptions {
@@ -31,7 +33,6 @@ export interface LedgerOptions {
   owner?: boolean;
 }
 
-const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 export class Ledger {
@@ -97,15 +98,24 @@ export class Ledger {
     return keys.task(machine, session, messageId);
   }
 
-  async get(key: string): Promise<Stored | null> {
+  /**
+   * The task as stored. A direct get is answered by any replica of the bucket, and one that lags (a
+   * node back from a crash) can answer an older revision — or nothing, right after a create — than
+   * its caller has seen. `atLeast`: a revision the caller knows the key has reached (a watched
+   * change, a refused create or compare-and-set); an older answer is asked again, for about
+   * 2.5 s at most, then refused as INTERNAL (retryable). A key deleted since answers null.
+   */
+  async get(key: string, opts: { atLeast?: number } = {}): Promise<Stored | null> {
     this.reads++;
-    const e = await retryJetStream(() => this.kv.get(key));
+    const atLeast = opts.atLeast ?? 0;
+    const { e, behind } = await readAtLeast(this.kv, key, atLeast);
+    if (behind) throw new ShroomsError('INTERNAL', `the ledger's replicas have not caught up with revision ${atLeast} of ${key}; retry`);
     return decode(e);
   }
 
   /** Writes the first entry of a task; null when the key already exists. */
   async create(key: string, entry: LedgerEntry): Promise<Stored | null> {
-    const data = this.encode(entry);
+    const data = encode(entry, this.limits.taskBytes);
     const revision = await this.write(key, data, 0);
     if (revision === null) return null;
     return this.own.stored({ key, revision, entry }, data);
@@ -136,7 +146,12 @@ export class Ledger {
         moved = false;
         await new Promise((r) => setTimeout(r, (delay = Math.min(delay * 2, 2_000))));
       }
-      const now = await retryJetStream(() => this.kv.get(key)).catch(() => undefined);
+      // Refused, the key is past `expected`; timed out, it is there at least (a lagging replica must
+      // not answer for it: an older revision would pass for "not stored" and the write go out twice).
+      const now = await readAtLeast(this.kv, key, moved ? expected + 1 : expected).then(
+        (r) => r.e,
+        () => undefined,
+      );
       if (now && now.operation === 'PUT' && sameBytes(now.value, data)) return now.revision;
       if (moved || (now && now.revision !== expected)) return null;
     }
@@ -153,14 +168,18 @@ export class Ledger {
       const done = await this.fromKnown(key, known, change);
       if (done) return done;
     }
+    // After a refused compare-and-set the key is past the revision read: a replica that lags must
+    // not answer the same one again.
+    let seen = 0;
     for (let i = 0; i < attempts; i++) {
-      const cur = await this.get(key);
+      const cur = await this.get(key, { atLeast: seen });
       if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${key}`);
       const next = change(cur.entry);
       if (!next) return cur;
-      const data = this.encode(next);
+      const data = encode(next, this.limits.taskBytes);
       const revision = await this.write(key, data, cur.revision);
       if (revision !== null) return this.own.stored({ key, revision, entry: next }, data);
+      seen = cur.revision + 1;
     }
     throw new ShroomsError('INTERNAL', `task ${key} changed too often to update; retry`);
   }
@@ -182,7 +201,7 @@ export class Ledger {
     try {
       next = change(JSON.parse(dec.decode(known.data)) as LedgerEntry);
       if (!next) return null;
-      data = this.encode(next);
+      data = encode(next, this.limits.taskBytes);
     } catch {
       return null;
     }
@@ -269,27 +288,4 @@ export class Ledger {
     const message = `the ledger holds its limit of ${max ?? 'retained'} tasks; new ones fit again as finished tasks age out`;
     return new ShroomsError('LIMIT_EXCEEDED', message, { limit: 'retainedTasks', ...(max !== undefined ? { max } : {}) });
   }
-
-  private encode(entry: LedgerEntry): Uint8Array {
-    const data = enc.encode(JSON.stringify(entry));
-    if (data.length > this.limits.taskBytes) {
-      throw new ShroomsError(
-        'LIMIT_EXCEEDED',
-        `task ${entry.task.id} would be ${data.length} bytes; the limit is ${this.limits.taskBytes}`,
-        {
-          limit: 'taskBytes',
-          max: this.limits.taskBytes,
-        },
-      );
-    }
-    return data;
-  }
-}
-
-function decode(e: KvEntry | null): Stored | null {
-  if (!e || e.operation !== 'PUT' || e.value.length === 0) return null;
-  // Only task entries: the bucket also holds health checks' writes under `_health.` keys.
-  if (e.key.startsWith('_health.')) return null;
-  const entry = e.json<LedgerEntry>();
-  return entry && typeof entry === 'object' && entry.task ? { key: e.key, revision: e.revision, entry } : null;
 }

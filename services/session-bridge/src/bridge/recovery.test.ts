@@ -1,5 +1,5 @@
 import type { Stored } from '@shrooms/ledger';
-import type { Task } from '@shrooms/protocol';
+import { ShroomsError, type Task } from '@shrooms/protocol';
 import { describe, expect, it } from 'vitest';
 import type { Core } from './core.js';
 import { Recovery } from './recovery.js';
@@ -8,8 +8,9 @@ import type { TurnLoop } from './turns.js';
 
 /**
  * reconcile: a change someone else made to the session's tasks. The ledger here is a stand-in that
- * answers reads as a replica that lags behind the watch does (an older revision, or nothing yet):
- * a lagging replica cannot be made to order with real NATS. Everything else is the bridge's own.
+ * answers reads as one whose replicas lag behind the watch does (Ledger.get refuses a read older
+ * than `atLeast`): a lagging replica cannot be made to order with real NATS. Everything else is the
+ * bridge's own.
  */
 function stored(id: string, state: string, revision: number): Stored {
   const task = {
@@ -28,7 +29,13 @@ function setup(read: (key: string) => Stored | null) {
   let pumps = 0;
   const core = {
     view,
-    ledger: { get: async (key: string) => read(key) },
+    ledger: {
+      get: async (key: string, opts: { atLeast?: number } = {}) => {
+        const s = read(key);
+        if (opts.atLeast && (!s || s.revision < opts.atLeast)) throw new ShroomsError('INTERNAL', 'not caught up; retry');
+        return s;
+      },
+    },
     log: { warn: (_o: unknown, msg: string) => warned.push(msg), info: () => {} },
     changed: () => {},
   } as unknown as Core;
@@ -54,7 +61,7 @@ describe('Recovery.reconcile', () => {
     expect([t.view.queued, t.pumps()]).toEqual([0, 0]);
   });
 
-  it('acts on the watched change when the read that follows lags behind it', async () => {
+  it('acts on the watched change when no replica answers it yet', async () => {
     for (const lagging of [null, stored('q', 'TASK_STATE_SUBMITTED', 3)]) {
       const s = stored('q', 'TASK_STATE_SUBMITTED', 9);
       const t = setup(() => lagging);

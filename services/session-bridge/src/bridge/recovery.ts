@@ -59,12 +59,11 @@ export class Recovery {
       return;
     }
     if ((t.status.state === 'TASK_STATE_SUBMITTED' && !c.view.placed(s.key)) || unrun(c, s)) {
-      // The change may be old by now (it waited for the lock): read the task again — but a direct
-      // get may be answered by a replica that lags behind the watch (a node back from a crash), so
-      // the later of the two counts. Acting on a change that is no longer current is safe: the
-      // turn loop starts a task by compare-and-set and lets it go when it has finished.
-      const fresh = await c.ledger.get(s.key).catch(() => null);
-      if (takeUp(c, fresh && fresh.revision >= s.revision ? fresh : s)) void this.turns.pump();
+      // The change may be old by now (it waited for the lock): read the task again, at the
+      // watched revision or later. When no replica has it yet, the change itself is acted on — safe,
+      // as the turn loop starts a task by compare-and-set and lets it go when it has finished.
+      const fresh = await c.ledger.get(s.key, { atLeast: s.revision }).catch(() => s);
+      if (fresh && takeUp(c, fresh)) void this.turns.pump();
     }
   }
 
