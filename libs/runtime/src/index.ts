@@ -9,6 +9,7 @@ export {
   withRenamedSettings,
 } from './config.js';
 export { createLogger, type Logger } from './log.js';
+export { keepWatching, type KeepWatchingOptions, type OpenWatch } from './keep-watching.js';
 export { connectNats, drainNats, type NatsConnection, onShutdown } from './nats.js';
 export {
   NO_REPLY,

@@ -20,7 +20,7 @@
  * bottom; the pure rules (occurrences, missed policy) are already apart in rules/.
  */
 import { decodeToken, parseAgent, occurrenceMessageId, type Delivery, type Occurrence, type Schedule } from '@shrooms/protocol';
-import type { Logger } from '@shrooms/runtime';
+import { keepWatching, type Logger } from '@shrooms/runtime';
 import type { SchedulerConfig } from './config.js';
 import type { ResolveGateway } from './deliver/gateways.js';
 import { occurrenceMessage, resultMessage } from './deliver/occurrence.js';
@@ -142,17 +142,15 @@ export class Engine {
 
   private async watch(): Promise<void> {
     try {
-      this.stopWatch = await this.d.store.watch(
-        (key, s) => {
-          // Keys that are not schedules (the health check's `_health.…`) are not followed.
-          const id = s?.schedule.id ?? idOfKey(key);
-          if (id) this.remember(id, s);
-        },
-        () => {
-          if (!this.running) return;
-          this.log.warn('schedule watch ended; restarting it');
-          setTimeout(() => void this.watch(), 1000).unref();
-        },
+      // A watch that ends by itself is started again; what it missed meanwhile the next rescan finds.
+      this.stopWatch = await keepWatching(
+        (ended) =>
+          this.d.store.watch((key, s) => {
+            // Keys that are not schedules (the health check's `_health.…`) are not followed.
+            const id = s?.schedule.id ?? idOfKey(key);
+            if (id) this.remember(id, s);
+          }, ended),
+        { log: this.log, what: 'the schedule watch' },
       );
     } catch (err) {
       this.log.warn({ err }, 'cannot watch schedules; retrying');

@@ -13,8 +13,10 @@
  */
 import { decodeToken, isTerminal, keys, META, type Task } from '@shrooms/protocol';
 import { TaskIndex, isOlderView, type Ledger, type LedgerEntry, type Stored } from '@shrooms/ledger';
-import { isNatsOutage, type Logger } from '@shrooms/runtime';
+import { isNatsOutage, keepWatching, type Logger } from '@shrooms/runtime';
 import type { NatsLink } from './link.js';
+
+const quiet = { warn: () => {}, info: () => {} };
 
 type Listener = (s: Stored) => void;
 
@@ -106,18 +108,13 @@ export class LiveTasks {
 
   /**
    * Starts the watch: the changes stored from now on, none of the history (so the start does not
-   * follow what the ledger retains). A watch that ends by itself is logged and started again.
+   * follow what the ledger retains). A watch that ends by itself is started again (keepWatching),
+   * and what it missed meanwhile is found again (`rebuild`).
    */
   async start(): Promise<void> {
-    this.stop = await this.ledger.watch(
-      keys.tasksOfMachine(this.machine),
-      (s) => this.apply(s),
-      undefined,
-      (err) => {
-        this.log?.warn({ err }, 'ledger watch ended; starting it again');
-        this.startSoon();
-      },
-      { updatesOnly: true },
+    this.stop = await keepWatching(
+      (ended) => this.ledger.watch(keys.tasksOfMachine(this.machine), (s) => this.apply(s), undefined, ended, { updatesOnly: true }),
+      { log: this.log ?? quiet, what: 'the ledger watch', back: () => this.rebuild() },
     );
   }
 
@@ -161,20 +158,6 @@ export class LiveTasks {
     }
   }
 
-  private startSoon(): void {
-    if (this.closed) return;
-    const timer = setTimeout(() => {
-      this.start().then(
-        () => this.rebuild(),
-        (err: unknown) => {
-          this.log?.error({ err }, 'ledger watch failed to start; trying again');
-          this.startSoon();
-        },
-      );
-    }, 1_000);
-    timer.unref();
-  }
-
   /**
    * After the watch restarted: changes stored while it was down came to nobody, so the session
    * indexes are dropped (each is built again on its next use) and the open tasks found again.
@@ -190,10 +173,7 @@ export class LiveTasks {
     }
   }
 
-  private closed = false;
-
   close(): void {
-    this.closed = true;
     this.stop?.();
     for (const stop of this.scans) stop();
   }

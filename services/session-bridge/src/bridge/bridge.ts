@@ -22,7 +22,7 @@ import {
   type UpdateRequest,
 } from '@shrooms/protocol';
 import { localTaskKey, transitions, type Ledger, type Stored } from '@shrooms/ledger';
-import type { Logger, NatsConnection } from '@shrooms/runtime';
+import { keepWatching, type Logger, type NatsConnection } from '@shrooms/runtime';
 import type { BridgeConfig } from '../config.js';
 import type { Harness, HarnessOptions, HarnessState, HarnessUpdateStatus } from '../harness/types.js';
 import { TaskSpans } from '../tasks/spans.js';
@@ -132,7 +132,7 @@ export class Bridge {
     // write that comes back before its acknowledgement (reconciling it again is harmless).
     const prefix = keys.tasksOfSession(this.machine, this.session).slice(0, -1);
     this.unfollow = this.d.ledger.followWrites((s) => s.key.startsWith(prefix) && this.spans.observe(s));
-    const initial = await this.watchSession(true);
+    const initial = await this.watchSession();
     const harness = this.harness;
     await harness.start();
     await this.serial.run(() => this.recovery.recover(initial, harness.conversationLost));
@@ -148,48 +148,33 @@ export class Bridge {
   }
 
   /**
-   * Follows the session's tasks in the ledger. The first time, resolves with the open tasks found
-   * (for recovery) once they are in. A watch that ends by itself — its consumer lost with the NATS
-   * node that held it — is started again, and every task it finds then is reconciled like a change
+   * Follows the session's tasks in the ledger; resolves with the open tasks found (for recovery)
+   * once they are in. A watch that ends by itself — its consumer lost with the NATS node that held
+   * it — is started again (keepWatching), and every task it finds then is reconciled like a change
    * (the finished ones only when the view still holds them): nothing written meanwhile is missed.
    */
-  private async watchSession(first: boolean): Promise<Stored[]> {
+  private async watchSession(): Promise<Stored[]> {
     const initial: Stored[] = [];
     let ready!: () => void;
     const loaded = new Promise<void>((r) => (ready = r));
-    this.stopWatch = await this.d.ledger.watch(
-      keys.tasksOfSession(this.machine, this.session),
-      (s, isUpdate) => {
-        this.spans.observe(s);
-        const open = !isTerminal(s.entry.task.status.state);
-        // Finished tasks need no recovery (the view ignores them): holding them until the start is
-        // done would make a restart's memory grow with the session's history, not its open tasks.
-        if (first && !isUpdate) {
-          if (open) initial.push(s);
-        } else if (isUpdate || open || this.view.knows(s.key)) void this.serial.run(() => this.recovery.reconcile(s));
-      },
-      () => ready(),
-      (err) => this.watchEnded(err),
-      { ownWrites: 'skip' },
+    const onEntry = (again: boolean) => (s: Stored, isUpdate: boolean) => {
+      this.spans.observe(s);
+      const open = !isTerminal(s.entry.task.status.state);
+      // Finished tasks need no recovery (the view ignores them): holding them until the start is
+      // done would make a restart's memory grow with the session's history, not its open tasks.
+      if (!again && !isUpdate) {
+        if (open) initial.push(s);
+      } else if (isUpdate || open || this.view.knows(s.key)) void this.serial.run(() => this.recovery.reconcile(s));
+    };
+    this.stopWatch = await keepWatching(
+      (ended, again) =>
+        this.d.ledger.watch(keys.tasksOfSession(this.machine, this.session), onEntry(again), again ? undefined : ready, ended, {
+          ownWrites: 'skip',
+        }),
+      { log: this.log, what: 'the ledger watch of the session' },
     );
     await loaded;
     return initial;
-  }
-
-  private watchEnded(err: unknown): void {
-    if (this.stopping) return;
-    this.log.warn({ err }, 'the ledger watch of the session ended; starting it again');
-    const again = (): void => {
-      if (this.stopping) return;
-      this.watchSession(false).then(
-        () => this.log.info('the ledger watch of the session is back'),
-        (e: unknown) => {
-          this.log.warn({ err: e }, 'the ledger watch of the session could not start; trying again');
-          setTimeout(again, 1_000).unref();
-        },
-      );
-    };
-    setTimeout(again, 1_000).unref();
   }
 
   // ---- the endpoints ----------------------------------------------------------------------------
