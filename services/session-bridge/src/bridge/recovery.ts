@@ -76,10 +76,20 @@ export class Recovery {
     await c.serial.run(async () => {
       const cur = c.view.clearCurrent();
       if (!cur) return;
-      const stored = await c.ledger.get(cur.key);
-      // Whether the conversation goes on is known only once the harness has started again (below);
-      // the harness's conversationLost still speaks of its previous start, so none is passed here.
-      if (stored && stored.entry.task.status.state === 'TASK_STATE_WORKING') again = await this.recover([stored]);
+      try {
+        const stored = await c.ledger.get(cur.key);
+        // Whether the conversation goes on is known only once the harness has started again (below);
+        // the harness's conversationLost still speaks of its previous start, so none is passed here.
+        if (stored && stored.entry.task.status.state === 'TASK_STATE_WORKING') again = await this.recover([stored]);
+      } catch (err) {
+        // The ledger away (past its own retries): the task waits first in the queue, and the turn
+        // loop starts it again once the ledger takes the start.
+        c.log.warn(
+          { err, taskId: cur.taskId },
+          'the ledger did not answer for the task of the harness that exited; it waits first in the queue',
+        );
+        c.view.putBack({ key: cur.key, taskId: cur.taskId, answer: false, askedAt: 0 });
+      }
     });
     try {
       await c.harness().start();

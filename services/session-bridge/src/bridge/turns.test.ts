@@ -1,9 +1,10 @@
 import { Ledger, intake, transitions } from '@shrooms/ledger';
-import { startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
+import { eventually, startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
+import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from './core.js';
 import { Serial } from './serial.js';
-import { TurnLoop } from './turns.js';
+import { START_RETRY_MS, TurnLoop } from './turns.js';
 import { SessionView } from './view.js';
 
 /**
@@ -34,6 +35,7 @@ const queued = (id: string) =>
 
 function loop() {
   const view = new SessionView();
+  const warned: string[] = [];
   const core = {
     view,
     ledger,
@@ -41,9 +43,9 @@ function loop() {
     stopping: () => false,
     harnessIdle: () => true,
     changed: () => {},
-    log: { warn: () => {}, info: () => {}, debug: () => {} },
+    log: { warn: (_o: unknown, m: string) => void warned.push(m), info: () => {}, debug: () => {} },
   } as unknown as Core;
-  return { view, turns: new TurnLoop(core, { fail: async () => undefined }) };
+  return { view, core, warned, turns: new TurnLoop(core, { fail: async () => undefined }) };
 }
 
 describe('TurnLoop.pump', () => {
@@ -64,5 +66,28 @@ describe('TurnLoop.pump', () => {
     expect((await ledger.get(waiting.key))!.entry.task.status.state).toBe('TASK_STATE_WORKING');
     // The two are forgotten, not put back: they count open no more and never come up again.
     expect([view.queued, view.openCount, view.knows(canceled.key), view.current?.key]).toEqual([0, 1, false, waiting.key]);
+  });
+
+  it('does not reject when the ledger does not take a start: the task waits, and is started once it does', async () => {
+    const { view, core, warned, turns } = loop();
+    const task = await queued('outage');
+    view.track(task);
+    // The ledger as a bridge meets it when NATS is gone: its connection closed, every call refused.
+    const away = await connect({ servers: nats.url });
+    (core as { ledger: Ledger }).ledger = await Ledger.open(away);
+    await away.close();
+    const started: string[] = [];
+    turns.run = async (s) => void started.push(s.key);
+    await expect(turns.pump()).resolves.toBeUndefined();
+    expect([view.queued, started, warned]).toEqual([
+      1,
+      [],
+      [`the next task could not be started; trying again in ${START_RETRY_MS / 1000} s`],
+    ]);
+    // NATS back: the retry starts it without anyone calling pump again.
+    (core as { ledger: Ledger }).ledger = ledger;
+    await eventually(() => started.length > 0, START_RETRY_MS * 5);
+    expect(started).toEqual([task.key]);
+    expect((await ledger.get(task.key))!.entry.task.status.state).toBe('TASK_STATE_WORKING');
   });
 });

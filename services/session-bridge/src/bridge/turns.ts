@@ -11,6 +11,9 @@ import { watchdogFirstMs } from '../config.js';
 import { humanDuration } from '../watchdog/ladder.js';
 import type { Core } from './core.js';
 
+/** Wait before starting the next task again after its start failed (the ledger retried for long already). */
+export const START_RETRY_MS = 2_000;
+
 export interface TurnLoopHooks {
   /** Fails the task the way the worker would (`task_update failed`), when its turn failed. */
   fail(taskId: string, text: string): Promise<unknown>;
@@ -19,16 +22,39 @@ export interface TurnLoopHooks {
 export class TurnLoop {
   /** Tasks whose status message says the model endpoint fails (taken away once the model speaks). */
   private readonly troubled = new Set<string>();
+  /** A start tried again after a failed one (pump). */
+  private retry?: NodeJS.Timeout;
 
   constructor(
     private readonly c: Core,
     private readonly hooks: TurnLoopHooks,
   ) {}
 
-  /** Starts the next task when the session is free. */
+  /**
+   * Starts the next task when the session is free. Never rejects (its callers do not wait for it): a
+   * start the ledger did not take — NATS or JetStream away past the ledger's own retries — puts the
+   * task back and is tried again after START_RETRY_MS.
+   */
   async pump(): Promise<void> {
     const c = this.c;
-    const next = await c.serial.run(async () => {
+    let next: Stored | undefined;
+    try {
+      next = await this.startNext();
+    } catch (err) {
+      c.log.warn({ err }, `the next task could not be started; trying again in ${START_RETRY_MS / 1000} s`);
+      if (!this.retry)
+        this.retry = setTimeout(() => {
+          this.retry = undefined;
+          void this.pump();
+        }, START_RETRY_MS).unref();
+      return;
+    }
+    if (next) void this.run(next);
+  }
+
+  private startNext(): Promise<Stored | undefined> {
+    const c = this.c;
+    return c.serial.run(async () => {
       if (c.stopping() || c.view.busy(c.harnessIdle())) return undefined;
       for (let q = c.view.next(); q; q = c.view.next()) {
         try {
@@ -47,7 +73,6 @@ export class TurnLoop {
       }
       return undefined;
     });
-    if (next) void this.run(next);
   }
 
   /** Runs the turn of a task the view has just started (`startedTask`), then looks for the next. */
