@@ -34,7 +34,8 @@ import { Recovery } from './recovery.js';
 import { Serial } from './serial.js';
 import { TurnLoop } from './turns.js';
 import { SessionView, type Current } from './view.js';
-import { finishTask } from './worker.js';
+import { updateOrKeep } from './worker.js';
+import { Outbox } from './outbox.js';
 
 export type { PresenceState, QuietState } from './core.js';
 
@@ -72,6 +73,8 @@ export class Bridge {
   private readonly turns: TurnLoop;
   private readonly permissions: PermissionRelay;
   private readonly recovery: Recovery;
+  /** The worker's updates the ledger did not take, written when it answers. */
+  private readonly outbox: Outbox;
   private readonly listeners = new Set<() => void>();
   private harness?: Harness;
   private stopWatch?: () => void;
@@ -101,6 +104,10 @@ export class Bridge {
     this.turns = new TurnLoop(this.core, { fail: (taskId, text) => this.workerUpdate(taskId, 'failed', text) });
     this.permissions = new PermissionRelay(this.core);
     this.recovery = new Recovery(this.core, this.turns, (task) => void this.cascade(task));
+    this.outbox = new Outbox(this.core, () => {
+      this.changed();
+      void this.turns.pump();
+    });
   }
 
   get harnessState(): HarnessState {
@@ -263,10 +270,12 @@ export class Bridge {
    * call this; the `update` endpoint calls it after checking who asks.
    */
   async workerUpdate(taskId: string, status: HarnessUpdateStatus, text: string, parts?: Part[]): Promise<Task> {
-    const stored = await this.serial.run(() => finishTask(this.core, taskId, status, text, parts));
-    this.changed();
-    void this.turns.pump();
-    return stored.entry.task;
+    try {
+      return (await updateOrKeep(this.core, this.outbox, taskId, status, text, parts)).entry.task;
+    } finally {
+      this.changed();
+      void this.turns.pump();
+    }
   }
 
   async control(req: ControlRequest): Promise<{ task?: Task; remindersStopped: boolean }> {

@@ -6,8 +6,10 @@
  */
 import { META, ShroomsError, isInterrupted, type Part } from '@shrooms/protocol';
 import { localTaskKey, transitions, type LedgerEntry, type Stored } from '@shrooms/ledger';
+import { isNatsOutage, natsUnavailable } from '@shrooms/runtime';
 import type { Core } from './core.js';
 import type { HarnessUpdateStatus } from '../harness/types.js';
+import type { Outbox } from './outbox.js';
 
 /** Run under the lock. `taskId` is `SESSION:ID` (or `MACHINE/SESSION:ID`) of a task of this session. */
 export async function finishTask(c: Core, taskId: string, status: HarnessUpdateStatus, text: string, parts: Part[] = []): Promise<Stored> {
@@ -38,6 +40,31 @@ export async function finishTask(c: Core, taskId: string, status: HarnessUpdateS
   c.view.updated(key, s.entry.task.status.state, open);
   if (!open) c.activity.lines.forget(key);
   return s;
+}
+
+/**
+ * `finishTask` for the worker: an update the ledger does not take for want of NATS or JetStream is
+ * kept (`outbox`) and written when the ledger answers; the worker is told so, as a retryable
+ * NATS_UNAVAILABLE that says it need not send it again.
+ */
+export async function updateOrKeep(
+  c: Core,
+  outbox: Outbox,
+  taskId: string,
+  status: HarnessUpdateStatus,
+  text: string,
+  parts?: Part[],
+): Promise<Stored> {
+  try {
+    return await c.serial.run(() => finishTask(c, taskId, status, text, parts));
+  } catch (err) {
+    if (!isNatsOutage(err)) throw err;
+    const key = localTaskKey(c.ledger, c.machine, c.session, taskId);
+    await c.serial.run(async () => outbox.keep(taskId, { key, status, text, ...(parts ? { parts } : {}) }));
+    throw natsUnavailable(
+      `the ledger did not answer; this update of ${taskId} is kept and written when it answers — no need to send it again`,
+    );
+  }
 }
 
 function withMeta(e: LedgerEntry, md: Record<string, unknown>): LedgerEntry {

@@ -1,0 +1,151 @@
+import { Ledger, intake, transitions } from '@shrooms/ledger';
+import { eventually, startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
+import { connect } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Core } from './core.js';
+import { Serial } from './serial.js';
+import { START_RETRY_MS, TurnLoop } from './turns.js';
+import { SessionView } from './view.js';
+import { WorkerLines } from './lines.js';
+import { OUTBOX_FIRST_RETRY_MS, Outbox } from './outbox.js';
+import { updateOrKeep } from './worker.js';
+
+/**
+ * The turn loop and the worker's updates against a real ledger on a real nats-server, present, gone
+ * (its connection closed: every call refused, as when NATS is away) and back. The session around
+ * them (harness, presence) is a stand-in, as no turn is run: what is tested is which task starts
+ * and what the ledger ends up holding.
+ */
+let nats: NatsWithConnection;
+let ledger: Ledger;
+beforeAll(async () => {
+  nats = await startNatsWithConnection();
+  ledger = await Ledger.open(nats.nc);
+});
+afterAll(async () => nats?.stop());
+
+/** A task queued the way the gateway queues one while the bridge is away. */
+const queued = (id: string) =>
+  intake(
+    ledger,
+    {
+      machine: 'box',
+      session: 's',
+      message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+      origin: { device: 'laptop' },
+      metadata: {},
+    },
+    { queued: true },
+  ).then((r) => r.stored);
+
+/** A ledger as a bridge meets it when NATS is gone: its connection closed, every call refused. */
+async function ledgerAway(): Promise<Ledger> {
+  const away = await connect({ servers: nats.url });
+  const l = await Ledger.open(away);
+  await away.close();
+  return l;
+}
+
+function loop() {
+  const view = new SessionView();
+  const warned: string[] = [];
+  const core = {
+    machine: 'box',
+    session: 's',
+    view,
+    ledger,
+    activity: { lines: new WorkerLines() },
+    serial: new Serial(),
+    stopping: () => false,
+    harnessIdle: () => true,
+    changed: () => {},
+    log: { warn: (_o: unknown, m: string) => void warned.push(m), info: (_o: unknown, m: string) => void warned.push(m), debug: () => {} },
+  } as unknown as Core;
+  return { view, core, warned, turns: new TurnLoop(core, { fail: async () => undefined }) };
+}
+
+describe('TurnLoop.pump', () => {
+  it('lets go of a queued task found finished or gone, and starts the next one', async () => {
+    const { view, turns } = loop();
+    const canceled = await queued('canceled');
+    // Queued from a read that was stale: the task was canceled since.
+    view.track(canceled);
+    await ledger.transition(canceled.key, (e) => transitions.cancel(e, 'its asker', new Date()));
+    // Queued, and the ledger no longer holds it at all.
+    view.track({ ...canceled, key: ledger.key('box', 's', 'gone') });
+    const waiting = await queued('waiting');
+    view.track(waiting);
+    expect([view.queued, view.openCount]).toEqual([3, 3]);
+    const run = new Promise<string>((resolve) => (turns.run = async (s) => resolve(s.key)));
+    await turns.pump();
+    expect(await run).toBe(waiting.key);
+    expect((await ledger.get(waiting.key))!.entry.task.status.state).toBe('TASK_STATE_WORKING');
+    // The two are forgotten, not put back: they count open no more and never come up again.
+    expect([view.queued, view.openCount, view.knows(canceled.key), view.current?.key]).toEqual([0, 1, false, waiting.key]);
+  });
+
+  it('does not reject when the ledger does not take a start: the task waits, and is started once it does', async () => {
+    const { view, core, warned, turns } = loop();
+    const task = await queued('outage');
+    view.track(task);
+    (core as { ledger: Ledger }).ledger = await ledgerAway();
+    const started: string[] = [];
+    turns.run = async (s) => void started.push(s.key);
+    await expect(turns.pump()).resolves.toBeUndefined();
+    expect([view.queued, started, warned]).toEqual([
+      1,
+      [],
+      [`the next task could not be started; trying again in ${START_RETRY_MS / 1000} s`],
+    ]);
+    // NATS back: the retry starts it without anyone calling pump again.
+    (core as { ledger: Ledger }).ledger = ledger;
+    await eventually(() => started.length > 0, START_RETRY_MS * 5);
+    expect(started).toEqual([task.key]);
+    expect((await ledger.get(task.key))!.entry.task.status.state).toBe('TASK_STATE_WORKING');
+  });
+});
+
+describe("the worker's update while the ledger is away", () => {
+  async function working(id: string) {
+    const t = loop();
+    const s = await ledger.transition((await queued(id)).key, (e) => transitions.start(e, new Date()));
+    t.view.start({ key: s.key, taskId: s.entry.task.id }, 'TASK_STATE_WORKING');
+    let settled = 0;
+    const outbox = new Outbox(t.core, () => void settled++);
+    (t.core as { ledger: Ledger }).ledger = await ledgerAway();
+    return { ...t, s, outbox, settled: () => settled };
+  }
+
+  it('is kept, frees the session, and reaches the ledger once it answers', async () => {
+    const t = await working('kept');
+    const taskId = t.s.entry.task.id;
+    await expect(updateOrKeep(t.core, t.outbox, taskId, 'done', 'the answer')).rejects.toMatchObject({
+      key: 'NATS_UNAVAILABLE',
+      message: expect.stringContaining('is kept and written when it answers'),
+    });
+    // The session is not held by the task it has finished: the next one may start.
+    expect([t.outbox.size, t.view.current, t.view.openCount, t.view.busy(true)]).toEqual([1, undefined, 0, false]);
+    (t.core as { ledger: Ledger }).ledger = ledger;
+    await eventually(() => t.settled() > 0, OUTBOX_FIRST_RETRY_MS * 10);
+    const stored = (await ledger.get(t.s.key))!.entry.task;
+    expect([stored.status.state, t.outbox.size]).toEqual(['TASK_STATE_COMPLETED', 0]);
+    expect(JSON.stringify(stored.artifacts ?? stored.status.message)).toContain('the answer');
+  });
+
+  it('is let go when the task was finished by someone else meanwhile', async () => {
+    const t = await working('canceled-meanwhile');
+    await expect(updateOrKeep(t.core, t.outbox, t.s.entry.task.id, 'done', 'late')).rejects.toMatchObject({ key: 'NATS_UNAVAILABLE' });
+    await ledger.transition(t.s.key, (e) => transitions.cancel(e, 'its asker', new Date()));
+    (t.core as { ledger: Ledger }).ledger = ledger;
+    await eventually(() => t.settled() > 0, OUTBOX_FIRST_RETRY_MS * 10);
+    expect([(await ledger.get(t.s.key))!.entry.task.status.state, t.outbox.size]).toEqual(['TASK_STATE_CANCELED', 0]);
+    expect(t.warned).toContain("the ledger refused the worker's kept update; it is let go");
+  });
+
+  it('is refused as before when the ledger answers with a refusal, and nothing is kept', async () => {
+    const t = await working('refused');
+    (t.core as { ledger: Ledger }).ledger = ledger;
+    await expect(updateOrKeep(t.core, t.outbox, 's:not-a-task-here', 'done', 'x')).rejects.toMatchObject({ key: 'TASK_NOT_FOUND' });
+    expect(t.outbox.size).toBe(0);
+  });
+});
