@@ -35,6 +35,13 @@ export interface LedgerOptions {
 
 const dec = new TextDecoder();
 
+/**
+ * How long one write keeps trying while JetStream does not answer (a leader being elected, NATS
+ * away), at most 8 attempts: past it the write fails and its caller decides (the bridge keeps a
+ * worker's update until the ledger answers).
+ */
+export const WRITE_DEADLINE_MS = 60_000;
+
 export class Ledger {
   /** Task reads done through `get` (tests show a page reads only what it returns). */
   reads = 0;
@@ -132,6 +139,7 @@ export class Ledger {
   }
 
   private async writeOnce(key: string, data: Uint8Array, expected: number): Promise<number | null> {
+    const deadline = Date.now() + WRITE_DEADLINE_MS;
     let delay = 100;
     for (let attempt = 1; ; attempt++) {
       let moved: boolean;
@@ -142,13 +150,14 @@ export class Ledger {
         moved = true;
       } catch (err) {
         if (expected === 0 && isStreamFull(err)) throw this.full();
-        if (!isTransientJetStreamError(err) || attempt >= 8) throw err;
+        if (!isTransientJetStreamError(err) || attempt >= 8 || Date.now() >= deadline) throw err;
         moved = false;
         await new Promise((r) => setTimeout(r, (delay = Math.min(delay * 2, 2_000))));
       }
       // Refused, the key is past `expected`; timed out, it is there at least (a lagging replica must
       // not answer for it: an older revision would pass for "not stored" and the write go out twice).
-      const now = await readAtLeast(this.kv, key, moved ? expected + 1 : expected).then(
+      // One read, not retried: one that fails leaves the answer to the next compare-and-set.
+      const now = await readAtLeast(this.kv, key, moved ? expected + 1 : expected, { once: true }).then(
         (r) => r.e,
         () => undefined,
       );
