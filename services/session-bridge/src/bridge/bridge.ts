@@ -148,6 +148,11 @@ export class Bridge {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    if (this.outbox.size)
+      this.log.warn(
+        { updates: this.outbox.size },
+        'worker updates the ledger has not taken yet are lost with this stop; the next start delivers their tasks again',
+      );
     this.unfollow?.();
     this.stopWatch?.();
     this.spans.endAll();
