@@ -142,6 +142,18 @@ describe("the worker's update while the ledger is away", () => {
     expect(t.warned).toContain("the ledger refused the worker's kept update; it is let go");
   });
 
+  it('gives way to the same update sent again and written', async () => {
+    const t = await working('sent-again');
+    const taskId = t.s.entry.task.id;
+    await expect(updateOrKeep(t.core, t.outbox, taskId, 'done', 'first')).rejects.toMatchObject({ key: 'NATS_UNAVAILABLE' });
+    (t.core as { ledger: Ledger }).ledger = ledger;
+    await updateOrKeep(t.core, t.outbox, taskId, 'done', 'again');
+    expect(t.outbox.size).toBe(0);
+    await new Promise((r) => setTimeout(r, OUTBOX_FIRST_RETRY_MS * 2));
+    expect(t.warned).not.toContain("the ledger refused the worker's kept update; it is let go");
+    expect(JSON.stringify((await ledger.get(t.s.key))!.entry.task.artifacts)).toContain('again');
+  });
+
   it('is refused as before when the ledger answers with a refusal, and nothing is kept', async () => {
     const t = await working('refused');
     (t.core as { ledger: Ledger }).ledger = ledger;

@@ -60,6 +60,11 @@ export class Outbox {
     this.schedule();
   }
 
+  /** Drops the update kept for `taskId` (the worker's later one was written). */
+  forget(taskId: string): void {
+    this.kept.delete(taskId);
+  }
+
   private schedule(): void {
     if (this.timer || this.kept.size === 0 || this.c.stopping()) return;
     this.timer = setTimeout(() => {

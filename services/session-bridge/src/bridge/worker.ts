@@ -56,7 +56,10 @@ export async function updateOrKeep(
   parts?: Part[],
 ): Promise<Stored> {
   try {
-    return await c.serial.run(() => finishTask(c, taskId, status, text, parts));
+    const s = await c.serial.run(() => finishTask(c, taskId, status, text, parts));
+    // Said again and written: an update kept before for the task is no longer the last word.
+    outbox.forget(taskId);
+    return s;
   } catch (err) {
     if (!isNatsOutage(err)) throw err;
     const key = localTaskKey(c.ledger, c.machine, c.session, taskId);
