@@ -15,7 +15,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import { delimiter, dirname, join, relative } from 'node:path';
 
 /**
  * The projects, in the order they run. A project is either a `command` (one check: it passes or
@@ -86,6 +87,7 @@ function runOn(node, label, projects, reportDir) {
     run.skipped += counts.skipped;
     run.lines.push(`  ${p.name.padEnd(10)} ${summary(counts)} in ${duration(Date.now() - t0)}`);
     for (const t of counts.retried ?? []) run.lines.push(`    passed on retry ${t.retries}: ${t.name}`);
+    for (const t of counts.failures ?? []) run.lines.push(`    failed: ${t}`);
   }
   run.ms = Date.now() - run.startedAt;
   return run;
@@ -111,6 +113,8 @@ function runVitest(node, project, env, report) {
     const c = { passed: j.numPassedTests, failed: j.numFailedTests, skipped: j.numPendingTests + j.numTodoTests };
     // Passed only on a retry (the projects that allow one say why): counted as passed, and shown.
     c.retried = existsSync(retriedFile) ? JSON.parse(readFileSync(retriedFile, 'utf8')) : [];
+    // The failed tests by name, with the first line of each error: the summary is often all a CI run keeps.
+    c.failures = failuresOf(j);
     // A file that failed to load has no failed test of its own: count the file.
     if (j.numFailedTestSuites > 0 && j.numFailedTests === 0) c.failed += j.numFailedTestSuites;
     if (r.status !== 0 && c.failed === 0) {
@@ -123,6 +127,21 @@ function runVitest(node, project, env, report) {
     console.error(`no report from project ${project} (exit ${r.status})`);
     return { passed: 0, failed: 1, skipped: 0 };
   }
+}
+
+/** "file > test: first line of its error" for each failed test (or file that failed to load) of a vitest JSON report. */
+function failuresOf(report) {
+  const firstLine = (m) =>
+    stripVTControlCharacters(String(m ?? ''))
+      .trim()
+      .split('\n')[0]
+      .slice(0, 200);
+  return (report.testResults ?? []).flatMap((f) => {
+    const file = relative(process.cwd(), f.name);
+    const failed = (f.assertionResults ?? []).filter((a) => a.status === 'failed');
+    if (failed.length === 0) return f.status === 'failed' ? [`${file}: ${firstLine(f.message)}`] : [];
+    return failed.map((a) => `${file} > ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`);
+  });
 }
 
 /** The `node` binary of `version`, installed into the cache from the npm registry when missing. */
