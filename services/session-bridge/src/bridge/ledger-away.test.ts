@@ -1,7 +1,7 @@
-import { Ledger, intake, transitions } from '@shrooms/ledger';
-import { eventually, startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
+import { Ledger, transitions } from '@shrooms/ledger';
+import { eventually } from '@shrooms/testing';
 import { connect } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Core } from './core.js';
 import { Serial } from './serial.js';
 import { START_RETRY_MS, TurnLoop } from './turns.js';
@@ -9,6 +9,7 @@ import { SessionView } from './view.js';
 import { WorkerLines } from './lines.js';
 import { OUTBOX_FIRST_RETRY_MS, Outbox } from './outbox.js';
 import { updateOrKeep } from './worker.js';
+import { useRealLedger } from '../testing/ledger.js';
 
 /**
  * The turn loop and the worker's updates against a real ledger on a real nats-server, present, gone
@@ -16,31 +17,13 @@ import { updateOrKeep } from './worker.js';
  * them (harness, presence) is a stand-in, as no turn is run: what is tested is which task starts
  * and what the ledger ends up holding.
  */
-let nats: NatsWithConnection;
-let ledger: Ledger;
-beforeAll(async () => {
-  nats = await startNatsWithConnection();
-  ledger = await Ledger.open(nats.nc);
-});
-afterAll(async () => nats?.stop());
-
+const real = useRealLedger();
 /** A task queued the way the gateway queues one while the bridge is away. */
-const queued = (id: string) =>
-  intake(
-    ledger,
-    {
-      machine: 'box',
-      session: 's',
-      message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'hi' }] },
-      origin: { device: 'laptop' },
-      metadata: {},
-    },
-    { queued: true },
-  ).then((r) => r.stored);
+const queued = (id: string) => real.queued('s', id);
 
 /** A ledger as a bridge meets it when NATS is gone: its connection closed, every call refused. */
 async function ledgerAway(): Promise<Ledger> {
-  const away = await connect({ servers: nats.url });
+  const away = await connect({ servers: real.nats.url });
   const l = await Ledger.open(away);
   await away.close();
   return l;
@@ -53,7 +36,7 @@ function loop() {
     machine: 'box',
     session: 's',
     view,
-    ledger,
+    ledger: real.ledger,
     activity: { lines: new WorkerLines() },
     serial: new Serial(),
     stopping: () => false,
@@ -70,16 +53,16 @@ describe('TurnLoop.pump', () => {
     const canceled = await queued('canceled');
     // Queued from a read that was stale: the task was canceled since.
     view.track(canceled);
-    await ledger.transition(canceled.key, (e) => transitions.cancel(e, 'its asker', new Date()));
+    await real.ledger.transition(canceled.key, (e) => transitions.cancel(e, 'its asker', new Date()));
     // Queued, and the ledger no longer holds it at all.
-    view.track({ ...canceled, key: ledger.key('box', 's', 'gone') });
+    view.track({ ...canceled, key: real.ledger.key('box', 's', 'gone') });
     const waiting = await queued('waiting');
     view.track(waiting);
     expect([view.queued, view.openCount]).toEqual([3, 3]);
     const run = new Promise<string>((resolve) => (turns.run = async (s) => resolve(s.key)));
     await turns.pump();
     expect(await run).toBe(waiting.key);
-    expect((await ledger.get(waiting.key))!.entry.task.status.state).toBe('TASK_STATE_WORKING');
+    expect((await real.ledger.get(waiting.key))!.entry.task.status.state).toBe('TASK_STATE_WORKING');
     // The two are forgotten, not put back: they count open no more and never come up again.
     expect([view.queued, view.openCount, view.knows(canceled.key), view.current?.key]).toEqual([0, 1, false, waiting.key]);
   });
@@ -98,17 +81,17 @@ describe('TurnLoop.pump', () => {
       [`the next task could not be started; trying again in ${START_RETRY_MS / 1000} s`],
     ]);
     // NATS back: the retry starts it without anyone calling pump again.
-    (core as { ledger: Ledger }).ledger = ledger;
+    (core as { ledger: Ledger }).ledger = real.ledger;
     await eventually(() => started.length > 0, START_RETRY_MS * 5);
     expect(started).toEqual([task.key]);
-    expect((await ledger.get(task.key))!.entry.task.status.state).toBe('TASK_STATE_WORKING');
+    expect((await real.ledger.get(task.key))!.entry.task.status.state).toBe('TASK_STATE_WORKING');
   });
 });
 
 describe("the worker's update while the ledger is away", () => {
   async function working(id: string) {
     const t = loop();
-    const s = await ledger.transition((await queued(id)).key, (e) => transitions.start(e, new Date()));
+    const s = await real.ledger.transition((await queued(id)).key, (e) => transitions.start(e, new Date()));
     t.view.start({ key: s.key, taskId: s.entry.task.id }, 'TASK_STATE_WORKING');
     let settled = 0;
     const outbox = new Outbox(t.core, () => void settled++);
@@ -125,9 +108,9 @@ describe("the worker's update while the ledger is away", () => {
     });
     // The session is not held by the task it has finished: the next one may start.
     expect([t.outbox.size, t.view.current, t.view.openCount, t.view.busy(true)]).toEqual([1, undefined, 0, false]);
-    (t.core as { ledger: Ledger }).ledger = ledger;
+    (t.core as { ledger: Ledger }).ledger = real.ledger;
     await eventually(() => t.settled() > 0, OUTBOX_FIRST_RETRY_MS * 10);
-    const stored = (await ledger.get(t.s.key))!.entry.task;
+    const stored = (await real.ledger.get(t.s.key))!.entry.task;
     expect([stored.status.state, t.outbox.size]).toEqual(['TASK_STATE_COMPLETED', 0]);
     expect(JSON.stringify(stored.artifacts ?? stored.status.message)).toContain('the answer');
   });
@@ -135,10 +118,10 @@ describe("the worker's update while the ledger is away", () => {
   it('is let go when the task was finished by someone else meanwhile', async () => {
     const t = await working('canceled-meanwhile');
     await expect(updateOrKeep(t.core, t.outbox, t.s.entry.task.id, 'done', 'late')).rejects.toMatchObject({ key: 'NATS_UNAVAILABLE' });
-    await ledger.transition(t.s.key, (e) => transitions.cancel(e, 'its asker', new Date()));
-    (t.core as { ledger: Ledger }).ledger = ledger;
+    await real.ledger.transition(t.s.key, (e) => transitions.cancel(e, 'its asker', new Date()));
+    (t.core as { ledger: Ledger }).ledger = real.ledger;
     await eventually(() => t.settled() > 0, OUTBOX_FIRST_RETRY_MS * 10);
-    expect([(await ledger.get(t.s.key))!.entry.task.status.state, t.outbox.size]).toEqual(['TASK_STATE_CANCELED', 0]);
+    expect([(await real.ledger.get(t.s.key))!.entry.task.status.state, t.outbox.size]).toEqual(['TASK_STATE_CANCELED', 0]);
     expect(t.warned).toContain("the ledger refused the worker's kept update; it is let go");
   });
 
@@ -146,17 +129,17 @@ describe("the worker's update while the ledger is away", () => {
     const t = await working('sent-again');
     const taskId = t.s.entry.task.id;
     await expect(updateOrKeep(t.core, t.outbox, taskId, 'done', 'first')).rejects.toMatchObject({ key: 'NATS_UNAVAILABLE' });
-    (t.core as { ledger: Ledger }).ledger = ledger;
+    (t.core as { ledger: Ledger }).ledger = real.ledger;
     await updateOrKeep(t.core, t.outbox, taskId, 'done', 'again');
     expect(t.outbox.size).toBe(0);
     await new Promise((r) => setTimeout(r, OUTBOX_FIRST_RETRY_MS * 2));
     expect(t.warned).not.toContain("the ledger refused the worker's kept update; it is let go");
-    expect(JSON.stringify((await ledger.get(t.s.key))!.entry.task.artifacts)).toContain('again');
+    expect(JSON.stringify((await real.ledger.get(t.s.key))!.entry.task.artifacts)).toContain('again');
   });
 
   it('is refused as before when the ledger answers with a refusal, and nothing is kept', async () => {
     const t = await working('refused');
-    (t.core as { ledger: Ledger }).ledger = ledger;
+    (t.core as { ledger: Ledger }).ledger = real.ledger;
     await expect(updateOrKeep(t.core, t.outbox, 's:not-a-task-here', 'done', 'x')).rejects.toMatchObject({ key: 'TASK_NOT_FOUND' });
     expect(t.outbox.size).toBe(0);
   });
