@@ -90,6 +90,10 @@ export class TurnLoop {
         await this.hooks.fail(task.id, `its files could not be written into the session: ${(err as Error).message}`).catch(() => {});
         return;
       }
+      // Taken away while its turn was being made ready (expiry or a cancel landed after the start):
+      // the harness was idle, so no turn was there to cancel; sending one now would hold the session
+      // on a finished task.
+      if (!c.view.isCurrent(s.key)) return;
       const text = answer ? answerText(task, attached) : deliveryText(task, attached);
       const lines = c.activity.lines;
       lines.begin(s.key);
@@ -171,7 +175,10 @@ export class TurnLoop {
     void this.pump();
   }
 
-  /** Drops a task from the view; a turn that works on it is cancelled. Run under the lock. */
+  /**
+   * Drops a task from the view; a turn that works on it is cancelled, and one about to begin is not
+   * sent (`run`). Run under the lock.
+   */
   async drop(key: string): Promise<void> {
     const c = this.c;
     c.activity.lines.forget(key);
