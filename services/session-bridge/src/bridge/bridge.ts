@@ -200,7 +200,14 @@ export class Bridge {
     const taskId = req.taskId;
     const permission = taskId ? await this.serial.run(() => this.permissions.answer({ ...req, taskId })) : undefined;
     if (permission) return { task: permission.entry.task, v: permission.entry.v, created: false };
-    const result = await this.serial.run(() => takeIn(this.core, req));
+    let result;
+    try {
+      result = await takeIn(this.core, req);
+    } catch (err) {
+      // A failed intake may still have taken a task in (one the gateway queued meanwhile).
+      void this.turns.pump();
+      throw err;
+    }
     // A task the free session took at once runs now; any other waits for the turn loop.
     if (result.started) void this.turns.run(result.stored);
     else void this.turns.pump();

@@ -2,6 +2,12 @@
  * Taking a message in: a new task (within the session's room) or an answer to an open one, written
  * to the ledger and taken into the view; a new task's span begins here so its trace starts at the
  * bridge.
+ *
+ * A new task that waits is written outside the lock: deciding that it waits (holding its place in the
+ * room) and queueing it once stored take the lock's turn, the write does not. So the deliveries to a
+ * busy session are written side by side while its turn loop goes on, instead of each holding the lock
+ * for a round trip to the ledger. Whatever touches such a task while it is written (a cancel, a change
+ * by someone else) makes the intake read it again before queueing it.
  */
 import { META, type DeliverRequest } from '@shrooms/protocol';
 import { intake, type IntakeResult } from '@shrooms/ledger';
@@ -9,18 +15,73 @@ import type { Core } from './core.js';
 import { takeUp } from './recovery.js';
 import { startedTask } from './turns.js';
 
+export type TakenIn = IntakeResult & { started: boolean };
+
+interface Plan {
+  req: DeliverRequest;
+  /** The new task's ledger key ('' for an answer). */
+  key: string;
+  waits: boolean;
+  start: boolean;
+}
+
 /**
- * Run under the lock. A new task for a free session (nothing current, nothing queued, the harness
- * idle, not held for its owner) is stored already WORKING and becomes the current task: `started`
- * tells the caller to run its turn. Otherwise it waits in the queue for the turn loop.
+ * A new task for a free session (nothing current, nothing queued or arriving, the harness idle, not
+ * held for its owner) is stored already WORKING and becomes the current task: `started` tells the
+ * caller to run its turn. Otherwise it waits in the queue for the turn loop.
  */
-export async function takeIn(c: Core, req: DeliverRequest): Promise<IntakeResult & { started: boolean }> {
+export async function takeIn(c: Core, req: DeliverRequest): Promise<TakenIn> {
+  const plan = await c.serial.run(async (): Promise<{ done: TakenIn } | { later: Plan }> => {
+    const p = decide(c, req);
+    // Written under the lock: a start (it changes what the session works on), an answer (rare), and
+    // a resend that races its first delivery.
+    if (p.start || !p.key || !c.view.reserve(p.key)) return { done: await write(c, p) };
+    return { later: p };
+  });
+  if ('done' in plan) return plan.done;
+  const p = plan.later;
+  let r: IntakeResult;
+  try {
+    r = await intake(c.ledger, p.req, { queued: p.waits, start: false });
+  } catch (err) {
+    c.spans.discard(p.key);
+    // The write failed, yet the task may be in the ledger all the same: the gateway queues it there
+    // itself when this bridge is slow to answer (a stream leader's election), and a change of it seen
+    // meanwhile was left to this intake (`touch`). Such a task is read again and taken in.
+    await c.serial.run(async () => {
+      if (c.view.unreserve(p.key)) await takeInStored(c, p.key);
+    });
+    throw err;
+  }
+  return c.serial.run(async () => {
+    if (!c.view.unreserve(p.key)) return settle(c, p, r);
+    // Touched while it was written: what the view takes in is read again. Not only a task this
+    // write created — one the gateway queued first (its create won, this one found it) is this
+    // session's to run too, and its change seen meanwhile was left to this intake.
+    const fresh = (await c.ledger.get(p.key, { atLeast: r.stored.revision }).catch(() => null)) ?? r.stored;
+    const taken = settle(c, p, { ...r, stored: fresh });
+    if (!r.created) c.view.track(fresh);
+    return taken;
+  });
+}
+
+/** Run under the lock: a task of the session found in the ledger, taken into the view (a finished one is not). */
+async function takeInStored(c: Core, key: string): Promise<void> {
+  const found = await c.ledger.get(key).catch((err: unknown) => {
+    c.log.warn({ err, key }, 'a task whose intake failed could not be read again; it waits in the ledger until the bridge starts again');
+    return null;
+  });
+  if (found) c.view.track(found);
+}
+
+/** Run under the lock: the room, the key, the span, and whether the task waits or starts. */
+function decide(c: Core, req: DeliverRequest): Plan {
   const isNew = !req.taskId;
   if (isNew)
     c.view.checkRoom(`${c.machine}/${c.session}`, { queueLength: c.config.LIMIT_QUEUE_LENGTH, openTasks: c.config.LIMIT_OPEN_TASKS });
   const key = isNew ? c.ledger.key(c.machine, c.session, req.message.messageId) : '';
   // The span is begun before the create, which tells a new task from a resend (no read first);
-  // a resend's span is discarded below (the first delivery's span is the task's).
+  // a resend's span is discarded in `settle` (the first delivery's span is the task's).
   if (isNew) {
     const traceparent = c.spans.begin(key, {
       taskId: `${c.session}:${req.message.messageId}`,
@@ -31,20 +92,30 @@ export async function takeIn(c: Core, req: DeliverRequest): Promise<IntakeResult
     });
     if (traceparent) req = { ...req, metadata: { ...req.metadata, [META.traceparent]: traceparent } };
   }
-  const waits = c.view.busy(c.harnessIdle()) || c.view.queued > 0;
+  const waits = c.view.busy(c.harnessIdle()) || c.view.queued > 0 || c.view.arriving > 0;
   const start = isNew && !waits && !c.stopping() && req.metadata[META.held] !== true;
+  return { req, key, waits, start };
+}
+
+/** Run under the lock: the write and what it tells the view. */
+async function write(c: Core, p: Plan): Promise<TakenIn> {
   let r: IntakeResult;
   try {
-    r = await intake(c.ledger, req, { queued: waits, start });
+    r = await intake(c.ledger, p.req, { queued: p.waits, start: p.start });
   } catch (err) {
-    if (key) c.spans.discard(key);
+    if (p.key) c.spans.discard(p.key);
     throw err;
   }
-  if (key) {
-    if (r.created) c.spans.taken(key);
-    else c.spans.discard(key);
+  return settle(c, p, r);
+}
+
+/** Run under the lock: the span is the task's (or a resend's, discarded) and the view takes the task in. */
+function settle(c: Core, p: Plan, r: IntakeResult): TakenIn {
+  if (p.key) {
+    if (r.created) c.spans.taken(p.key);
+    else c.spans.discard(p.key);
   }
-  const started = start && r.created;
+  const started = p.start && r.created;
   if (started) startedTask(c, r.stored);
   else if (r.created || r.answered) c.view.track(r.stored);
   // A resend of a task the view does not run: its first create may have been stored although it

@@ -50,6 +50,8 @@ export class Recovery {
   /** A change someone else made to one of the session's tasks. Run under the lock. */
   async reconcile(s: Stored): Promise<void> {
     const c = this.c;
+    // A new task still being written by intake: it reads the task again when its write is done.
+    if (c.view.touch(s.key)) return;
     const t = s.entry.task;
     if (isTerminal(t.status.state)) {
       if (c.view.knows(s.key)) {

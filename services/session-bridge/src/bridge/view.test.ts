@@ -135,4 +135,40 @@ describe('SessionView', () => {
     v.putBack(a);
     expect(v.next()?.key).toBe('k.a');
   });
+
+  it('counts tasks still being written to wait in the room, and frees their place when the write ends', () => {
+    const v = new SessionView();
+    v.track(entry('a', 'TASK_STATE_SUBMITTED'));
+    expect(v.reserve('k.b')).toBe(true);
+    expect(v.reserve('k.b')).toBe(false); // a resend racing its first delivery
+    expect(v.reserve('k.c')).toBe(true);
+    expect([v.queued, v.arriving, v.waiting]).toEqual([1, 2, 3]);
+    expect(() => v.checkRoom('m/s', limits)).toThrow(expect.objectContaining({ key: 'QUEUE_FULL' }));
+    expect(v.unreserve('k.b')).toBe(false);
+    v.track(entry('b', 'TASK_STATE_SUBMITTED'));
+    expect(() => v.checkRoom('m/s', limits)).toThrow(expect.objectContaining({ key: 'QUEUE_FULL' }));
+    expect(v.unreserve('k.c')).toBe(false);
+    expect([v.queued, v.arriving, v.waiting]).toEqual([2, 0, 2]);
+    v.checkRoom('m/s', limits);
+  });
+
+  it('counts tasks being written as open against the open-task limit', () => {
+    const v = new SessionView();
+    for (const id of ['a', 'b', 'c', 'd']) v.track(entry(id, 'TASK_STATE_INPUT_REQUIRED'));
+    v.checkRoom('m/s', limits);
+    v.reserve('k.e');
+    expect(() => v.checkRoom('m/s', limits)).toThrow(expect.objectContaining({ key: 'LIMIT_EXCEEDED' }));
+  });
+
+  it('says a task being written was touched meanwhile (a change by someone else, a cancel), so it is read again', () => {
+    const v = new SessionView();
+    expect(v.touch('k.x')).toBe(false); // nothing being written: the caller goes on as usual
+    v.reserve('k.a');
+    v.reserve('k.b');
+    expect(v.touch('k.a')).toBe(true);
+    v.forget('k.b');
+    expect(v.unreserve('k.a')).toBe(true);
+    expect(v.unreserve('k.b')).toBe(true);
+    expect(v.arriving).toBe(0);
+  });
 });

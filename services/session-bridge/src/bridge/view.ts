@@ -33,15 +33,22 @@ export class SessionView {
   private readonly queue = new TaskQueue();
   private readonly held = new Map<string, string>(); // key → task id
   private readonly open = new Map<string, string>(); // key → state, every open task of the session
+  /** New tasks being written that will wait (`reserve`): whether anything touched them meanwhile. */
+  private readonly incoming = new Map<string, { touched: boolean }>();
   private cur?: Current;
 
   get current(): Current | undefined {
     return this.cur;
   }
 
-  /** Tasks that wait (queued or held): what the signal shows as queued. */
+  /** Tasks that wait (queued, held, or being written to wait): what the signal shows as queued. */
   get waiting(): number {
-    return this.queue.length + this.held.size;
+    return this.queue.length + this.held.size + this.incoming.size;
+  }
+
+  /** New tasks being written that will wait. */
+  get arriving(): number {
+    return this.incoming.size;
   }
 
   get queued(): number {
@@ -79,12 +86,37 @@ export class SessionView {
         max: limits.queueLength,
       });
     }
-    if (this.open.size >= limits.openTasks) {
-      throw new ShroomsError('LIMIT_EXCEEDED', `${name} has ${this.open.size} open tasks; the limit is ${limits.openTasks}`, {
+    const open = this.open.size + this.incoming.size;
+    if (open >= limits.openTasks) {
+      throw new ShroomsError('LIMIT_EXCEEDED', `${name} has ${open} open tasks; the limit is ${limits.openTasks}`, {
         limit: 'openTasksPerSession',
         max: limits.openTasks,
       });
     }
+  }
+
+  /**
+   * Holds a place (in the room `checkRoom` counts) for a new task about to be written, which will
+   * wait; false when the key is being written already (a resend racing its first delivery).
+   */
+  reserve(key: string): boolean {
+    if (this.incoming.has(key)) return false;
+    this.incoming.set(key, { touched: false });
+    return true;
+  }
+
+  /** Whether `key` is being written by `reserve`'s caller; marks it touched (its write may be stale). */
+  touch(key: string): boolean {
+    const r = this.incoming.get(key);
+    if (r) r.touched = true;
+    return r !== undefined;
+  }
+
+  /** The write of a reserved task ended: frees its place; true when it was touched meanwhile. */
+  unreserve(key: string): boolean {
+    const r = this.incoming.get(key);
+    this.incoming.delete(key);
+    return r?.touched ?? false;
   }
 
   /** Takes a stored task in: finished ones are ignored, submitted ones queued (or held), all others open. */
@@ -146,6 +178,7 @@ export class SessionView {
 
   /** Drops a task from everywhere; true if it was the current one (whose turn the caller cancels). */
   forget(key: string): boolean {
+    this.touch(key);
     this.queue.remove(key);
     this.held.delete(key);
     this.open.delete(key);

@@ -1,0 +1,84 @@
+import { transitions, type Ledger } from '@shrooms/ledger';
+import type { DeliverRequest } from '@shrooms/protocol';
+import { expect, it } from 'vitest';
+import { useRealLedger } from '../testing/ledger.js';
+import type { Core } from './core.js';
+import { takeIn } from './intake.js';
+import { WorkerLines } from './lines.js';
+import { Recovery } from './recovery.js';
+import { Serial } from './serial.js';
+import { TurnLoop } from './turns.js';
+import { SessionView } from './view.js';
+
+/**
+ * The intake of a new task for a busy session, whose create is written outside the bridge's lock,
+ * against a real ledger on a real nats-server. The ledger's create is held after it is stored (the
+ * test lets it answer) so that a change can land while the write is out; spans, harness and log are
+ * stand-ins.
+ */
+const real = useRealLedger();
+
+function busySession() {
+  let release!: () => void;
+  let stored!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const written = new Promise<void>((r) => (stored = r));
+  const ledger: Ledger = Object.create(real.ledger);
+  ledger.create = async (key, entry) => {
+    const created = await real.ledger.create(key, entry);
+    stored();
+    await held;
+    return created;
+  };
+  const view = new SessionView();
+  view.start({ key: 'box.intake.busy', taskId: 'intake:busy' }, 'TASK_STATE_WORKING');
+  const core = {
+    machine: 'box',
+    session: 'intake',
+    view,
+    ledger,
+    config: { LIMIT_QUEUE_LENGTH: 10, LIMIT_OPEN_TASKS: 10 },
+    spans: { begin: () => undefined, taken: () => {}, discard: () => {} },
+    activity: { lines: new WorkerLines() },
+    serial: new Serial(),
+    harnessIdle: () => false,
+    stopping: () => false,
+    changed: () => {},
+    log: { warn: () => {}, info: () => {}, debug: () => {} },
+  } as unknown as Core;
+  const recovery = new Recovery(core, new TurnLoop(core, { fail: async () => undefined }));
+  return { core, view, recovery, release, written };
+}
+
+const ask = (id: string): DeliverRequest => ({
+  machine: 'box',
+  session: 'intake',
+  message: { messageId: id, role: 'ROLE_USER', parts: [{ text: id }] },
+  origin: { device: 'laptop' },
+  metadata: {},
+});
+
+it('holds a place in the room while the create is out, and queues the task once it is stored', async () => {
+  const s = busySession();
+  const taking = takeIn(s.core, ask('waits'));
+  await s.written;
+  expect([s.view.arriving, s.view.waiting, s.view.queued]).toEqual([1, 1, 0]);
+  s.release();
+  const r = await taking;
+  expect([r.created, r.started, r.stored.entry.task.status.state]).toEqual([true, false, 'TASK_STATE_SUBMITTED']);
+  expect([s.view.arriving, s.view.queued]).toEqual([0, 1]);
+});
+
+it('reads again a task canceled while its create was out, and does not queue it', async () => {
+  const s = busySession();
+  const taking = takeIn(s.core, ask('canceled-meanwhile'));
+  await s.written;
+  const key = real.ledger.key('box', 'intake', 'canceled-meanwhile');
+  // Its asker cancels it; the bridge's watch brings the change while the intake's write is out.
+  const canceled = await real.ledger.transition(key, (e) => transitions.cancel(e, 'its asker', new Date()));
+  await s.core.serial.run(() => s.recovery.reconcile(canceled));
+  s.release();
+  const r = await taking;
+  expect([r.created, r.stored.entry.task.status.state]).toEqual([true, 'TASK_STATE_CANCELED']);
+  expect([s.view.arriving, s.view.queued, s.view.knows(key)]).toEqual([0, 0, false]);
+});
