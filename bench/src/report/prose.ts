@@ -62,8 +62,8 @@ wrote last), the delivery, the bridge's create — already started when the sess
 writes, each followed back to the gateway by its ledger watch (a bridge that stores a new task sends no
 reply of its own); the session look-up and the resend check are answered from the gateway's memory. One session also does
 one task at a time by design (a coding-agent session cannot do two things at once), so tasks/s for one
-session is bounded by the bridge's serial section (two or three ledger writes per task: a task that
-waits is created, then started, then finished). ${spreadSentence(r)}
+session is bounded by the bridge's serial section (two ledger writes per task under its lock: a task
+that waits is started, then finished; its create runs beside them). ${spreadSentence(r)}
 Per task ours spends ${fmt(v(r, 'cpu_ms_per_task', 'ours'))} ms of CPU across its processes and nats-server, the reference
 ${fmt(v(r, 'cpu_ms_per_task', 'reference'))} ms, the floor ${fmt(v(r, 'cpu_ms_per_task', 'floor'), 3)} ms: on a small machine that, not the wire, is what caps ours. ${listSentence(r)}
 
@@ -189,14 +189,26 @@ What the profile says is avoidable:
 }
 
 export function changes(): string {
-  return `The latest round (2026-12-02, evening), each in its own commit, measured with \`pnpm bench --hot\` (ours
+  return `The latest round (2026-12-03): **pipelined intake re-landed** (\`services/session-bridge/src/bridge/intake.ts\`,
+\`view.ts\` \`reserve\`, \`recovery.ts\`), now that the test failure it was reverted for is explained. The
+failure was a race in the turn loop that pipelining only made likelier: a task expired (or canceled)
+between its start and its turn reaching the harness was sent to the harness anyway, and held the
+session until it expired in turn; the same expiry test failed about 1 run in 7 without pipelining. The
+turn loop now sends no turn for a task no longer current (\`bridge/turns.ts\` \`run\`). \`pnpm bench --hot\`
+alternated three times each, the commit before and the commit, on this machine:
+
+| change | CPU ms per task (ours + nats-server) | tasks/s, 1 session, c16 | blocking p50 at c1 | SSE first event |
+|---|---|---|---|---|
+| Pipelined intake again | 1.97 / 1.93 / 1.97 → 1.66 / 1.61 / 1.67 (gateway 0.68 → 0.60, bridge 0.62 → 0.52, nats-server 0.65 → 0.53) | 821 / 833 / 832 → 997 / 1019 / 989 | 1.96 / 1.89 / 1.92 → 1.87 / 1.89 / 1.89 ms | 1.55 / 1.55 / 1.56 → 1.54 / 1.55 / 1.52 ms |
+
+The round before (2026-12-02, evening), each in its own commit, measured with \`pnpm bench --hot\` (ours
 alone: blocking p50 at c1, tasks/s and CPU per task on one session at c16) alternated between the two
 variants on a quiet machine; two runs each:
 
 | change | where | CPU ms per task (ours + nats-server) | tasks/s, 1 session, c16 |
 |---|---|---|---|
 | The bridge skips its own writes in its session watch: recognised by revision once acknowledged, or by their bytes while the write is in flight (the echo nearly always overtakes the ack), held back until the write ends and passed on only if it did not end as that revision. Its spans follow its writes as they are acknowledged. | \`libs/ledger/src/own-writes.ts\`, \`ledger.ts\` (\`watch\` \`ownWrites: 'skip'\`, \`followWrites\`), \`services/session-bridge/src/bridge/bridge.ts\` | bridge 0.848 / 0.832 → 0.775 / 0.757 | 626 / 639 → 653 / 673 |
-| Pipelined intake: a new task that waits is written outside the bridge's lock; its place in the room is held while it is written, and a task touched meanwhile is read again before it is queued. **Reverted after this run** (see below). | \`services/session-bridge/src/bridge/intake.ts\`, \`view.ts\` (\`reserve\`), \`recovery.ts\` | 2.40 / 2.44 → 2.09 / 2.04 | 653 / 673 → 796 / 809 |
+| Pipelined intake: a new task that waits is written outside the bridge's lock; its place in the room is held while it is written, and a task touched meanwhile is read again before it is queued. **Reverted after this run** (see below), re-landed in the latest round (above). | \`services/session-bridge/src/bridge/intake.ts\`, \`view.ts\` (\`reserve\`), \`recovery.ts\` | 2.40 / 2.44 → 2.09 / 2.04 | 653 / 673 → 796 / 809 |
 | Task transitions copy the task shallowly instead of deep-cloning it (each already replaces what it changes). | \`libs/ledger/src/transitions.ts\` | bridge 0.681 / 0.653 → 0.597 / 0.602 | 755 / 763 → 816 / 807 |
 | Admits for one window that arrive while it is busy are settled as one batch in one compare-and-set (an answer decided on an unwritten addition is decided again after the write). | \`libs/admission/src/window/store.ts\` | 1.92 / 1.94 → 1.83 / 1.83 | 855 / 836 → 889 / 899 |
 | nats.js flushes its outbound buffer once per turn of the event loop (\`setImmediate\`) instead of per microtask, so the writes that answer one read of the socket leave in one socket write; \`close()\` still sends what was published. | \`patches/@nats-io__nats-core@3.4.0.patch\` | 1.80 / 1.82 → 1.71 / 1.71 | 904 / 907 → 953 / 970 |
@@ -204,12 +216,12 @@ variants on a quiet machine; two runs each:
 
 Pipelined intake was reverted after that round's full run: with it the expiry test of
 test/e2e/limits.test.ts failed in 2 of 2 whole e2e runs (a task sent right after two expired ones
-stayed queued until it expired too) and passed without it; the cause is not found. The full run above
-(2026-12-02, 21:32 UTC) is of the tree without it, after one more fix on the bridge's side that costs
+stayed queued until it expired too) and passed without it; the cause was found the day after (above). The full run of
+2026-12-02, 21:32 UTC was of the tree without it, after one more fix on the bridge's side that costs
 nothing on the hot path (a task the gateway queued is taken up even when the read that follows its
 watched change lags behind it; a WORKING task nobody runs is queued again): one session at c16 does
 0.28× the reference's tasks/s against 0.33× with pipelined intake in the run before, and CPU per task is
-1.94 ms against 1.78 ms.
+1.94 ms against 1.78 ms. The full run at the top of this report (2026-12-03) is of the tree with it.
 
 Blocking p50 and the SSE first event at c1 did not move with any of them (1.91–2.06 ms and 1.60–1.68 ms in
 every variant): they are three ledger round trips in a row, not CPU. Against the tree before the round,
@@ -313,9 +325,9 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    the bridge's two writes.
 4. **The resend check** — done this round from the gateway's listing index (see above); a resend the
    index knows is still answered without asking the guard.
-5. **Pipelined intake in the bridge** — tried and not kept on a loaded machine; measured again on a quiet
-   one (a fifth more tasks/s for one session) and reverted for a test failure not explained yet (the
-   latest round, above).
+5. **Pipelined intake in the bridge** — done in the latest round (a fifth more tasks/s for one session, a
+   sixth less CPU per task), after the test failure it had been reverted for was traced to a race in the
+   turn loop and mended.
 6. **A gateway that does not follow every retained task** — done (see the memory job); left: a session's first
    ListTasks after a start reads it once, and the pass finding the open tasks reads every task once.
 7. **The session queue's insert was O(n log n)** (\`TaskQueue.add\` sorted the whole queue and \`has\` scanned
