@@ -31,13 +31,13 @@ const { values } = parseArgs({
 });
 if (values.help) {
   process.stdout.write(
-    'usage: pnpm bench [--quick] [--profile] [--render] [--memory] [--hot] [--admission local|service] [--out DIR]\n\n--admission how ours admits new tasks: in the gateway (local, as `up` runs it) or by asking a guard process (service)\n--hot measures ours alone (messages per send, p50, tasks/s and CPU per task at concurrency 16), for an A/B of two trees; writes hot.json\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--memory runs the memory job alone and puts its figures into the last latest.json\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
+    'usage: pnpm bench [--quick] [--profile] [--render] [--memory] [--hot] [--admission local|service|off] [--out DIR]\n\n--admission how ours admits new tasks: in the gateway (local, as `up` runs it), by asking a guard process (service), or not at all (off: measures what admission costs; never how people run it)\n--hot measures ours alone (messages per send, p50, tasks/s and CPU per task at concurrency 16), for an A/B of two trees; writes hot.json\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--memory runs the memory job alone and puts its figures into the last latest.json\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
   );
   process.exit(0);
 }
 
 if (!(ADMISSIONS as readonly string[]).includes(values.admission)) {
-  process.stderr.write(`--admission is local or service, not ${JSON.stringify(values.admission)}\n`);
+  process.stderr.write(`--admission is local, service or off, not ${JSON.stringify(values.admission)}\n`);
   process.exit(2);
 }
 const admission = values.admission as Admission;

@@ -36,9 +36,12 @@ export const RAISED_LIMITS: Record<string, string> = {
 /** Sessions beyond the first, for the figure with the load spread over several sessions. */
 export const SPREAD_SESSIONS = ['bench-2', 'bench-3', 'bench-4', 'bench-5', 'bench-6', 'bench-7', 'bench-8'];
 
-/** How ours admits new tasks: in the gateway's process (`up`'s default) or by asking a guard process. */
-export type Admission = 'local' | 'service';
-export const ADMISSIONS: readonly Admission[] = ['local', 'service'];
+/**
+ * How ours admits new tasks: in the gateway's process (`up`'s default), by asking a guard process, or
+ * not at all (`off`: no loop limits — never how people run it; it measures what admission costs).
+ */
+export type Admission = 'local' | 'service' | 'off';
+export const ADMISSIONS: readonly Admission[] = ['local', 'service', 'off'];
 
 export interface Ours {
   mesh: Mesh;
@@ -101,6 +104,7 @@ export async function startOurs(
     preload: (from, count, window) => preloadShelf(ledger, from, count, window),
     async admits() {
       try {
+        if (opts.admission === 'off') return 0;
         if (opts.admission === 'local') return (await (await jetstreamManager(nc)).streams.info(`KV_${BUCKETS.guard}`)).state.last_seq;
         const r = await nc.request(`$SRV.STATS.${SERVICE_NAMES.guard}`, '', { timeout: 2000 });
         const stats = r.json<{ endpoints?: { name: string; num_requests: number }[] }>();

@@ -194,6 +194,7 @@ CPU ms per task by process: ${Object.entries((pct(r, 'cpu_ms_per_task')?.context
 function admissionLine(r: BenchResult): string {
   const a = r.run.admission;
   const n = a.admits === null ? 'an unread number of' : a.admits.toLocaleString('en');
+  if (a.how === 'off') return 'none (GATEWAY_GUARD=off: no loop limits, never how people run it; measures what admission costs)';
   return a.how === 'local'
     ? `in the path, in the gateway's process (GATEWAY_GUARD=local, as \`up\` runs it): ${n} window writes during the run`
     : `in the path, a guard process (GATEWAY_GUARD=service): the gateway asked it ${n} times during the run`;
