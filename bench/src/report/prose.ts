@@ -350,7 +350,16 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    about −40 %); the in-process admission keeps the one window write per new task and lands at 4.06
    messages and −19 % CPU. What is left of admission's cost is that write (an R1 file-storage KV put) and
    the gateway's share of deciding. The next levers are the bridge's and the gateway's own ledger work
-   (recommendation 10) and nats-server's file storage (about a third of ours' CPU per task).`;
+   (recommendation 10) and nats-server's file storage (about a third of ours' CPU per task).
+12. **What is left for p50 and the SSE first event (2026-12-03).** \`pnpm bench --hot --admission off\`
+   against \`local\`, alternated twice: p50 1.82 / 1.86 → 1.51 / 1.53 ms, SSE first event 1.50 / 1.52 →
+   1.23 / 1.23 ms, CPU per task 1.58 / 1.66 → 1.45 / 1.49 ms. So even a gateway that reserved admission
+   places in blocks (one compare-and-set for many admits; it needs the issue owner's word, as it loosens
+   the guard's exactness) would leave p50 near 3× the reference and the SSE first event near 2.3×. What
+   sets them is the delivery hop and the bridge's durable writes, each a wake-up of another process
+   (about 0.3 ms here, where the bridge spends 29 % of its CPU in the socket write call — see the
+   profile); meeting 1.5× and 2× takes fewer processes in the path (gateway and bridge in one process
+   per machine), which the spec's separate services rule out today.`;
 }
 
 export function reproduce(): string {
@@ -363,6 +372,7 @@ pnpm bench --profile    # ours alone under the V8 profiler -> bench/results/prof
 pnpm bench --hot        # ours alone, about a minute (--quick: 25 s): messages per send, p50, tasks/s and CPU per task
                         # at c16 -> bench/results/hot.json; for an A/B of two trees, alternated, never for the aims
 pnpm bench --hot --admission service   # the same with a guard process for the gateway to ask (default: local)
+pnpm bench --hot --admission off       # the same with no admission at all: what admission costs (never how people run it)
 pnpm exec vitest run --config bench/vitest.config.ts   # smoke test: --quick writes both files with every figure
 \`\`\`
 
