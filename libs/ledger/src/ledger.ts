@@ -12,13 +12,14 @@
  * a stream leader's election (a few seconds in a cluster) with bounded retries. `reads` counts KV reads so
  * tests can show a page touches only what it returns.
  */
-import { KvWatchInclude, Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
+import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
 import { casPut, isStreamFull, isTransientJetStreamError, retryJetStream } from '@shrooms/runtime';
 import type { LedgerEntry, Stored } from './entry.js';
 import { OwnWrites, sameBytes } from './own-writes.js';
 import { decode, encode } from './codec.js';
+import { watchTasks } from './watch.js';
 import { readAtLeast } from './read.js';
 import { createHardenedBucket, hardenBucket, limitBucket, type Hardening } from './harden.js';
 
@@ -249,46 +250,14 @@ export class Ledger {
     onEnd?: (err?: unknown) => void,
     opts: { updatesOnly?: boolean; ownWrites?: 'skip' } = {},
   ): Promise<() => void> {
-    const skipOwn = opts.ownWrites === 'skip';
-    let stopped = false;
-    let ready = false;
-    const markReady = () => {
-      if (!ready) {
-        ready = true;
-        onReady?.();
-      }
-    };
-    const iter = await this.kv.watch({ key: filter, ...(opts.updatesOnly ? { include: KvWatchInclude.UpdatesOnly } : {}) });
-    // Whether there are initial values at all (none: no entry will say the last was delivered).
-    // The first key answers it: listing every key would make the start follow history.
-    let any = false;
-    if (!opts.updatesOnly)
-      for await (const _ of await this.kv.keys(filter)) {
-        any = true;
-        break;
-      }
-    if (!any) markReady();
-    void (async () => {
-      const pass = (e: KvWatchEntry) => {
-        const s = decode(e);
-        if (s) {
-          this.watched++;
-          onEntry(s, e.isUpdate);
-        }
-      };
-      for await (const e of iter as AsyncIterable<KvWatchEntry>) {
-        if (skipOwn && e.isUpdate && this.own.isOwn(e, () => stopped || pass(e))) this.ownSkipped++;
-        else pass(e);
-        if (e.isUpdate || e.delta === 0) markReady();
-      }
-    })().then(
-      () => stopped || onEnd?.(),
-      (err: unknown) => stopped || onEnd?.(err),
-    );
-    return () => {
-      stopped = true;
-      iter.stop();
-    };
+    return watchTasks(this.kv, filter, {
+      onEntry,
+      ...(onReady ? { onReady } : {}),
+      ...(onEnd ? { onEnd } : {}),
+      ...(opts.updatesOnly ? { updatesOnly: true } : {}),
+      ...(opts.ownWrites === 'skip' ? { own: this.own } : {}),
+      counted: (skipped) => (skipped ? this.ownSkipped++ : this.watched++),
+    });
   }
 
   /** The refusal of a new task when the ledger holds `retainedTasks` already. */
