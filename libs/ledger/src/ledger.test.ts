@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { BUCKETS } from '@shrooms/protocol';
 import { eventually, startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
-import { casCreate, isNatsOutage, isStreamFull } from '@shrooms/runtime';
+import { NatsLink, casCreate, isNatsOutage, isStreamFull } from '@shrooms/runtime';
 import { intake } from './intake.js';
 import { Ledger } from './ledger.js';
 import * as transitions from './transitions.js';
@@ -208,4 +208,68 @@ it("skips its own writes in a watch that asks so, tells them to its followers, a
   expect(mine.ownSkipped).toBe(ours.length);
   stop();
   unfollow();
+});
+
+/**
+ * A ledger told of its process's NATS link, on a real nats-server that is killed and started again:
+ * while the connection is lost it refuses at once — a write against a server that is gone would
+ * otherwise keep trying for WRITE_DEADLINE_MS (a minute, past this file's test timeout) — and works
+ * again once the connection is back.
+ */
+describe('with its NATS link', () => {
+  let away: NatsWithConnection | undefined;
+  afterEach(async () => {
+    await away?.stop();
+    away = undefined;
+  });
+
+  it('refuses reads and writes at once while the NATS link is lost, and writes nothing', async () => {
+    away = await startNatsWithConnection({ connection: { maxReconnectAttempts: -1, reconnectTimeWait: 100 } });
+    const link = new NatsLink(away.nc, { graceMs: 100, who: 'this bridge' });
+    const ledger = await Ledger.open(away.nc, { link });
+    const key = ledger.key('box', 's', 'away');
+    await ledger.create(key, asked('away'));
+    const started = await ledger.transition(key, (e) => transitions.start(e, new Date()));
+
+    away.nats.kill();
+    await eventually(() => link.outageMs !== undefined);
+    const refusal = {
+      key: 'NATS_UNAVAILABLE',
+      message: expect.stringMatching(/^the ledger is out of reach: NATS connection lost \d+ s ago; /),
+    };
+    // From the value it wrote last (no read), from a read, and a read alone: each refused, none waits.
+    const complete = ledger.transition(key, (e) => transitions.complete(e, 'done', new Date()));
+    await expect(complete).rejects.toMatchObject({ ...refusal, message: expect.stringContaining(`${key} was not written`) });
+    expect(isNatsOutage(await complete.catch((e: unknown) => e))).toBe(true);
+    await expect(ledger.get(key)).rejects.toMatchObject({ ...refusal, message: expect.stringContaining(`${key} was not read`) });
+    await expect(ledger.create(ledger.key('box', 's', 'new'), asked('new'))).rejects.toMatchObject(refusal);
+
+    await away.nats.restart();
+    await eventually(() => link.outageMs === undefined);
+    // Nothing of the refused writes reached the ledger; it takes them now.
+    const now = await ledger.get(key);
+    expect([now?.revision, now?.entry.task.status.state]).toEqual([started.revision, 'TASK_STATE_WORKING']);
+    expect(await ledger.get(ledger.key('box', 's', 'new'))).toBeNull();
+    const done = await ledger.transition(key, (e) => transitions.complete(e, 'done', new Date()));
+    expect(done.entry.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('keeps trying as before when it has no link to ask', async () => {
+    away = await startNatsWithConnection({ connection: { maxReconnectAttempts: -1, reconnectTimeWait: 100 } });
+    const ledger = await Ledger.open(away.nc);
+    const key = ledger.key('box', 's', 'no-link');
+    await ledger.create(key, asked('no-link'));
+    away.nats.kill();
+    const write = ledger.transition(key, (e) => transitions.start(e, new Date()));
+    let settled = false;
+    void write.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    // Still trying after the link's grace would have passed: back in time, the write lands.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(settled).toBe(false);
+    await away.nats.restart();
+    expect((await write).entry.task.status.state).toBe('TASK_STATE_WORKING');
+  });
 });

@@ -15,7 +15,7 @@
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
-import { casPut, isStreamFull, isTransientJetStreamError, retryJetStream } from '@shrooms/runtime';
+import { casPut, isStreamFull, isTransientJetStreamError, natsUnavailable, retryJetStream, type LinkState } from '@shrooms/runtime';
 import type { LedgerEntry, Stored } from './entry.js';
 import { OwnWrites, sameBytes } from './own-writes.js';
 import { decode, encode } from './codec.js';
@@ -32,6 +32,13 @@ export interface LedgerOptions {
    * when it is missing, else taken as it is — whoever opens it last does not decide its limit.
    */
   owner?: boolean;
+  /**
+   * This process's NATS link: while it says the connection is lost (past its grace), reads and
+   * writes are refused NATS_UNAVAILABLE at once instead of waiting out their retries (up to
+   * WRITE_DEADLINE_MS), so a caller that can keep what it wanted written (the bridge's outbox) does
+   * so at once.
+   */
+  link?: LinkState;
 }
 
 const dec = new TextDecoder();
@@ -59,6 +66,7 @@ export class Ledger {
   private constructor(
     readonly kv: KV,
     readonly limits: Limits,
+    private readonly link?: LinkState,
   ) {}
 
   /**
@@ -78,7 +86,7 @@ export class Ledger {
     };
     const found = await createHardenedBucket(nc, BUCKETS.tasks, { ...bucket, ttlMs: bucket.ttl, maxMsgs: limits.retainedTasks });
     const kv = await retryJetStream(() => new Kvm(nc).create(BUCKETS.tasks, bucket));
-    const ledger = new Ledger(kv, limits);
+    const ledger = new Ledger(kv, limits, opts.link);
     if (!opts.owner) {
       if (found && found.max_msgs > 0) ledger.retained = found.max_msgs;
       return ledger;
@@ -93,13 +101,13 @@ export class Ledger {
    * (the key in the subject), so a bridge's NATS user needs no `STREAM.INFO`, which would list every
    * machine's keys (deploy/nats). The bucket must exist (the gateway creates it).
    */
-  static async bind(nc: NatsConnection, opts: Pick<LedgerOptions, 'limits'> & { probeKey: string }): Promise<Ledger> {
+  static async bind(nc: NatsConnection, opts: Pick<LedgerOptions, 'limits' | 'link'> & { probeKey: string }): Promise<Ledger> {
     const limits = { ...DEFAULT_LIMITS, ...opts.limits } as Limits;
     const kv = await new Kvm(nc).open(BUCKETS.tasks, { allow_direct: true });
     // A bridge may start with the gateway that creates the bucket: read one key it may read until
     // the stream answers (about 30 s at most), so it never runs against a ledger that is not there.
     await retryJetStream(() => kv.get(opts.probeKey), { attempts: 40, maxDelayMs: 1_000 });
-    return new Ledger(kv, limits);
+    return new Ledger(kv, limits, opts.link);
   }
 
   key(machine: string, session: string, messageId: string): string {
@@ -115,6 +123,7 @@ export class Ledger {
    */
   async get(key: string, opts: { atLeast?: number } = {}): Promise<Stored | null> {
     this.reads++;
+    this.refuseWhileAway(`${key} was not read`);
     const atLeast = opts.atLeast ?? 0;
     const { e, behind } = await readAtLeast(this.kv, key, atLeast);
     if (behind) throw new ShroomsError('INTERNAL', `the ledger's replicas have not caught up with revision ${atLeast} of ${key}; retry`);
@@ -143,6 +152,8 @@ export class Ledger {
     const deadline = Date.now() + WRITE_DEADLINE_MS;
     let delay = 100;
     for (let attempt = 1; ; attempt++) {
+      // A write sent before may still be stored when NATS is back; its caller finds out then.
+      this.refuseWhileAway(attempt === 1 ? `${key} was not written` : `a write of ${key} may be stored when it is back`);
       let moved: boolean;
       try {
         const revision = await casPut(this.kv, key, data, expected);
@@ -165,6 +176,12 @@ export class Ledger {
       if (now && now.operation === 'PUT' && sameBytes(now.value, data)) return now.revision;
       if (moved || (now && now.revision !== expected)) return null;
     }
+  }
+
+  /** NATS_UNAVAILABLE at once while this process's NATS link says the connection is lost. */
+  private refuseWhileAway(what: string): void {
+    const ms = this.link?.outageMs;
+    if (ms !== undefined) throw natsUnavailable(`the ledger is out of reach: NATS connection lost ${Math.round(ms / 1000)} s ago; ${what}`);
   }
 
   /**

@@ -10,6 +10,7 @@ export {
 } from './config.js';
 export { createLogger, type Logger } from './log.js';
 export { keepWatching, type KeepWatchingOptions, type OpenWatch } from './keep-watching.js';
+export { NATS_LINK_GRACE_MS, NatsLink, type LinkState } from './nats-link.js';
 export { connectNats, drainNats, type NatsConnection, onShutdown } from './nats.js';
 export {
   NO_REPLY,

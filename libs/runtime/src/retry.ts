@@ -100,6 +100,8 @@ const OUTAGE_API_CODES: ReadonlySet<number> = new Set([...UNAVAILABLE_API_CODES,
  */
 export function isNatsOutage(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
+  // Said already (a NatsLink's refusal, or one passed on from another process).
+  if (err instanceof ShroomsError) return err.key === 'NATS_UNAVAILABLE';
   if (OUTAGE_NAMES.has(err.name)) return true;
   // The API error's `.code` is the JetStream err_code (10008 …); `.status` its HTTP-like status.
   if (err instanceof JetStreamApiError) return OUTAGE_API_CODES.has(err.code);

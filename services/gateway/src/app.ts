@@ -4,7 +4,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Ledger, SignalField } from '@shrooms/ledger';
-import type { Logger, NatsConnection } from '@shrooms/runtime';
+import { NatsLink, type Logger, type NatsConnection } from '@shrooms/runtime';
 import { callerOf, loopbackOnly, type Identify } from './a2a/caller.js';
 import { authorize } from './authz/rules.js';
 import { sessionName, type A2AContext } from './a2a/context.js';
@@ -17,7 +17,6 @@ import { listenHosts, type GatewayConfig } from './config.js';
 import { Doors, registerDoors } from './doors/doors.js';
 import { registerDashboard } from './dashboard/routes.js';
 import { registerHealth } from './health.js';
-import { NatsLink } from './tasks/link.js';
 import { LiveTasks } from './tasks/live.js';
 import { TaskService, type GuardPort } from './tasks/service.js';
 import type { ScheduleProof } from './tasks/scheduled.js';
@@ -51,7 +50,7 @@ function noRouteSchemas(): never {
 export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   const { config, log } = deps;
   const machine = config.SHROOMS_MACHINE;
-  const link = new NatsLink(deps.nc);
+  const link = new NatsLink(deps.nc, { who: 'this gateway' });
   const live = new LiveTasks(deps.ledger, machine, log, link);
   await live.start();
   // Every send looks its session up in the signal field: followed here, that look-up is no read.

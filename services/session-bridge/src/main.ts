@@ -10,6 +10,7 @@ import {
   drainNats,
   healthKey,
   loadConfig,
+  NatsLink,
   natsHealthChecks,
   natsLiveness,
   onShutdown,
@@ -67,7 +68,11 @@ export async function runBridge(env: Record<string, string | undefined> = proces
   });
   // Bound, not created: the gateway owns the bucket, and a bridge's NATS user may not ask for its
   // stream info (it would list every machine's keys).
+  // While NATS is away the ledger refuses at once (no minute-long write): a worker's task_update
+  // is kept by the outbox and answered straight away.
+  const link = new NatsLink(nc, { who: 'this bridge' });
   const ledger = await Ledger.bind(nc, {
+    link,
     probeKey: keys.task(config.SHROOMS_MACHINE, config.BRIDGE_SESSION, 'ledger-probe'),
     limits: { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS },
   });

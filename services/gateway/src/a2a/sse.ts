@@ -7,7 +7,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ShroomsError, type StreamResponse } from '@shrooms/protocol';
-import type { NatsLink } from '../tasks/link.js';
+import type { NatsLink } from '@shrooms/runtime';
 import { asShroomsError } from './jsonrpc.js';
 import type { TaskStream } from './stream.js';
 

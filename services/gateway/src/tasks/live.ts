@@ -13,8 +13,7 @@
  */
 import { decodeToken, isTerminal, keys, META, type Task } from '@shrooms/protocol';
 import { TaskIndex, isOlderView, type Ledger, type LedgerEntry, type Stored } from '@shrooms/ledger';
-import { isNatsOutage, keepWatching, type Logger } from '@shrooms/runtime';
-import type { NatsLink } from './link.js';
+import { isNatsOutage, keepWatching, type Logger, type NatsLink } from '@shrooms/runtime';
 
 const quiet = { warn: () => {}, info: () => {} };
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually, startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
-import { NatsLink } from './link.js';
+import { NatsLink } from './nats-link.js';
 
 let nats: NatsWithConnection | undefined;
 
@@ -11,13 +11,13 @@ afterEach(async () => {
 
 async function linked(graceMs: number) {
   nats = await startNatsWithConnection({ connection: { maxReconnectAttempts: -1, reconnectTimeWait: 100 } });
-  const link = new NatsLink(nats.nc, { graceMs });
+  const link = new NatsLink(nats.nc, { graceMs, who: 'this gateway' });
   const outages: string[] = [];
   link.onOutage((err) => outages.push(err.key));
   return { link, outages };
 }
 
-describe("the gateway's NATS link", () => {
+describe('the NATS link', () => {
   it('declares an outage once the server has been gone for the grace, and ends it on reconnect', async () => {
     const { link, outages } = await linked(200);
     expect(link.down).toBeUndefined();
@@ -27,8 +27,11 @@ describe("the gateway's NATS link", () => {
     expect(outages).toEqual(['NATS_UNAVAILABLE']);
     expect(link.down?.key).toBe('NATS_UNAVAILABLE');
     expect(link.down?.retryAfterSeconds).toBeGreaterThan(0);
+    expect(link.down?.message).toMatch(/^this gateway has lost its NATS connection \(\d+ s ago\)/);
+    expect(link.outageMs).toBeGreaterThanOrEqual(0);
     await nats!.nats.restart();
     await eventually(() => link.down === undefined);
     expect(link.down).toBeUndefined();
+    expect(link.outageMs).toBeUndefined();
   });
 });
