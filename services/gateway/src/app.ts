@@ -27,6 +27,8 @@ export interface GatewayDeps {
   config: GatewayConfig;
   ledger: Ledger;
   signals: SignalField;
+  /** Its NATS connection followed (the ledger's too, when it was given it); default: one made here. */
+  link?: NatsLink;
   /** Names devices from source addresses; default: only this machine (loopback). */
   identify?: Identify;
   guard?: GuardPort;
@@ -50,7 +52,7 @@ function noRouteSchemas(): never {
 export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   const { config, log } = deps;
   const machine = config.SHROOMS_MACHINE;
-  const link = new NatsLink(deps.nc, { who: 'this gateway' });
+  const link = deps.link ?? new NatsLink(deps.nc, { who: 'this gateway' });
   const live = new LiveTasks(deps.ledger, machine, log, link);
   await live.start();
   // Every send looks its session up in the signal field: followed here, that look-up is no read.

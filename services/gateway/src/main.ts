@@ -6,6 +6,7 @@ import {
   createLogger,
   drainNats,
   loadConfig,
+  NatsLink,
   onShutdown,
   redactConfig,
   subscriptionsTaken,
@@ -33,7 +34,10 @@ export async function runGateway(env: Record<string, string | undefined> = proce
     retainedTasks: config.LIMIT_RETAINED_TASKS,
   };
   // The gateway owns the bucket's configuration: its retained-task limit is this gateway's setting.
-  const ledger = await Ledger.open(nc, { replicas: config.SHROOMS_REPLICAS, limits, owner: true });
+  // Requests are refused at once while NATS is away (app.ts), and so are the ledger's reads and
+  // writes of the gateway's own upkeep (the expiry sweep, the index) instead of their minute of retries.
+  const link = new NatsLink(nc, { who: 'this gateway' });
+  const ledger = await Ledger.open(nc, { replicas: config.SHROOMS_REPLICAS, limits, owner: true, link });
   const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS });
   for (const [bucket, state] of [
     [BUCKETS.tasks, ledger.hardening],
@@ -63,6 +67,7 @@ export async function runGateway(env: Record<string, string | undefined> = proce
       : undefined;
   const gw = await buildApp({
     nc,
+    link,
     log,
     config,
     ledger,
