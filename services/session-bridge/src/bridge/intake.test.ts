@@ -82,3 +82,17 @@ it('reads again a task canceled while its create was out, and does not queue it'
   expect([r.created, r.stored.entry.task.status.state]).toEqual([true, 'TASK_STATE_CANCELED']);
   expect([s.view.arriving, s.view.queued, s.view.knows(key)]).toEqual([0, 0, false]);
 });
+
+it('takes up a task the gateway queued first, which its own create found, touched while the write was out', async () => {
+  const s = busySession();
+  // The gateway queued it in the ledger itself (this bridge was slow to answer its delivery).
+  const first = await real.queued('intake', 'queued-first', 'queued-first');
+  const taking = takeIn(s.core, ask('queued-first'));
+  await s.written;
+  // The gateway's create comes through the bridge's watch while the intake's write is out.
+  await s.core.serial.run(() => s.recovery.reconcile(first));
+  s.release();
+  const r = await taking;
+  expect([r.created, r.stored.entry.task.status.state]).toEqual([false, 'TASK_STATE_SUBMITTED']);
+  expect([s.view.arriving, s.view.queued, s.view.knows(first.key)]).toEqual([0, 1, true]);
+});

@@ -58,10 +58,9 @@ export async function takeIn(c: Core, req: DeliverRequest): Promise<TakenIn> {
     // Touched while it was written: what the view takes in is read again. Not only a task this
     // write created — one the gateway queued first (its create won, this one found it) is this
     // session's to run too, and its change seen meanwhile was left to this intake.
+    // `settle` takes it up (recovery.ts takeUp) when it was not created here.
     const fresh = (await c.ledger.get(p.key, { atLeast: r.stored.revision }).catch(() => null)) ?? r.stored;
-    const taken = settle(c, p, { ...r, stored: fresh });
-    if (!r.created) c.view.track(fresh);
-    return taken;
+    return settle(c, p, { ...r, stored: fresh });
   });
 }
 
