@@ -8,6 +8,7 @@
  * Over 300 lines because it is the one front: about thirty short methods, most handing the act to
  * a room, so every caller's act can be found here.
  */
+import { join } from 'node:path';
 import {
   META,
   ShroomsError,
@@ -36,6 +37,7 @@ import { TurnLoop } from './turns.js';
 import { SessionView, type Current } from './view.js';
 import { updateOrKeep } from './worker.js';
 import { Outbox } from './outbox.js';
+import { OUTBOX_FILE } from './outbox-file.js';
 
 export type { PresenceState, QuietState } from './core.js';
 
@@ -104,10 +106,14 @@ export class Bridge {
     this.turns = new TurnLoop(this.core, { fail: (taskId, text) => this.workerUpdate(taskId, 'failed', text) });
     this.permissions = new PermissionRelay(this.core);
     this.recovery = new Recovery(this.core, this.turns, (task) => void this.cascade(task));
-    this.outbox = new Outbox(this.core, () => {
-      this.changed();
-      void this.turns.pump();
-    });
+    this.outbox = new Outbox(
+      this.core,
+      () => {
+        this.changed();
+        void this.turns.pump();
+      },
+      { path: join(d.harnessOptions.stateDir, OUTBOX_FILE), machine: this.machine, session: this.session },
+    );
   }
 
   get harnessState(): HarnessState {
@@ -142,16 +148,23 @@ export class Bridge {
     const initial = await this.watchSession();
     const harness = this.harness;
     await harness.start();
-    await this.serial.run(() => this.recovery.recover(initial, harness.conversationLost));
+    // The worker's updates an earlier run kept through an outage are written first; their tasks
+    // are not delivered again (the work is done).
+    const kept = await this.outbox.restore();
+    const working = initial.filter((s) => !kept.has(s.key));
+    await this.serial.run(() => this.recovery.recover(working, harness.conversationLost));
     void this.turns.pump();
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.outbox.stop();
     if (this.outbox.size)
       this.log.warn(
-        { updates: this.outbox.size },
-        'worker updates the ledger has not taken yet are lost with this stop; the next start delivers their tasks again',
+        { updates: this.outbox.size, file: this.outbox.keptIn },
+        this.outbox.keptIn
+          ? 'worker updates the ledger has not taken yet stay in the outbox file; the next start writes them'
+          : 'worker updates the ledger has not taken yet are lost with this stop; the next start delivers their tasks again',
       );
     this.unfollow?.();
     this.stopWatch?.();

@@ -1,5 +1,7 @@
 import { Ledger, transitions } from '@shrooms/ledger';
-import { eventually } from '@shrooms/testing';
+import { eventually, tempDir } from '@shrooms/testing';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import type { Core } from './core.js';
@@ -8,6 +10,7 @@ import { START_RETRY_MS, TurnLoop } from './turns.js';
 import { SessionView } from './view.js';
 import { WorkerLines } from './lines.js';
 import { OUTBOX_FIRST_RETRY_MS, Outbox } from './outbox.js';
+import { OUTBOX_FILE, type OutboxFile } from './outbox-file.js';
 import { updateOrKeep } from './worker.js';
 import { useRealLedger } from '../testing/ledger.js';
 
@@ -89,12 +92,12 @@ describe('TurnLoop.pump', () => {
 });
 
 describe("the worker's update while the ledger is away", () => {
-  async function working(id: string) {
+  async function working(id: string, file?: OutboxFile) {
     const t = loop();
     const s = await real.ledger.transition((await queued(id)).key, (e) => transitions.start(e, new Date()));
     t.view.start({ key: s.key, taskId: s.entry.task.id }, 'TASK_STATE_WORKING');
     let settled = 0;
-    const outbox = new Outbox(t.core, () => void settled++);
+    const outbox = new Outbox(t.core, () => void settled++, file);
     (t.core as { ledger: Ledger }).ledger = await ledgerAway();
     return { ...t, s, outbox, settled: () => settled };
   }
@@ -142,5 +145,65 @@ describe("the worker's update while the ledger is away", () => {
     (t.core as { ledger: Ledger }).ledger = real.ledger;
     await expect(updateOrKeep(t.core, t.outbox, 's:not-a-task-here', 'done', 'x')).rejects.toMatchObject({ key: 'TASK_NOT_FOUND' });
     expect(t.outbox.size).toBe(0);
+  });
+
+  it('is kept on disk, written by the next start, and its task not delivered again', async () => {
+    const dir = await tempDir('shrooms-outbox');
+    const file = { path: join(dir.path, OUTBOX_FILE), machine: 'box', session: 's' };
+    try {
+      const t = await working('restarted', file);
+      const taskId = t.s.entry.task.id;
+      await expect(updateOrKeep(t.core, t.outbox, taskId, 'done', 'before the restart')).rejects.toMatchObject({ key: 'NATS_UNAVAILABLE' });
+      expect(JSON.parse(readFileSync(file.path, 'utf8'))).toMatchObject({
+        machine: 'box',
+        session: 's',
+        updates: [{ taskId, key: t.s.key, status: 'done', text: 'before the restart' }],
+      });
+      // The bridge stops with it kept; its next start (a new view and outbox) finds the ledger back.
+      t.outbox.stop();
+      const next = loop();
+      const outbox = new Outbox(next.core, () => {}, file);
+      expect([...(await outbox.restore())]).toEqual([t.s.key]);
+      const stored = (await real.ledger.get(t.s.key))!.entry.task;
+      expect([stored.status.state, outbox.size, existsSync(file.path), next.view.knows(t.s.key)]).toEqual([
+        'TASK_STATE_COMPLETED',
+        0,
+        false,
+        false,
+      ]);
+      expect(JSON.stringify(stored.artifacts)).toContain('before the restart');
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  it('moves aside a file that is not its own outbox, lets go of updates of other tasks, and says so', async () => {
+    const dir = await tempDir('shrooms-outbox');
+    const file = { path: join(dir.path, OUTBOX_FILE), machine: 'box', session: 's' };
+    try {
+      const t = loop();
+      writeFileSync(file.path, JSON.stringify({ v: 1, machine: 'box', session: 'other', updates: [] }));
+      expect((await new Outbox(t.core, () => {}, file).restore()).size).toBe(0);
+      expect([existsSync(file.path), existsSync(`${file.path}.bad`)]).toEqual([false, true]);
+      expect(t.warned).toEqual([
+        `the kept updates in ${file.path} were not read (it is of box/other); moved to ${file.path}.bad, their tasks are delivered again`,
+      ]);
+      // Of this session, but an update naming another session's task under this one's key.
+      const mine = await queued('not-its-key');
+      writeFileSync(
+        file.path,
+        JSON.stringify({
+          v: 1,
+          machine: 'box',
+          session: 's',
+          updates: [{ taskId: 'other:x', key: mine.key, status: 'done', text: 'forged' }],
+        }),
+      );
+      expect((await new Outbox(t.core, () => {}, file).restore()).size).toBe(0);
+      expect(t.warned.at(-1)).toBe('a kept update not of a task of this session is let go');
+      expect([(await real.ledger.get(mine.key))!.entry.task.status.state, existsSync(file.path)]).toEqual(['TASK_STATE_SUBMITTED', false]);
+    } finally {
+      await dir.remove();
+    }
   });
 });
