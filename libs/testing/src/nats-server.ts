@@ -30,6 +30,16 @@ export interface NatsServerHandle {
   reload?(): Promise<void>;
 }
 
+/**
+ * The environment a local nats-server starts with (`up`, the bench and the tests alike), below
+ * whatever the caller's environment says. GOMAXPROCS 1: one machine's mesh asks little of its
+ * server, and the Go runtime's handing of each message between threads (and its spinning threads
+ * looking for work) is what a second one adds — 23 % less of nats-server's CPU per task with 1 than
+ * with 2 on a 2-core machine, at the same tasks/s and latency (bench/REPORT.md). `GOMAXPROCS` in the
+ * environment overrides it.
+ */
+export const NATS_SERVER_ENV: Readonly<Record<string, string>> = { GOMAXPROCS: '1' };
+
 export function natsServerBinary(): string {
   if (process.env.NATS_SERVER_BIN) return process.env.NATS_SERVER_BIN;
   for (const p of ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server']) if (existsSync(p)) return p;
@@ -142,7 +152,10 @@ async function startLocal(opts: StartNatsOptions): Promise<NatsServerHandle> {
       portsDir,
       ...(opts.args ?? []),
     ];
-    child = spawn(natsServerBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...opts.env } });
+    child = spawn(natsServerBinary(), args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...NATS_SERVER_ENV, ...process.env, ...opts.env },
+    });
     expectedExit = false;
     child.once('exit', (code, signal) => {
       if (!expectedExit) for (const l of exitListeners) l({ code, signal });
