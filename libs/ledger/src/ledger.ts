@@ -15,12 +15,13 @@
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
-import { casPut, isStreamFull, isTransientJetStreamError, natsUnavailable, retryJetStream, type LinkState } from '@shrooms/runtime';
+import { natsUnavailable, retryJetStream, type LinkState } from '@shrooms/runtime';
 import type { LedgerEntry, Stored } from './entry.js';
-import { OwnWrites, sameBytes } from './own-writes.js';
+import { OwnWrites } from './own-writes.js';
 import { decode, encode } from './codec.js';
 import { watchTasks } from './watch.js';
 import { readAtLeast } from './read.js';
+import { writeOnce } from './write.js';
 import { createHardenedBucket, hardenBucket, limitBucket, type Hardening } from './harden.js';
 
 export interface LedgerOptions {
@@ -43,12 +44,7 @@ export interface LedgerOptions {
 
 const dec = new TextDecoder();
 
-/**
- * How long one write keeps trying while JetStream does not answer (a leader being elected, NATS
- * away), at most 8 attempts: past it the write fails and its caller decides (the bridge keeps a
- * worker's update until the ledger answers).
- */
-export const WRITE_DEADLINE_MS = 60_000;
+export { WRITE_DEADLINE_MS } from './write.js';
 
 export class Ledger {
   /** Task reads done through `get` (tests show a page reads only what it returns). */
@@ -138,44 +134,11 @@ export class Ledger {
     return this.own.stored({ key, revision, entry }, data);
   }
 
-  /**
-   * One write: a create (`expected` 0) or a compare-and-set on `expected`. Returns the new revision,
-   * or null when the key has moved on (someone else wrote). A write that fails ambiguously — a
-   * timeout while a stream leader is being elected — may have been stored: it is read back, and
-   * sent again only when it surely was not, so a worker's result is neither lost nor applied twice.
-   */
+  /** One write, a create (`expected` 0) or a compare-and-set, with its retries (write.ts). */
   private write(key: string, data: Uint8Array, expected: number): Promise<number | null> {
-    return this.own.sending(key, data, () => this.writeOnce(key, data, expected));
-  }
-
-  private async writeOnce(key: string, data: Uint8Array, expected: number): Promise<number | null> {
-    const deadline = Date.now() + WRITE_DEADLINE_MS;
-    let delay = 100;
-    for (let attempt = 1; ; attempt++) {
-      // A write sent before may still be stored when NATS is back; its caller finds out then.
-      this.refuseWhileAway(attempt === 1 ? `${key} was not written` : `a write of ${key} may be stored when it is back`);
-      let moved: boolean;
-      try {
-        const revision = await casPut(this.kv, key, data, expected);
-        if (revision !== null) return revision;
-        // Refused, or answered as a duplicate — which may be this very write sent before a timeout.
-        moved = true;
-      } catch (err) {
-        if (expected === 0 && isStreamFull(err)) throw this.full();
-        if (!isTransientJetStreamError(err) || attempt >= 8 || Date.now() >= deadline) throw err;
-        moved = false;
-        await new Promise((r) => setTimeout(r, (delay = Math.min(delay * 2, 2_000))));
-      }
-      // Refused, the key is past `expected`; timed out, it is there at least (a lagging replica must
-      // not answer for it: an older revision would pass for "not stored" and the write go out twice).
-      // One read, not retried: one that fails leaves the answer to the next compare-and-set.
-      const now = await readAtLeast(this.kv, key, moved ? expected + 1 : expected, { once: true }).then(
-        (r) => r.e,
-        () => undefined,
-      );
-      if (now && now.operation === 'PUT' && sameBytes(now.value, data)) return now.revision;
-      if (moved || (now && now.revision !== expected)) return null;
-    }
+    return this.own.sending(key, data, () =>
+      writeOnce(this.kv, key, data, expected, { refuse: (what) => this.refuseWhileAway(what), full: () => this.full() }),
+    );
   }
 
   /** NATS_UNAVAILABLE at once while this process's NATS link says the connection is lost. */
