@@ -20,6 +20,7 @@ import type { LedgerEntry, Stored } from './entry.js';
 import { OwnWrites } from './own-writes.js';
 import { decode, encode } from './codec.js';
 import { watchTasks } from './watch.js';
+import { DeferredChanges, type Change } from './deferred.js';
 import { readAtLeast } from './read.js';
 import { writeOnce } from './write.js';
 import { createHardenedBucket, hardenBucket, limitBucket, type Hardening } from './harden.js';
@@ -58,6 +59,7 @@ export class Ledger {
   /** Entries delivered by watches that skip this process's own writes (`ownWrites: 'skip'`), skipped. */
   ownSkipped = 0;
   private own = new OwnWrites();
+  private deferred = new DeferredChanges();
 
   private constructor(
     readonly kv: KV,
@@ -120,6 +122,8 @@ export class Ledger {
   async get(key: string, opts: { atLeast?: number } = {}): Promise<Stored | null> {
     this.reads++;
     this.refuseWhileAway(`${key} was not read`);
+    // Read-your-writes: a change this process holds back is written first.
+    if (this.deferred.has(key)) await this.writeDeferred(key);
     const atLeast = opts.atLeast ?? 0;
     const { e, behind } = await readAtLeast(this.kv, key, atLeast);
     if (behind) throw new ShroomsError('INTERNAL', `the ledger's replicas have not caught up with revision ${atLeast} of ${key}; retry`);
@@ -148,11 +152,14 @@ export class Ledger {
   }
 
   /**
-   * Applies `change` to the task's current entry with compare-and-set, retrying on a concurrent
-   * write. `change` returns the next entry, or null to leave the task as it is (no write).
+   * Applies `then` to the task's current entry with compare-and-set, retrying on a concurrent
+   * write. `then` returns the next entry, or null to leave the task as it is (no write); a change
+   * held back for the key (`deferTransition`) is applied first, in the same write.
    * Throws TASK_NOT_FOUND when the task is not in the ledger.
    */
-  async transition(key: string, change: (current: LedgerEntry) => LedgerEntry | null, attempts = 20): Promise<Stored> {
+  async transition(key: string, then: Change, attempts = 20): Promise<Stored> {
+    // A change held back for this key goes with this one, in one write.
+    const change = this.deferred.take(key, then)!;
     const known = this.own.last(key);
     if (known) {
       const done = await this.fromKnown(key, known, change);
@@ -172,6 +179,31 @@ export class Ledger {
       seen = cur.revision + 1;
     }
     throw new ShroomsError('INTERNAL', `task ${key} changed too often to update; retry`);
+  }
+
+  /**
+   * Applies `change` to `key` now in this process's eyes, and in the ledger within `waitMs`: with
+   * the key's next `transition` when that comes first (one write for both, the events of both),
+   * else on its own (deferred.ts). Returns the entry the change makes of the one this process knows
+   * (its own last write, else a read) — not yet written. Throws what `change` throws on it. A held
+   * change refused when it is written at last (the task finished meanwhile), or whose write fails,
+   * goes to `onError`. `get` of the key, and `writeDeferred`, write it first.
+   */
+  async deferTransition(key: string, change: Change, waitMs: number, onError: (err: unknown) => void): Promise<LedgerEntry | null> {
+    const known = this.own.last(key);
+    const cur = known ? (JSON.parse(dec.decode(known.data)) as LedgerEntry) : (await this.get(key))?.entry;
+    if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${key}`);
+    const next = change(cur);
+    if (next) this.deferred.hold(key, change, waitMs, (k) => void this.writeDeferred(k).catch(onError), onError);
+    return next;
+  }
+
+  /** Writes the changes held back (`deferTransition`) of `key`, or of every key. */
+  async writeDeferred(key?: string): Promise<void> {
+    for (const k of key === undefined ? this.deferred.keys() : [key]) {
+      const held = this.deferred.take(k);
+      if (held) await this.transition(k, held);
+    }
   }
 
   /**

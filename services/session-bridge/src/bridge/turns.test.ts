@@ -1,4 +1,5 @@
-import { transitions } from '@shrooms/ledger';
+import { Ledger, transitions } from '@shrooms/ledger';
+import { connect } from '@nats-io/transport-node';
 import { eventually } from '@shrooms/testing';
 import { expect, it } from 'vitest';
 import type { Harness } from '../harness/types.js';
@@ -8,6 +9,7 @@ import { Serial } from './serial.js';
 import { TurnLoop, startedTask } from './turns.js';
 import { SessionView } from './view.js';
 import { useRealLedger } from '../testing/ledger.js';
+import { finishTask } from './worker.js';
 
 /**
  * The turn loop's turns against a real ledger on a real nats-server. The harness is a stand-in that
@@ -16,23 +18,29 @@ import { useRealLedger } from '../testing/ledger.js';
  */
 const real = useRealLedger();
 
-it('sends no turn for a task taken away between its start and its turn, and starts the next one', async () => {
-  const ledger = real.ledger;
+/** A session with a stand-in harness whose turns `onTurn` plays (each ends when it returns). */
+function session(onTurn: (core: Core, taskId: string) => Promise<void> = async () => {}) {
   const view = new SessionView();
   const sent: string[] = [];
   const harness = {
     state: 'idle',
     send: async (_turn: string, _text: string, taskId?: string) => {
       sent.push(taskId ?? '');
+      harness.state = 'busy';
+      try {
+        await onTurn(core, taskId ?? '');
+      } finally {
+        harness.state = 'idle';
+      }
       return { status: 'completed', text: '' };
     },
     cancel: async () => {},
-  } as unknown as Harness;
+  } as unknown as Harness & { state: string };
   const core = {
     machine: 'box',
     session: 'turns',
     view,
-    ledger,
+    ledger: real.ledger,
     config: { BRIDGE_CWD: '.', BRIDGE_HARNESS: 'echo' },
     activity: { lines: new WorkerLines() },
     serial: new Serial(),
@@ -42,7 +50,12 @@ it('sends no turn for a task taken away between its start and its turn, and star
     changed: () => {},
     log: { warn: () => {}, info: () => {}, debug: () => {} },
   } as unknown as Core;
-  const turns = new TurnLoop(core, { fail: async () => undefined });
+  return { view, sent, core, turns: new TurnLoop(core, { fail: async () => undefined }) };
+}
+
+it('sends no turn for a task taken away between its start and its turn, and starts the next one', async () => {
+  const ledger = real.ledger;
+  const { view, sent, core, turns } = session();
   const first = await real.queued('turns', 'taken-away');
   const next = await real.queued('turns', 'next');
   view.track(next);
@@ -56,4 +69,39 @@ it('sends no turn for a task taken away between its start and its turn, and star
   await eventually(() => sent.length > 0);
   expect(sent).toEqual([next.entry.task.id]);
   expect((await ledger.get(next.key))!.entry.task.status.state).toBe('TASK_STATE_WORKING');
+});
+
+it("stores a quick worker's start with its result in one write, and a slower one's start on its own", async () => {
+  // Read as another process reads them (the gateway): its own connection and ledger.
+  const nc = await connect({ servers: real.nats.url });
+  const other = await Ledger.open(nc);
+  const states = async (key: string) => {
+    const s = (await other.get(key))!;
+    return [s.revision, ...s.entry.events.flatMap((e) => ('statusUpdate' in e ? [e.statusUpdate.status.state] : []))];
+  };
+  try {
+    let release!: () => void;
+    const slow = new Promise<void>((r) => (release = r));
+    const { view, turns } = session(async (core, taskId) => {
+      if (taskId.endsWith(':slow')) await slow;
+      await core.serial.run(() => finishTask(core, taskId, 'done', 'done'));
+    });
+    const quick = await real.queued('turns', 'quick');
+    view.track(quick);
+    await turns.pump();
+    await eventually(async () => (await other.get(quick.key))?.entry.task.status.state === 'TASK_STATE_COMPLETED');
+    expect(await states(quick.key)).toEqual([quick.revision + 1, 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+
+    const slower = await real.queued('turns', 'slow');
+    view.track(slower);
+    await turns.pump();
+    // Its start is written once START_WRITE_WAIT_MS has passed without a change of the task.
+    await eventually(async () => (await other.get(slower.key))?.entry.task.status.state === 'TASK_STATE_WORKING');
+    expect(await states(slower.key)).toEqual([slower.revision + 1, 'TASK_STATE_WORKING']);
+    release();
+    await eventually(async () => (await other.get(slower.key))?.entry.task.status.state === 'TASK_STATE_COMPLETED');
+    expect(await states(slower.key)).toEqual([slower.revision + 2, 'TASK_STATE_COMPLETED']);
+  } finally {
+    await nc.close();
+  }
 });

@@ -14,6 +14,17 @@ import type { Core } from './core.js';
 /** Wait before starting the next task again after its start failed (the ledger retried for long already). */
 export const START_RETRY_MS = 2_000;
 
+/**
+ * How long a task's start (SUBMITTED → WORKING) may wait to be written: a worker that finishes
+ * within it has its start stored with its result, in one write (Ledger.deferTransition); any other
+ * change of the task in the meantime takes it along too. The session works on the task from the
+ * start regardless; only the ledger says WORKING up to this much later.
+ */
+export const START_WRITE_WAIT_MS = 100;
+
+/** A task the session works on from now: its key and the entry its start made of it. */
+export type Started = Pick<Stored, 'key' | 'entry'>;
+
 export interface TurnLoopHooks {
   /** Fails the task the way the worker would (`task_update failed`), when its turn failed. */
   fail(taskId: string, text: string): Promise<unknown>;
@@ -37,7 +48,7 @@ export class TurnLoop {
    */
   async pump(): Promise<void> {
     const c = this.c;
-    let next: Stored | undefined;
+    let next: Started | undefined;
     try {
       next = await this.startNext();
     } catch (err) {
@@ -52,13 +63,13 @@ export class TurnLoop {
     if (next) void this.run(next);
   }
 
-  private startNext(): Promise<Stored | undefined> {
+  private startNext(): Promise<Started | undefined> {
     const c = this.c;
     return c.serial.run(async () => {
       if (c.stopping() || c.view.busy(c.harnessIdle())) return undefined;
       for (let q = c.view.next(); q; q = c.view.next()) {
         try {
-          const s = await c.ledger.transition(q.key, (e) => transitions.start(e, new Date()));
+          const s = await this.begin(q.key);
           startedTask(c, s);
           return s;
         } catch (err) {
@@ -75,8 +86,30 @@ export class TurnLoop {
     });
   }
 
+  /**
+   * SUBMITTED → WORKING, its write held back for START_WRITE_WAIT_MS; written at once for a task
+   * with files to put into the session (a bridge that fails on them has the start on record, and
+   * its restarts count as redeliveries).
+   */
+  private async begin(key: string): Promise<Started> {
+    const c = this.c;
+    const now = new Date();
+    const entry = await c.ledger.deferTransition(
+      key,
+      (e) => transitions.start(e, now),
+      START_WRITE_WAIT_MS,
+      (err) => {
+        const gone = err instanceof ShroomsError && (err.key === 'UNSUPPORTED_OPERATION' || err.key === 'TASK_NOT_FOUND');
+        if (!gone) c.log.warn({ err, key }, "a task's start was not written; the ledger shows it waiting until its next change");
+      },
+    );
+    if (!entry) throw new ShroomsError('INTERNAL', `starting ${key} changed nothing`);
+    if (entry.task.history?.some((m) => m.parts.some((p) => !('text' in p)))) await c.ledger.writeDeferred(key);
+    return { key, entry };
+  }
+
   /** Runs the turn of a task the view has just started (`startedTask`), then looks for the next. */
-  async run(s: Stored): Promise<void> {
+  async run(s: Started): Promise<void> {
     const c = this.c;
     const task = s.entry.task;
     const turnId = `${task.id}#${s.entry.v}`;
@@ -191,7 +224,7 @@ export class TurnLoop {
 }
 
 /** The session works on `s` from now (stored WORKING): the view's current task. Run under the lock. */
-export function startedTask(c: Core, s: Stored): void {
+export function startedTask(c: Core, s: Started): void {
   const tp = s.entry.task.metadata?.[META.traceparent];
   c.view.start({ key: s.key, taskId: s.entry.task.id, ...(typeof tp === 'string' ? { traceparent: tp } : {}) }, s.entry.task.status.state);
   c.changed();
