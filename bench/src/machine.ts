@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { natsServerBinary } from '@shrooms/testing';
+import { NATS_SERVER_ENV, natsServerBinary } from '@shrooms/testing';
 
 export interface MachineInfo {
   cores: number;
@@ -33,7 +33,8 @@ export function machineInfo(): MachineInfo {
     memoryGb: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
-    natsServer: nats,
+    // As the run's servers start (startNatsServer: its environment below this process's).
+    natsServer: `${nats} (GOMAXPROCS ${process.env.GOMAXPROCS ?? NATS_SERVER_ENV.GOMAXPROCS})`,
     loadavgAtStart: loadavgNow(),
   };
 }

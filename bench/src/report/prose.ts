@@ -62,8 +62,9 @@ wrote last), the delivery, the bridge's create — already started when the sess
 writes, each followed back to the gateway by its ledger watch (a bridge that stores a new task sends no
 reply of its own); the session look-up and the resend check are answered from the gateway's memory. One session also does
 one task at a time by design (a coding-agent session cannot do two things at once), so tasks/s for one
-session is bounded by the bridge's serial section (two ledger writes per task under its lock: a task
-that waits is started, then finished; its create runs beside them). ${spreadSentence(r)}
+session is bounded by the bridge's serial section (one ledger write per task under its lock when the
+worker is quick: a queued task's start waits up to 100 ms and goes with its result; its create runs
+beside). ${spreadSentence(r)}
 Per task ours spends ${fmt(v(r, 'cpu_ms_per_task', 'ours'))} ms of CPU across its processes and nats-server, the reference
 ${fmt(v(r, 'cpu_ms_per_task', 'reference'))} ms, the floor ${fmt(v(r, 'cpu_ms_per_task', 'floor'), 3)} ms: on a small machine that, not the wire, is what caps ours. ${listSentence(r)}
 
@@ -129,8 +130,9 @@ export function limits(r: BenchResult): string {
   a wake-up of another process; JetStream file-store writes (no fsync per write in nats-server 2.9 by
   default, so the disk is not the limit); admission's compare-and-set on its window.
 - **Tasks/s, ours, one session:** the bridge runs one task at a time and records create, start and complete
-  with a compare-and-set each (create and start are one write when the session is free, which under
-  load it rarely is); concurrency only lengthens the queue. The non-blocking figure counts
+  with compare-and-set: create and start are one write when the session is free (under load it rarely
+  is), and a queued task's start and complete are one when the worker answers within 100 ms (the echo
+  harness always does; a model never does); concurrency only lengthens the queue. The non-blocking figure counts
   accepted tasks (the bridge's intake, serialised with the rest of the bridge); "until all finished" waits
   for the queue to drain.
 - **Tasks/s, reference:** one Node process doing HTTP, JSON-RPC, the executor and the store; CPU-bound.
@@ -189,7 +191,15 @@ What the profile says is avoidable:
 }
 
 export function changes(): string {
-  return `The latest round (2026-12-03): **pipelined intake re-landed** (\`services/session-bridge/src/bridge/intake.ts\`,
+  return `The latest round (2026-12-03, later), each in its own commit, \`pnpm bench --hot\` alternated with the
+commit before on this machine (three runs each; the first as \`--quick\`, six runs):
+
+| change | where | CPU ms per task (ours + nats-server) | tasks/s, 1 session, c16 | blocking p50 at c1 |
+|---|---|---|---|---|
+| The local nats-server (\`up\`, the bench, the tests) runs with GOMAXPROCS 1 unless the environment says otherwise: a second Go processor only hands each message between threads. | \`libs/testing/src/nats-server.ts\` (\`NATS_SERVER_ENV\`) | nats-server 0.593 / 0.570 / 0.556 → 0.459 / 0.431 / 0.448; all 1.97 → 1.73–1.83 | within the noise | within the noise |
+| A queued task's start (SUBMITTED → WORKING) waits up to 100 ms to be written and goes with the task's next change — for a quick worker its result — in one write carrying both events; the session works on it from the start. | \`libs/ledger/src/deferred.ts\`, \`ledger.ts\` (\`deferTransition\`), \`services/session-bridge/src/bridge/turns.ts\` (\`begin\`) | 1.58 / 1.69 / 1.61 → 1.19 / 1.23 / 1.22 (gateway 0.63 → 0.49, bridge 0.55 → 0.41, nats-server 0.45 → 0.32) | 984 / 893 / 943 → 1,311 / 1,258 / 1,227 | 1.88 / 1.88 / 1.84 → 1.76 / 1.88 / 1.81 ms |
+
+The round before (2026-12-03, morning): **pipelined intake re-landed** (\`services/session-bridge/src/bridge/intake.ts\`,
 \`view.ts\` \`reserve\`, \`recovery.ts\`), now that the test failure it was reverted for is explained. The
 failure was a race in the turn loop that pipelining only made likelier: a task expired (or canceled)
 between its start and its turn reaching the harness was sent to the harness anyway, and held the
@@ -359,7 +369,16 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    sets them is the delivery hop and the bridge's durable writes, each a wake-up of another process
    (about 0.3 ms here, where the bridge spends 29 % of its CPU in the socket write call — see the
    profile); meeting 1.5× and 2× takes fewer processes in the path (gateway and bridge in one process
-   per machine), which the spec's separate services rule out today.`;
+   per machine), which the spec's separate services rule out today.
+13. **What is left for CPU per task and tasks/s (2026-12-03, later).** With a queued task's start
+   written with its result and nats-server on one Go processor, a blocking task under load costs a
+   window write (batched per window), the delivery, the bridge's create and one write for start and
+   result, each echoed to the gateway's watch — about 1.2 ms of CPU here, of which the gateway is the
+   largest share (its HTTP answer's socket write and decoding each watched task lead its profile). The
+   next levers, smallest first: the gateway following a small state value instead of whole tasks
+   (recommendation 10); the bridge's session watch taking headers only (its own writes come back whole,
+   only to be skipped); and for four sessions, whose tasks/s are the machine's CPU, nothing short of
+   fewer processes per task (recommendation 12).`;
 }
 
 export function reproduce(): string {
