@@ -25,13 +25,14 @@ const { values } = parseArgs({
     memory: { type: 'boolean' },
     hot: { type: 'boolean' },
     admission: { type: 'string', default: 'local' },
+    phase: { type: 'string', default: 'all' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
   process.stdout.write(
-    'usage: pnpm bench [--quick] [--profile] [--render] [--memory] [--hot] [--admission local|service|off] [--out DIR]\n\n--admission how ours admits new tasks: in the gateway (local, as `up` runs it), by asking a guard process (service), or not at all (off: measures what admission costs; never how people run it)\n--hot measures ours alone (messages per send, p50, tasks/s and CPU per task at concurrency 16), for an A/B of two trees; writes hot.json\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--memory runs the memory job alone and puts its figures into the last latest.json\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
+    'usage: pnpm bench [--quick] [--profile [--phase all|c16]] [--render] [--memory] [--hot] [--admission local|service|off] [--out DIR]\n\n--admission how ours admits new tasks: in the gateway (local, as `up` runs it), by asking a guard process (service), or not at all (off: measures what admission costs; never how people run it)\n--hot measures ours alone (messages per send, p50, tasks/s and CPU per task at concurrency 16), for an A/B of two trees; writes hot.json\n--phase c16 profiles only blocking sends 16 at once (what the tasks/s and CPU aims measure) instead of every kind of request in turn\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--memory runs the memory job alone and puts its figures into the last latest.json\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
   );
   process.exit(0);
 }
@@ -72,7 +73,11 @@ if (values.render) {
   await writeFile(join(RESULTS, 'hot.json'), `${JSON.stringify(hot, null, 2)}\n`);
   process.stdout.write(`${JSON.stringify(hot)}\n`);
 } else if (values.profile) {
-  const summary = await runProfile(PLANS[values.quick ? 'quick' : 'full'], join(RESULTS, 'profiles'), log);
+  if (values.phase !== 'all' && values.phase !== 'c16') {
+    process.stderr.write(`--phase is all or c16, not ${JSON.stringify(values.phase)}\n`);
+    process.exit(2);
+  }
+  const summary = await runProfile(PLANS[values.quick ? 'quick' : 'full'], join(RESULTS, 'profiles'), log, values.phase);
   await writeFile(join(RESULTS, 'profile.json'), `${JSON.stringify(summary, null, 2)}\n`);
   log(`wrote ${join(RESULTS, 'profile.json')}`);
 } else {

@@ -23,7 +23,10 @@ export interface ProfileReport {
   processes: Record<string, ProfileSummary & { requests: string }>;
 }
 
-export async function runProfile(plan: Plan, dir: string, log: (s: string) => void): Promise<ProfileReport> {
+/** What the profiled load is: every kind of request in turn, or only blocking sends 16 at once (the tasks/s and CPU aims). */
+export type ProfilePhase = 'all' | 'c16';
+
+export async function runProfile(plan: Plan, dir: string, log: (s: string) => void, phase: ProfilePhase = 'all'): Promise<ProfileReport> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const nats = await startNatsServer({ args: [] });
@@ -62,24 +65,31 @@ export async function runProfile(plan: Plan, dir: string, log: (s: string) => vo
       return r;
     };
     const k = plan.mode === 'full' ? 3 : 1;
-    await lat({ target, op: 'send', n: 300 * k, maxMs: 120_000 }, 'blocking SendMessage, one at a time');
-    await thr(
-      { target, op: 'send', concurrency: 16, durationMs: 3_000 * k, maxTasks: 1e6, drainTimeoutMs: 0 },
-      'blocking SendMessage, 16 at once',
-    );
-    await thr(
-      { target, op: 'send_nb', concurrency: 64, durationMs: 2_000 * k, maxTasks: 1e6, drainTimeoutMs: 300_000 },
-      'non-blocking SendMessage, 64 at once (then drained)',
-    );
-    await lat({ target, op: 'stream', n: 200 * k, maxMs: 120_000 }, 'SendStreamingMessage, one at a time');
-    await o.preload(0, 10_000);
-    const shelf = { kind: 'http' as const, url: o.shelfUrl };
-    await new Promise((r) => setTimeout(r, 2_000));
-    await lat({ target: shelf, op: 'get', n: 1_000 * k, maxMs: 120_000, shelf: 10_000 }, 'GetTask (10,000 tasks in the session)');
-    await lat(
-      { target: shelf, op: 'list', n: 300 * k, maxMs: 120_000, shelf: 10_000, pageSize: 50 },
-      'ListTasks, one page of 50 (10,000 tasks)',
-    );
+    if (phase === 'c16') {
+      await thr(
+        { target, op: 'send', concurrency: 16, durationMs: 5_000 * k, maxTasks: 1e6, drainTimeoutMs: 0 },
+        'blocking SendMessage, 16 at once',
+      );
+    } else {
+      await lat({ target, op: 'send', n: 300 * k, maxMs: 120_000 }, 'blocking SendMessage, one at a time');
+      await thr(
+        { target, op: 'send', concurrency: 16, durationMs: 3_000 * k, maxTasks: 1e6, drainTimeoutMs: 0 },
+        'blocking SendMessage, 16 at once',
+      );
+      await thr(
+        { target, op: 'send_nb', concurrency: 64, durationMs: 2_000 * k, maxTasks: 1e6, drainTimeoutMs: 300_000 },
+        'non-blocking SendMessage, 64 at once (then drained)',
+      );
+      await lat({ target, op: 'stream', n: 200 * k, maxMs: 120_000 }, 'SendStreamingMessage, one at a time');
+      await o.preload(0, 10_000);
+      const shelf = { kind: 'http' as const, url: o.shelfUrl };
+      await new Promise((r) => setTimeout(r, 2_000));
+      await lat({ target: shelf, op: 'get', n: 1_000 * k, maxMs: 120_000, shelf: 10_000 }, 'GetTask (10,000 tasks in the session)');
+      await lat(
+        { target: shelf, op: 'list', n: 300 * k, maxMs: 120_000, shelf: 10_000, pageSize: 50 },
+        'ListTasks, one page of 50 (10,000 tasks)',
+      );
+    }
     log(`profile workload done: ${workload.join('; ')}`);
   } finally {
     await loadgen?.stop();

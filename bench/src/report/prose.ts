@@ -388,6 +388,7 @@ pnpm bench --quick      # about 3 minutes on 2 busy cores: 1,000 and 10,000 task
 pnpm bench              # the full run: more repetitions, longer runs, 1,000 and 100,000 tasks; 10,000 and 100,000 for the memory job
 pnpm bench --memory     # the memory job alone, its figures and the aims put into the last latest.json
 pnpm bench --profile    # ours alone under the V8 profiler -> bench/results/profile.json (+ raw profiles)
+pnpm bench --profile --phase c16   # the same, only blocking sends 16 at once (the tasks/s and CPU aims)
 pnpm bench --hot        # ours alone, about a minute (--quick: 25 s): messages per send, p50, tasks/s and CPU per task
                         # at c16 -> bench/results/hot.json; for an A/B of two trees, alternated, never for the aims
 pnpm bench --hot --admission service   # the same with a guard process for the gateway to ask (default: local)
