@@ -45,6 +45,9 @@ export interface LedgerOptions {
 
 const dec = new TextDecoder();
 
+/** The entry this process wrote last for a key, from the bytes it remembers (a fresh object each time). */
+const parseKnown = (known: { data: Uint8Array }): LedgerEntry => JSON.parse(dec.decode(known.data)) as LedgerEntry;
+
 export { WRITE_DEADLINE_MS } from './write.js';
 
 export class Ledger {
@@ -191,7 +194,7 @@ export class Ledger {
    */
   async deferTransition(key: string, change: Change, waitMs: number, onError: (err: unknown) => void): Promise<LedgerEntry | null> {
     const known = this.own.last(key);
-    const cur = known ? (JSON.parse(dec.decode(known.data)) as LedgerEntry) : (await this.get(key))?.entry;
+    const cur = known ? parseKnown(known) : (await this.get(key))?.entry;
     if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${key}`);
     const next = change(cur);
     if (next) this.deferred.hold(key, change, waitMs, (k) => void this.writeDeferred(k).catch(onError), onError);
@@ -221,7 +224,7 @@ export class Ledger {
     let next: LedgerEntry | null;
     let data: Uint8Array;
     try {
-      next = change(JSON.parse(dec.decode(known.data)) as LedgerEntry);
+      next = change(parseKnown(known));
       if (!next) return null;
       data = encode(next, this.limits.taskBytes);
     } catch {
