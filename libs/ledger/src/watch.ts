@@ -1,5 +1,6 @@
 /** Following the ledger's keys as they change (Ledger.watch): decoded tasks, in order, and when the initial values are in. */
 import { KvWatchInclude, type KV, type KvWatchEntry } from '@nats-io/kv';
+import type { QueuedIterator } from '@nats-io/nats-core';
 import type { Stored } from './entry.js';
 import { decode } from './codec.js';
 import type { OwnWrites } from './own-writes.js';
@@ -16,6 +17,14 @@ export interface WatchTasks {
   counted: (skipped: boolean) => void;
 }
 
+/**
+ * With initial values, two consumers: the changes from now on (deliver new) are subscribed to first,
+ * then the last value of each key is read by a second one, stopped once they are in; a change the
+ * first brings that the second already did (its revision at or below the last one read) is skipped.
+ * One consumer delivering the last value per subject would do, but nats-server (2.9) recounts such a
+ * consumer's pending messages over every subject of its filter on each message it delivers once it
+ * has caught up — with one write per task that is every message, and the cost grows with the ledger.
+ */
 export async function watchTasks(kv: KV, filter: string, w: WatchTasks): Promise<() => void> {
   let stopped = false;
   let ready = false;
@@ -25,29 +34,52 @@ export async function watchTasks(kv: KV, filter: string, w: WatchTasks): Promise
       w.onReady?.();
     }
   };
-  const iter = await kv.watch({ key: filter, ...(w.updatesOnly ? { include: KvWatchInclude.UpdatesOnly } : {}) });
+  const iter = await kv.watch({ key: filter, include: KvWatchInclude.UpdatesOnly });
+  let first: QueuedIterator<KvWatchEntry> | undefined;
+  const stopAll = () => {
+    first?.stop();
+    iter.stop();
+  };
   // Whether there are initial values at all (none: no entry will say the last was delivered).
   // The first key answers it: listing every key would make the start follow history.
   let any = false;
-  if (!w.updatesOnly)
-    for await (const _ of await kv.keys(filter)) {
-      any = true;
-      break;
-    }
-  if (!any) markReady();
-  const own = w.own;
-  void (async () => {
-    const pass = (e: KvWatchEntry) => {
-      const s = decode(e);
-      if (s) {
-        w.counted(false);
-        w.onEntry(s, e.isUpdate);
+  try {
+    if (!w.updatesOnly)
+      for await (const _ of await kv.keys(filter)) {
+        any = true;
+        break;
       }
-    };
+    if (any) first = await kv.watch({ key: filter });
+  } catch (err) {
+    stopAll();
+    throw err;
+  }
+  const own = w.own;
+  const pass = (e: KvWatchEntry) => {
+    const s = decode(e);
+    if (s) {
+      w.counted(false);
+      w.onEntry(s, e.isUpdate);
+    }
+  };
+  const change = (e: KvWatchEntry) => {
+    if (own?.isOwn(e, () => stopped || pass(e))) w.counted(true);
+    else pass(e);
+  };
+  void (async () => {
+    // The initial values, and what the first consumer brings until they are in.
+    let read = 0;
+    if (first)
+      for await (const e of first) {
+        read = Math.max(read, e.revision);
+        if (e.isUpdate) change(e);
+        else pass(e);
+        if (e.isUpdate || e.delta === 0) break;
+      }
+    if (stopped) return;
+    markReady();
     for await (const e of iter as AsyncIterable<KvWatchEntry>) {
-      if (own && e.isUpdate && own.isOwn(e, () => stopped || pass(e))) w.counted(true);
-      else pass(e);
-      if (e.isUpdate || e.delta === 0) markReady();
+      if (e.revision > read) change(e);
     }
   })().then(
     () => stopped || w.onEnd?.(),
@@ -55,6 +87,6 @@ export async function watchTasks(kv: KV, filter: string, w: WatchTasks): Promise
   );
   return () => {
     stopped = true;
-    iter.stop();
+    stopAll();
   };
 }
