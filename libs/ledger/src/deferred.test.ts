@@ -5,6 +5,7 @@ import { eventually, startNatsWithConnection, type NatsWithConnection } from '@s
 import { intake } from './intake.js';
 import { Ledger } from './ledger.js';
 import * as transitions from './transitions.js';
+import { asked } from './testing/asked.js';
 
 /**
  * A change held back (Ledger.deferTransition) on a real nats-server: what this process and another
@@ -81,4 +82,77 @@ it('is refused, and said, when the task was finished by someone else meanwhile; 
   const acked = await ledger.transition(s.key, (e) => transitions.annotate(e, { 'test/seen': true }));
   expect(acked.entry.task.status.state).toBe('TASK_STATE_CANCELED');
   expect(errors).toMatchObject([{ key: 'UNSUPPORTED_OPERATION' }]);
+});
+
+/** A new task's entry as the bridge's intake makes it, held back (Ledger.deferCreate). */
+const fresh = (id: string) => ({ key: ledger.key('box', 's', id), entry: asked(id) });
+const kinds = (events: object[]) => events.map((e) => ('task' in e ? 'task' : Object.keys(e)[0]));
+
+it('holds a create: nobody sees the task until its next change, written with it in one write', async () => {
+  const { key, entry } = fresh('create-held');
+  const errors: unknown[] = [];
+  const held = await ledger.deferCreate(key, entry, WAIT_LONG, (err) => errors.push(err));
+  expect(held?.revision).toBe(0);
+  expect(await other.get(key)).toBeNull();
+  // A start held on top of it, then the result: one write with the events of all three.
+  await ledger.deferTransition(key, start, WAIT_LONG, (err) => errors.push(err));
+  expect(await other.get(key)).toBeNull();
+  const done = await ledger.transition(key, (e) => transitions.complete(e, 'quick', new Date()));
+  expect([done.entry.task.status.state, kinds(done.entry.events)]).toEqual([
+    'TASK_STATE_COMPLETED',
+    ['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate'],
+  ]);
+  expect((await other.get(key))?.revision).toBe(done.revision);
+  expect(errors).toEqual([]);
+});
+
+it('writes a held create on its own when its wait ends, and first when this process reads or creates the key', async () => {
+  const alone = fresh('create-alone');
+  await ledger.deferCreate(alone.key, alone.entry, 50, () => {});
+  const stored = await eventually(() => other.get(alone.key));
+  expect(kinds(stored.entry.events)).toEqual(['task']);
+
+  const read = fresh('create-read');
+  await ledger.deferCreate(read.key, read.entry, WAIT_LONG, () => {});
+  expect((await ledger.get(read.key))?.entry.task.id).toBe('s:create-read');
+  expect(await other.get(read.key)).not.toBeNull();
+
+  // A resend racing the first delivery: the held create is written, and the second create finds it.
+  const resent = fresh('create-resent');
+  await ledger.deferCreate(resent.key, resent.entry, WAIT_LONG, () => {});
+  expect(await ledger.create(resent.key, { ...resent.entry, task: { ...resent.entry.task, contextId: 'resent' } })).toBeNull();
+  expect(await other.get(resent.key)).not.toBeNull();
+});
+
+it('tells its holder when the key was stored by someone else meanwhile, and applies the next change to theirs', async () => {
+  const { key, entry } = fresh('create-raced');
+  const errors: unknown[] = [];
+  await ledger.deferCreate(key, entry, WAIT_LONG, (err) => errors.push(err));
+  // The gateway queued the same task itself (its bridge was slow to take it).
+  const theirs = (await other.create(key, entry))!;
+  const done = await ledger.transition(key, (e) => transitions.complete(e, 'done', new Date()));
+  expect([done.revision > theirs.revision, done.entry.task.status.state, kinds(done.entry.events)]).toEqual([
+    true,
+    'TASK_STATE_COMPLETED',
+    ['artifactUpdate', 'statusUpdate'],
+  ]);
+  expect(errors).toMatchObject([{ key: 'INTERNAL' }]);
+});
+
+it('keeps a held create whose write failed, and writes it once the ledger answers again', async () => {
+  // This process's NATS link says the connection is lost: every write is refused at once.
+  const link: { outageMs: number | undefined } = { outageMs: undefined };
+  const away = await Ledger.open(nats.nc, { link });
+  const { key, entry } = fresh('create-kept');
+  const errors: unknown[] = [];
+  await away.deferCreate(key, entry, 20, (err) => errors.push(err));
+  link.outageMs = 5_000;
+  await eventually(() => errors.length >= 2);
+  expect(errors[0]).toMatchObject({ key: 'NATS_UNAVAILABLE' });
+  await expect(away.transition(key, (e) => transitions.complete(e, 'kept', new Date()))).rejects.toMatchObject({ key: 'NATS_UNAVAILABLE' });
+  expect(await other.get(key)).toBeNull();
+  link.outageMs = undefined;
+  // Held again after each failure, longer each time (at most 5 s): written once the link is back.
+  const stored = await eventually(() => other.get(key));
+  expect([stored.entry.task.status.state, kinds(stored.entry.events)]).toEqual(['TASK_STATE_SUBMITTED', ['task']]);
 });

@@ -38,11 +38,13 @@ export function localTaskKey(ledger: Ledger, machine: string, session: string, t
 /**
  * `queued`: the task waits behind others (`shrooms/queued`). `start`: the session is free, so a new
  * task is stored already WORKING — create and start in one write (its bridge then runs its turn).
+ * `hold`: a new task's create may wait `ms` and go with its next change (Ledger.deferCreate); the
+ * result's revision is then 0.
  */
 export async function intake(
   ledger: Ledger,
   req: DeliverRequest,
-  opts: { queued: boolean; start?: boolean; now?: Date },
+  opts: { queued: boolean; start?: boolean; now?: Date; hold?: { ms: number; onError: (err: unknown) => void } },
 ): Promise<IntakeResult> {
   const now = opts.now ?? new Date();
   if (req.taskId) {
@@ -65,7 +67,7 @@ export async function intake(
   const id = formatTaskId(req.session, messageId);
   const asked = { id, contextId: req.message.contextId ?? randomUUID(), message: req.message, metadata: taskMetadata(req), now };
   const entry = opts.start ? newStarted(asked) : newTask({ ...asked, queued: opts.queued });
-  const created = await ledger.create(key, entry);
+  const created = opts.hold ? await ledger.deferCreate(key, entry, opts.hold.ms, opts.hold.onError) : await ledger.create(key, entry);
   if (created) return { stored: created, created: true, answered: false };
 
   // Refused as existing: a replica that has not seen the create yet must not answer "nothing".

@@ -8,6 +8,7 @@ import { NatsLink, casCreate, isNatsOutage, isStreamFull } from '@shrooms/runtim
 import { intake } from './intake.js';
 import { Ledger } from './ledger.js';
 import * as transitions from './transitions.js';
+import { asked } from './testing/asked.js';
 
 let nats: NatsWithConnection;
 let nc: NatsConnection;
@@ -21,16 +22,6 @@ afterAll(async () => {
   await other?.close();
   await nats?.stop();
 });
-
-const asked = (id: string) =>
-  transitions.newTask({
-    id: `s:${id}`,
-    contextId: 'c',
-    message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'hi' }] },
-    metadata: {},
-    queued: false,
-    now: new Date(),
-  });
 
 it('changes a task it wrote last without reading it first', async () => {
   const ledger = await Ledger.open(nc);

@@ -20,7 +20,8 @@ import type { LedgerEntry, Stored } from './entry.js';
 import { OwnWrites } from './own-writes.js';
 import { decode, encode } from './codec.js';
 import { watchTasks } from './watch.js';
-import { DeferredChanges, type Change } from './deferred.js';
+import { DeferredChanges, compose, type Change } from './deferred.js';
+import { createHeld, fromKnown, parseKnown, type KnownWriter } from './known.js';
 import { readAtLeast } from './read.js';
 import { writeOnce } from './write.js';
 import { createHardenedBucket, hardenBucket, limitBucket, type Hardening } from './harden.js';
@@ -43,11 +44,6 @@ export interface LedgerOptions {
   link?: LinkState;
 }
 
-const dec = new TextDecoder();
-
-/** The entry this process wrote last for a key, from the bytes it remembers (a fresh object each time). */
-const parseKnown = (known: { data: Uint8Array }): LedgerEntry => JSON.parse(dec.decode(known.data)) as LedgerEntry;
-
 export { WRITE_DEADLINE_MS } from './write.js';
 
 export class Ledger {
@@ -63,6 +59,14 @@ export class Ledger {
   ownSkipped = 0;
   private own = new OwnWrites();
   private deferred = new DeferredChanges();
+  private readonly due = (key: string): void => void this.writeDeferred(key).catch(() => {});
+  private readonly known: KnownWriter = {
+    own: this.own,
+    deferred: this.deferred,
+    encode: (entry) => encode(entry, this.limits.taskBytes),
+    write: (key, data, expected) => this.write(key, data, expected),
+    due: (key) => this.due(key),
+  };
 
   private constructor(
     readonly kv: KV,
@@ -125,7 +129,9 @@ export class Ledger {
   async get(key: string, opts: { atLeast?: number } = {}): Promise<Stored | null> {
     this.reads++;
     this.refuseWhileAway(`${key} was not read`);
-    // Read-your-writes: a change this process holds back is written first.
+    // Read-your-writes: what this process holds back is written first.
+    const writing = this.deferred.settled(key);
+    if (writing) await writing;
     if (this.deferred.has(key)) await this.writeDeferred(key);
     const atLeast = opts.atLeast ?? 0;
     const { e, behind } = await readAtLeast(this.kv, key, atLeast);
@@ -133,8 +139,11 @@ export class Ledger {
     return decode(e);
   }
 
-  /** Writes the first entry of a task; null when the key already exists. */
+  /** Writes the first entry of a task; null when the key already exists (a create this process holds is written first). */
   async create(key: string, entry: LedgerEntry): Promise<Stored | null> {
+    const writing = this.deferred.settled(key);
+    if (writing) await writing;
+    if (this.deferred.has(key)) await this.writeDeferred(key);
     const data = encode(entry, this.limits.taskBytes);
     const revision = await this.write(key, data, 0);
     if (revision === null) return null;
@@ -161,11 +170,18 @@ export class Ledger {
    * Throws TASK_NOT_FOUND when the task is not in the ledger.
    */
   async transition(key: string, then: Change, attempts = 20): Promise<Stored> {
-    // A change held back for this key goes with this one, in one write.
-    const change = this.deferred.take(key, then)!;
+    // What is held back for this key goes with this change, in one write.
+    const writing = this.deferred.settled(key);
+    if (writing) await writing;
+    const held = this.deferred.take(key);
+    if (held && 'create' in held) {
+      const created = await this.deferred.writes(key, createHeld(this.known, key, held, then));
+      if (created) return created;
+    }
+    const change = held && 'change' in held ? compose(held, then) : then;
     const known = this.own.last(key);
     if (known) {
-      const done = await this.fromKnown(key, known, change);
+      const done = await fromKnown(this.known, key, known, change);
       if (done) return done;
     }
     // After a refused compare-and-set the key is past the revision read: a replica that lags must
@@ -193,52 +209,49 @@ export class Ledger {
    * goes to `onError`. `get` of the key, and `writeDeferred`, write it first.
    */
   async deferTransition(key: string, change: Change, waitMs: number, onError: (err: unknown) => void): Promise<LedgerEntry | null> {
+    const writing = this.deferred.settled(key);
+    if (writing) await writing;
+    const held = this.deferred.seen(key);
     const known = this.own.last(key);
-    const cur = known ? parseKnown(known) : (await this.get(key))?.entry;
+    const cur = held ?? (known ? parseKnown(known) : (await this.get(key))?.entry);
     if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${key}`);
     const next = change(cur);
-    if (next) this.deferred.hold(key, change, waitMs, (k) => void this.writeDeferred(k).catch(onError), onError);
+    if (next)
+      this.deferred.hold(key, { change, onError }, held ? { ...next, events: [...held.events, ...next.events] } : next, waitMs, this.due);
     return next;
   }
 
-  /** Writes the changes held back (`deferTransition`) of `key`, or of every key. */
-  async writeDeferred(key?: string): Promise<void> {
-    for (const k of key === undefined ? this.deferred.keys() : [key]) {
-      const held = this.deferred.take(k);
-      if (held) await this.transition(k, held);
-    }
+  /**
+   * A task's create held back up to `waitMs` like a change (`deferTransition`): written with the
+   * key's next change when that comes first (one write, the events of both), else on its own; for a
+   * task whose sender is told nothing before its end. Returns it as it will be stored (revision 0:
+   * not written yet). A plain `create` when this process already writes or holds the key. A held
+   * create whose write fails is held again (longer each time) until it is written; one that finds
+   * the key stored by someone else meanwhile tells `onError`, and the change that came with it
+   * applies to the stored task.
+   */
+  async deferCreate(key: string, entry: LedgerEntry, waitMs: number, onError: (err: unknown) => void): Promise<Stored | null> {
+    this.refuseWhileAway(`${key} was not written`);
+    if (this.deferred.has(key) || this.deferred.settled(key) || this.own.last(key)) return this.create(key, entry);
+    this.deferred.hold(key, { create: entry, onError }, entry, waitMs, this.due);
+    return { key, revision: 0, entry };
   }
 
-  /**
-   * One compare-and-set from the value this process last wrote for `key`, without reading it
-   * first (the bridge changes a task several times in a row). The revision check makes it exact:
-   * if anyone wrote since, the update is refused and `transition` reads as usual. Anything short of
-   * a clean write from the known value — `change` declining or refusing, a refused update — returns
-   * null so that the decision is taken again on a fresh read, never on a remembered one.
-   */
-  private async fromKnown(
-    key: string,
-    known: { revision: number; data: Uint8Array },
-    change: (current: LedgerEntry) => LedgerEntry | null,
-  ): Promise<Stored | null> {
-    let next: LedgerEntry | null;
-    let data: Uint8Array;
-    try {
-      next = change(parseKnown(known));
-      if (!next) return null;
-      data = encode(next, this.limits.taskBytes);
-    } catch {
-      return null;
+  /** Writes what is held back (`deferTransition`, `deferCreate`) for `key`, or for every key; a failure is told to its holder too. */
+  async writeDeferred(key?: string): Promise<void> {
+    let failed: unknown;
+    for (const k of key === undefined ? this.deferred.keys() : [key]) {
+      const held = this.deferred.take(k);
+      if (!held) continue;
+      try {
+        if ('create' in held) await this.deferred.writes(k, createHeld(this.known, k, held));
+        else await this.transition(k, compose(held));
+      } catch (err) {
+        held.onError(err);
+        failed ??= err;
+      }
     }
-    const revision = await this.write(key, data, known.revision).catch((err: unknown) => {
-      this.own.forget(key);
-      throw err;
-    });
-    if (revision === null) {
-      this.own.forget(key);
-      return null;
-    }
-    return this.own.stored({ key, revision, entry: next }, data);
+    if (failed !== undefined) throw failed;
   }
 
   /**

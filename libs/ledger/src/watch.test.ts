@@ -6,6 +6,7 @@ import { BUCKETS } from '@shrooms/protocol';
 import { eventually, startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
 import { Ledger } from './ledger.js';
 import * as transitions from './transitions.js';
+import { asked } from './testing/asked.js';
 
 /** Ledger.watch with initial values (watch.ts), on a real nats-server, with another process writing. */
 let nats: NatsWithConnection;
@@ -22,16 +23,6 @@ afterAll(async () => {
   await other?.close();
   await nats?.stop();
 });
-
-const asked = (id: string) =>
-  transitions.newTask({
-    id: `s:${id}`,
-    contextId: 'c',
-    message: { messageId: id, role: 'ROLE_USER', parts: [{ text: id }] },
-    metadata: {},
-    queued: false,
-    now: new Date(),
-  });
 
 it('gives the last value of each key, then every change once, while another process writes through its start', async () => {
   const keys = Array.from({ length: 40 }, (_, i) => writer.key('box', 'racing', `k${i}`));

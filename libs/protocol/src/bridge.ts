@@ -19,6 +19,13 @@ export const DeliverRequestSchema = z.object({
    * and with a task it did not create (a resend).
    */
   quiet: z.boolean().optional(),
+  /**
+   * The sender waits for the new task's end and is told nothing of it before (a blocking
+   * SendMessage): the bridge may hold its create back a moment and write it with the task's next
+   * change, one write for a quick worker's whole task. Absent: the task is stored before the bridge
+   * goes on (a non-blocking send or a stream answers with it at once).
+   */
+  awaited: z.boolean().optional(),
 });
 export type DeliverRequest = z.infer<typeof DeliverRequestSchema>;
 

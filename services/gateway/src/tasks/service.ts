@@ -116,7 +116,12 @@ export class TaskService {
    * checked that the session exists (`requireSession`; both A2A send methods do, before anything
    * else), so a new task costs no second look-up of it.
    */
-  async submit(session: string, params: SendMessageParams, caller: Caller): Promise<{ stored: Stored; key: string }> {
+  async submit(
+    session: string,
+    params: SendMessageParams,
+    caller: Caller,
+    opts: { awaited?: boolean } = {},
+  ): Promise<{ stored: Stored; key: string }> {
     validateMessage(params.message, this.d.limits, params.metadata);
     const proof =
       !params.message.taskId && this.d.scheduled ? await this.d.scheduled(params, { machine: this.machine, session }) : undefined;
@@ -170,7 +175,7 @@ export class TaskService {
       });
       if (decision.hold) metadata[META.held] = true;
     }
-    const stored = await this.deliver(session, { message, metadata }, caller, key);
+    const stored = await this.deliver(session, { message, metadata, ...(opts.awaited ? { awaited: true } : {}) }, caller, key);
     return { stored, key };
   }
 
@@ -191,7 +196,8 @@ export class TaskService {
         finished,
         this.d.limits.blockingWaitMs,
         signal,
-        async () => (stored = (await this.submit(session, params, caller)).stored),
+        // Nobody hears of the task before its end: its bridge may store it with its next change.
+        async () => (stored = (await this.submit(session, params, caller, { awaited: true })).stored),
       );
     } catch (err) {
       // NATS went away after the task was taken: it is kept; the same message again follows it.
@@ -207,7 +213,7 @@ export class TaskService {
 
   private async deliver(
     session: string,
-    part: Pick<DeliverRequest, 'message' | 'metadata' | 'taskId'>,
+    part: Pick<DeliverRequest, 'message' | 'metadata' | 'taskId' | 'awaited'>,
     caller: Caller,
     key: string,
   ): Promise<Stored> {
@@ -219,6 +225,7 @@ export class TaskService {
       metadata: traceparent ? { ...part.metadata, [META.traceparent]: traceparent } : part.metadata,
       origin: { device: caller.device, ...(caller.from ? { from: caller.from } : {}) },
       ...(part.taskId ? { taskId: part.taskId } : {}),
+      ...(part.awaited ? { awaited: true } : {}),
     };
     try {
       const reply = req.taskId ? await this.bridges.deliver(req) : await this.deliverNew(req, key);

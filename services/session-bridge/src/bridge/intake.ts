@@ -8,12 +8,21 @@
  * busy session are written side by side while its turn loop goes on, instead of each holding the lock
  * for a round trip to the ledger. Whatever touches such a task while it is written (a cancel, a change
  * by someone else) makes the intake read it again before queueing it.
+ *
+ * A new task whose sender waits for its end and hears of it from the ledger alone (a quiet, awaited
+ * delivery: a blocking SendMessage) is not written at once: its create waits up to
+ * CREATE_WRITE_WAIT_MS and goes with its next change (Ledger.deferCreate) — for a quick worker, its
+ * start and result: one write for the whole task. Nobody can see it missing: the sender is told
+ * nothing before the task's end, and this process's own reads write it first.
  */
 import { META, type DeliverRequest } from '@shrooms/protocol';
 import { intake, type IntakeResult } from '@shrooms/ledger';
 import type { Core } from './core.js';
 import { takeUp } from './recovery.js';
-import { startedTask } from './turns.js';
+import { START_WRITE_WAIT_MS, startedTask } from './turns.js';
+
+/** How long a new task's create may wait to be written when nobody is told of it before its end (as a start may). */
+export const CREATE_WRITE_WAIT_MS = START_WRITE_WAIT_MS;
 
 export type TakenIn = IntakeResult & { started: boolean };
 
@@ -23,6 +32,8 @@ interface Plan {
   key: string;
   waits: boolean;
   start: boolean;
+  /** Its create may wait to be written (see the top). */
+  hold: boolean;
 }
 
 /**
@@ -35,7 +46,8 @@ export async function takeIn(c: Core, req: DeliverRequest): Promise<TakenIn> {
     const p = decide(c, req);
     // Written under the lock: a start (it changes what the session works on), an answer (rare), and
     // a resend that races its first delivery.
-    if (p.start || !p.key || !c.view.reserve(p.key)) return { done: await write(c, p) };
+    // A held create costs no round trip: taken in at once.
+    if (p.start || p.hold || !p.key || !c.view.reserve(p.key)) return { done: await write(c, p) };
     return { later: p };
   });
   if ('done' in plan) return plan.done;
@@ -93,19 +105,33 @@ function decide(c: Core, req: DeliverRequest): Plan {
   }
   const waits = c.view.busy(c.harnessIdle()) || c.view.queued > 0 || c.view.arriving > 0;
   const start = isNew && !waits && !c.stopping() && req.metadata[META.held] !== true;
-  return { req, key, waits, start };
+  // Files to put into the session: the task is on record before (as its start is, turns.ts `begin`).
+  const hold = isNew && req.quiet === true && req.awaited === true && req.message.parts.every((p) => 'text' in p);
+  return { req, key, waits, start, hold };
 }
 
 /** Run under the lock: the write and what it tells the view. */
 async function write(c: Core, p: Plan): Promise<TakenIn> {
   let r: IntakeResult;
   try {
-    r = await intake(c.ledger, p.req, { queued: p.waits, start: p.start });
+    r = await intake(c.ledger, p.req, { queued: p.waits, start: p.start, ...(p.hold ? { hold: held(c, p.key) } : {}) });
   } catch (err) {
     if (p.key) c.spans.discard(p.key);
     throw err;
   }
   return settle(c, p, r);
+}
+
+/** A held create that was not written is said (the ledger holds it again until it is, deferred.ts `putBack`). */
+function held(c: Core, key: string): { ms: number; onError: (err: unknown) => void } {
+  return {
+    ms: CREATE_WRITE_WAIT_MS,
+    onError: (err) =>
+      c.log.warn(
+        { err, key },
+        "a new task's create, held back, was not written: tried again while the bridge runs, unless another writer stored it",
+      ),
+  };
 }
 
 /** Run under the lock: the span is the task's (or a resend's, discarded) and the view takes the task in. */

@@ -10,6 +10,7 @@ import { TurnLoop, startedTask } from './turns.js';
 import { SessionView } from './view.js';
 import { useRealLedger } from '../testing/ledger.js';
 import { finishTask } from './worker.js';
+import { takeIn } from './intake.js';
 
 /**
  * The turn loop's turns against a real ledger on a real nats-server. The harness is a stand-in that
@@ -41,7 +42,8 @@ function session(onTurn: (core: Core, taskId: string) => Promise<void> = async (
     session: 'turns',
     view,
     ledger: real.ledger,
-    config: { BRIDGE_CWD: '.', BRIDGE_HARNESS: 'echo' },
+    config: { BRIDGE_CWD: '.', BRIDGE_HARNESS: 'echo', LIMIT_QUEUE_LENGTH: 10, LIMIT_OPEN_TASKS: 10 },
+    spans: { begin: () => undefined, taken: () => {}, discard: () => {} },
     activity: { lines: new WorkerLines() },
     serial: new Serial(),
     harness: () => harness,
@@ -101,6 +103,40 @@ it("stores a quick worker's start with its result in one write, and a slower one
     release();
     await eventually(async () => (await other.get(slower.key))?.entry.task.status.state === 'TASK_STATE_COMPLETED');
     expect(await states(slower.key)).toEqual([slower.revision + 2, 'TASK_STATE_COMPLETED']);
+  } finally {
+    await nc.close();
+  }
+});
+
+it('stores a new task whose sender waits for its end with its start and result, in one write; one the sender is told of at once, before it is taken in', async () => {
+  const nc = await connect({ servers: real.nats.url });
+  const other = await Ledger.open(nc);
+  const events = async (key: string) =>
+    (await other.get(key))!.entry.events.map((e) =>
+      'task' in e ? 'task' : 'statusUpdate' in e ? e.statusUpdate.status.state : Object.keys(e)[0],
+    );
+  const ask = (id: string, awaited: boolean) => ({
+    machine: 'box',
+    session: 'turns',
+    message: { messageId: id, role: 'ROLE_USER' as const, parts: [{ text: id }] },
+    origin: { device: 'laptop' },
+    metadata: {},
+    ...(awaited ? { quiet: true, awaited: true } : {}),
+  });
+  try {
+    const { core, turns } = session(async (core, taskId) => void (await core.serial.run(() => finishTask(core, taskId, 'done', 'done'))));
+    const awaited = await takeIn(core, ask('awaited', true));
+    expect([awaited.created, awaited.started]).toEqual([true, true]);
+    // Not in the ledger yet for anyone else: nobody has been told of it.
+    expect(await other.get(awaited.stored.key)).toBeNull();
+    await turns.run(awaited.stored);
+    await eventually(async () => (await other.get(awaited.stored.key))?.entry.task.status.state === 'TASK_STATE_COMPLETED');
+    // One entry carries the events of the create, the start and the result: one write.
+    expect(await events(awaited.stored.key)).toEqual(['task', 'TASK_STATE_WORKING', 'artifactUpdate', 'TASK_STATE_COMPLETED']);
+
+    const told = await takeIn(core, ask('told', false));
+    expect((await other.get(told.stored.key))?.entry.task.status.state).toBe('TASK_STATE_WORKING');
+    await turns.run(told.stored);
   } finally {
     await nc.close();
   }

@@ -1,0 +1,84 @@
+/**
+ * Writes from what this process knows of a key, without reading it first: a compare-and-set from
+ * its own last write (`fromKnown`) and a create it held back (`createHeld`, deferred.ts). The
+ * Ledger's own, in a file of their own.
+ */
+import { ShroomsError } from '@shrooms/protocol';
+import type { LedgerEntry, Stored } from './entry.js';
+import type { OwnWrites } from './own-writes.js';
+import { onCreate, type Change, type DeferredChanges, type Held } from './deferred.js';
+
+/** What of the Ledger these writes use. */
+export interface KnownWriter {
+  own: OwnWrites;
+  deferred: DeferredChanges;
+  encode(entry: LedgerEntry): Uint8Array;
+  /** One write with its retries: a create (`expected` 0) or a compare-and-set; null when refused. */
+  write(key: string, data: Uint8Array, expected: number): Promise<number | null>;
+  /** Writes what is held for the key (its hold's wait ended). */
+  due(key: string): void;
+}
+
+const dec = new TextDecoder();
+
+/** The entry this process wrote last for a key, from the bytes it remembers (a fresh object each time). */
+export const parseKnown = (known: { data: Uint8Array }): LedgerEntry => JSON.parse(dec.decode(known.data)) as LedgerEntry;
+
+/**
+ * One compare-and-set from the value this process last wrote for `key`, without reading it
+ * first (the bridge changes a task several times in a row). The revision check makes it exact:
+ * if anyone wrote since, the update is refused and `transition` reads as usual. Anything short of
+ * a clean write from the known value — `change` declining or refusing, a refused update — returns
+ * null so that the decision is taken again on a fresh read, never on a remembered one.
+ */
+export async function fromKnown(
+  w: KnownWriter,
+  key: string,
+  known: { revision: number; data: Uint8Array },
+  change: Change,
+): Promise<Stored | null> {
+  let next: LedgerEntry | null;
+  let data: Uint8Array;
+  try {
+    next = change(parseKnown(known));
+    if (!next) return null;
+    data = w.encode(next);
+  } catch {
+    return null;
+  }
+  const revision = await w.write(key, data, known.revision).catch((err: unknown) => {
+    w.own.forget(key);
+    throw err;
+  });
+  if (revision === null) {
+    w.own.forget(key);
+    return null;
+  }
+  return w.own.stored({ key, revision, entry: next }, data);
+}
+
+/**
+ * A held create written, with `then` (the key's next change) applied: one write with the events of
+ * both. One that cannot be written now is held again (deferred.ts `putBack`), so the task is not
+ * lost while this process lives; null when the key was stored meanwhile by someone else (its
+ * holder is told, and `then` is for the caller to apply to what is stored).
+ */
+export async function createHeld(w: KnownWriter, key: string, held: Held & { create: LedgerEntry }, then?: Change): Promise<Stored | null> {
+  let entry: LedgerEntry;
+  let data: Uint8Array;
+  try {
+    entry = onCreate(held.create, then);
+    data = w.encode(entry);
+  } catch (err) {
+    // `then` refused (or made too big a task): the create alone still waits to be written.
+    if (then) w.deferred.putBack(key, held, w.due);
+    throw err;
+  }
+  const revision = await w.write(key, data, 0).catch((err: unknown) => {
+    w.deferred.putBack(key, held, w.due);
+    throw err;
+  });
+  if (revision !== null) return w.own.stored({ key, revision, entry }, data);
+  held.onError(new ShroomsError('INTERNAL', `task ${key} was stored by another writer before this process wrote its create`));
+  return null;
+}
