@@ -64,7 +64,13 @@ export function judgeAims(
   const retained = plan.memory?.retained ?? [10_000, 100_000];
   const [few, many] = [retained[0]!, retained[retained.length - 1]!];
   const sizes = `${few.toLocaleString('en')} → ${many.toLocaleString('en')} retained tasks`;
-  aim(`gateway RSS flat, ${sizes}`, { ratio: growth(`gateway_rss_${many}_tasks_mb`, `gateway_rss_${few}_tasks_mb`) }, FLAT, 'lower', '×');
+  aim(
+    `gateway RSS flat (idle), ${sizes}`,
+    { ratio: growth(`gateway_rss_${many}_tasks_mb`, `gateway_rss_${few}_tasks_mb`) },
+    FLAT,
+    'lower',
+    '×',
+  );
   aim(
     `gateway start-up (to listening: sends, GetTask and ListTasks answered) flat, ${sizes}`,
     { ratio: growth(`gateway_start_${many}_tasks_ms`, `gateway_start_${few}_tasks_ms`) },
