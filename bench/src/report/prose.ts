@@ -58,13 +58,15 @@ ${table}
 The reference keeps tasks in a Map inside the one process that speaks HTTP; ours crosses NATS
 between two processes and writes every change durably: ${fmt(v(r, 'nats_messages_per_blocking_send', 'ours'), 1)} NATS messages per blocking send
 against the floor's ${fmt(v(r, 'nats_messages_per_blocking_send', 'floor'), 0)}: admission's window write (the gateway's compare-and-set on the window it
-wrote last), the delivery, the bridge's create — already started when the session is free — and complete
-writes, each followed back to the gateway by its ledger watch (a bridge that stores a new task sends no
-reply of its own); the session look-up and the resend check are answered from the gateway's memory. One session also does
+wrote last), the delivery, and one bridge write for the whole task when the worker is quick — a blocking
+send's create, start and result go together (its sender hears nothing before its end) — followed back to
+the gateway by its ledger watch (a bridge that stores a new task sends no reply of its own); the session
+look-up and the resend check are answered from the gateway's memory. One session also does
 one task at a time by design (a coding-agent session cannot do two things at once), so tasks/s for one
 session is bounded by the bridge's serial section (one ledger write per task under its lock when the
-worker is quick: a queued task's start waits up to 100 ms and goes with its result; its create runs
-beside). ${spreadSentence(r)}
+worker is quick: a blocking send's create and start wait, up to 100 ms from its arrival, and go with its result).
+The echo harness always answers within that; a model never does, and then the writes are as before
+(create, start, result). ${spreadSentence(r)}
 Per task ours spends ${fmt(v(r, 'cpu_ms_per_task', 'ours'))} ms of CPU across its processes and nats-server, the reference
 ${fmt(v(r, 'cpu_ms_per_task', 'reference'))} ms, the floor ${fmt(v(r, 'cpu_ms_per_task', 'floor'), 3)} ms: on a small machine that, not the wire, is what caps ours. ${listSentence(r)}
 
@@ -191,7 +193,15 @@ What the profile says is avoidable:
 }
 
 export function changes(): string {
-  return `The latest round (2026-12-03, later), each in its own commit, \`pnpm bench --hot\` alternated with the
+  return `The latest round (2026-12-03, afternoon), each in its own commit, \`pnpm bench --hot\` alternated with
+the commit before on this machine (two or three runs each):
+
+| change | where | CPU ms per task (ours + nats-server) | tasks/s, 1 session, c16 | blocking p50 at c1 |
+|---|---|---|---|---|
+| A watch with initial values follows the changes with a deliver-new consumer, subscribed first, and reads the initial values with a second one stopped once they are in. nats-server 2.9 recounts a last-value-per-subject consumer's pending messages over every subject of its filter on each message it delivers once caught up, so the bridge's session watch (and the dashboard feed) cost more the longer the ledger; the next change's one write per task hit that on every message (471 → 256 tasks/s over five repetitions, nats-server 2.9 ms of CPU per task, its profile led by \`SubjectsState\`). | \`libs/ledger/src/watch.ts\` | 1.09 / 1.12 → 1.08 / 1.13 (unchanged on today's write pattern) | 1,455 / 1,408 → 1,452 / 1,372 | 1.75 / 1.78 → 1.71 / 1.76 ms |
+| A blocking send's new task (its sender hears nothing before its end; the gateway marks the delivery \`awaited\`) is created up to 100 ms late, with its next change: a quick worker's create, start and result are one write. | \`libs/ledger/src/deferred.ts\`, \`known.ts\`, \`ledger.ts\` (\`deferCreate\`), \`services/session-bridge/src/bridge/intake.ts\`, \`services/gateway/src/tasks/service.ts\` | 1.08 / 1.13 → 0.93 / 0.91 (gateway 0.45 → 0.40, bridge 0.35 → 0.29, nats-server 0.29 → 0.23); NATS messages per send 4.02 → 3.02 | 1,452 / 1,372 → 1,660 / 1,707 | 1.71 / 1.76 → 1.59 / 1.57 ms |
+
+The round before (2026-12-03, later), each in its own commit, \`pnpm bench --hot\` alternated with the
 commit before on this machine (three runs each; the first as \`--quick\`, six runs):
 
 | change | where | CPU ms per task (ours + nats-server) | tasks/s, 1 session, c16 | blocking p50 at c1 |
@@ -378,7 +388,16 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    next levers, smallest first: the gateway following a small state value instead of whole tasks
    (recommendation 10); the bridge's session watch taking headers only (its own writes come back whole,
    only to be skipped); and for four sessions, whose tasks/s are the machine's CPU, nothing short of
-   fewer processes per task (recommendation 12).`;
+   fewer processes per task (recommendation 12).
+14. **After the blocking send's task became one write (2026-12-03, afternoon).** Two aims it moved
+   depend on the worker being quick: the bench's echo harness answers at once, so its CPU and tasks/s
+   figures measure the path with one bridge write per task; a model takes seconds, and a real
+   session's task costs create, start and result as before (per task the difference is then small
+   next to the model's time). p50 and the SSE first event remain what recommendation 12 says. The
+   nats-server quirk found on the way (a caught-up last-value-per-subject consumer recounts every
+   subject on each delivery) is worth knowing for anything else that follows a bucket: the gateway's
+   signal watch does (few keys); the one-off scans stop reading once their values are in, and a
+   consumer that delivers nothing is not recounted.`;
 }
 
 export function reproduce(): string {
