@@ -14,6 +14,7 @@
  */
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { jetstream } from '@nats-io/jetstream';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
 import { natsUnavailable, retryJetStream, type LinkState } from '@shrooms/runtime';
 import type { LedgerEntry, Stored } from './entry.js';
@@ -38,13 +39,13 @@ export interface LedgerOptions {
   /**
    * This process's NATS link: while it says the connection is lost (past its grace), reads and
    * writes are refused NATS_UNAVAILABLE at once instead of waiting out their retries (up to
-   * WRITE_DEADLINE_MS), so a caller that can keep what it wanted written (the bridge's outbox) does
-   * so at once.
+   * WRITE_DEADLINE_MS), so a caller that can keep what it wanted written (the bridge's outbox) does.
    */
   link?: LinkState;
 }
 
 export { WRITE_DEADLINE_MS } from './write.js';
+const PROBE_TIMEOUT_MS = 500;
 
 export class Ledger {
   /** Task reads done through `get` (tests show a page reads only what it returns). */
@@ -109,9 +110,11 @@ export class Ledger {
   static async bind(nc: NatsConnection, opts: Pick<LedgerOptions, 'limits' | 'link'> & { probeKey: string }): Promise<Ledger> {
     const limits = { ...DEFAULT_LIMITS, ...opts.limits } as Limits;
     const kv = await new Kvm(nc).open(BUCKETS.tasks, { allow_direct: true });
-    // A bridge may start with the gateway that creates the bucket: read one key it may read until
-    // the stream answers (about 30 s at most), so it never runs against a ledger that is not there.
-    await retryJetStream(() => kv.get(opts.probeKey), { attempts: 40, maxDelayMs: 1_000 });
+    // A bridge may start with the gateway that creates the bucket: read one key it may read until the
+    // stream answers (about 30 s at most). A direct get sent before the stream exists gets no answer at
+    // all, so each probe waits PROBE_TIMEOUT_MS, not the 5-s request timeout.
+    const probe = await new Kvm(jetstream(nc, { timeout: PROBE_TIMEOUT_MS })).open(BUCKETS.tasks, { allow_direct: true });
+    await retryJetStream(() => probe.get(opts.probeKey), { attempts: 25, maxDelayMs: 1_000 });
     return new Ledger(kv, limits, opts.link);
   }
 
