@@ -6,7 +6,7 @@
  */
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { Ledger } from '@shrooms/ledger';
+import { Ledger, SignalField } from '@shrooms/ledger';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
 
@@ -14,7 +14,11 @@ let mesh: Mesh;
 let nc: NatsConnection;
 let ledger: Ledger;
 beforeAll(async () => {
-  mesh = await startMesh({ sessions: [{ name: 'demo' }] });
+  // `held`: a slow worker whose bridge holds a blocking send's create a minute (BRIDGE_WRITE_WAIT_MS),
+  // so that it can be killed inside the hold.
+  mesh = await startMesh({
+    sessions: [{ name: 'demo' }, { name: 'held', env: { BRIDGE_WRITE_WAIT_MS: '60000', ECHO_DELAY_MS: '600000' } }],
+  });
   nc = await connect({ servers: mesh.nats.url });
   ledger = await Ledger.open(nc);
 });
@@ -46,4 +50,24 @@ it("stores a non-blocking send's task before it answers, and its result in a wri
   expect(await lastWrite('immediate')).toBeDefined();
   await eventually(async () => (await lastWrite('immediate'))?.includes('TASK_STATE_COMPLETED'));
   expect(await lastWrite('immediate')).toEqual(['artifactUpdate', 'TASK_STATE_COMPLETED']);
+});
+
+it('queues, and answers, a blocking send whose bridge was killed while it held the create', async () => {
+  const signals = await SignalField.open(nc);
+  const key = ledger.key(mesh.machine, 'held', 'killed-inside');
+  const answer = rpc(`${mesh.gatewayUrl}/a2a/held`, 'SendMessage', {
+    message: { messageId: 'killed-inside', role: 'ROLE_USER', parts: [{ text: 'done anyway' }] },
+  });
+  // The session works on it (its presence says so) while the ledger has nothing of it yet.
+  await eventually(async () => (await signals.get(mesh.machine, 'held'))?.task === 'held:killed-inside');
+  expect(await ledger.get(key)).toBeNull();
+  await mesh.bridges.get('held')!.kill();
+  // Nothing seen within the delivery ack limit: the gateway queues it in the ledger, as for any
+  // bridge that does not answer, and its bridge, back as a quick worker, runs it.
+  const queued = await eventually(() => ledger.get(key));
+  expect(queued.entry.task.status.state).toBe('TASK_STATE_SUBMITTED');
+  await mesh.startBridge('held', 'echo', { BRIDGE_WRITE_WAIT_MS: '60000' });
+  const r = await answer;
+  expect([r.result.task.status.state, r.result.task.artifacts[0].parts[0].text]).toEqual(['TASK_STATE_COMPLETED', 'done anyway']);
+  expect(mesh.gateway.output()).toMatch(/bridge not answering; task queued in the ledger/);
 });

@@ -33,6 +33,12 @@ export const BridgeConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.sha
   /** Port of the session's MCP server on loopback (0 = any free port). */
   BRIDGE_MCP_PORT: z.coerce.number().int().min(0).default(0),
   BRIDGE_SIGNAL_TTL_MS: ms(DEFAULT_SIGNAL_TTL_MS),
+  /**
+   * How long a task's start, and a blocking send's new task, may wait to be written so that they go
+   * with the task's next change (a quick worker's result): one write instead of two or three. 0
+   * writes each at once. See docs/reliability.md.
+   */
+  BRIDGE_WRITE_WAIT_MS: z.coerce.number().int().min(0).default(100),
   /** A task whose harness died while working on it is delivered again this many times, then failed. */
   BRIDGE_REDELIVERIES: z.coerce.number().int().min(0).default(1),
   LIMIT_QUEUE_LENGTH: ms(DEFAULT_LIMITS.queueLength),

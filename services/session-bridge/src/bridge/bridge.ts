@@ -166,7 +166,7 @@ export class Bridge {
           ? 'worker updates the ledger has not taken yet stay in the outbox file; the next start writes them'
           : 'worker updates the ledger has not taken yet are lost with this stop; the next start delivers their tasks again',
       );
-    // A start held back (turns.ts START_WRITE_WAIT_MS) is written, so the next start counts the redelivery.
+    // A start held back (BRIDGE_WRITE_WAIT_MS) is written, so the next start counts the redelivery.
     await this.d.ledger.writeDeferred().catch((err: unknown) => this.log.warn({ err }, "a task's start was not written before the stop"));
     this.unfollow?.();
     this.stopWatch?.();

@@ -11,7 +11,7 @@
  *
  * A new task whose sender waits for its end and hears of it from the ledger alone (a quiet, awaited
  * delivery: a blocking SendMessage) is not written at once: its create waits up to
- * CREATE_WRITE_WAIT_MS and goes with its next change (Ledger.deferCreate) — for a quick worker, its
+ * BRIDGE_WRITE_WAIT_MS and goes with its next change (Ledger.deferCreate) — for a quick worker, its
  * start and result: one write for the whole task. Nobody can see it missing: the sender is told
  * nothing before the task's end, and this process's own reads write it first.
  */
@@ -19,10 +19,7 @@ import { META, type DeliverRequest } from '@shrooms/protocol';
 import { intake, type IntakeResult } from '@shrooms/ledger';
 import type { Core } from './core.js';
 import { takeUp } from './recovery.js';
-import { START_WRITE_WAIT_MS, startedTask } from './turns.js';
-
-/** How long a new task's create may wait to be written when nobody is told of it before its end (as a start may). */
-export const CREATE_WRITE_WAIT_MS = START_WRITE_WAIT_MS;
+import { startedTask } from './turns.js';
 
 export type TakenIn = IntakeResult & { started: boolean };
 
@@ -106,7 +103,8 @@ function decide(c: Core, req: DeliverRequest): Plan {
   const waits = c.view.busy(c.harnessIdle()) || c.view.queued > 0 || c.view.arriving > 0;
   const start = isNew && !waits && !c.stopping() && req.metadata[META.held] !== true;
   // Files to put into the session: the task is on record before (as its start is, turns.ts `begin`).
-  const hold = isNew && req.quiet === true && req.awaited === true && req.message.parts.every((p) => 'text' in p);
+  const hold =
+    isNew && c.config.BRIDGE_WRITE_WAIT_MS > 0 && req.quiet === true && req.awaited === true && req.message.parts.every((p) => 'text' in p);
   return { req, key, waits, start, hold };
 }
 
@@ -125,7 +123,7 @@ async function write(c: Core, p: Plan): Promise<TakenIn> {
 /** A held create that was not written is said (the ledger holds it again until it is, deferred.ts `putBack`). */
 function held(c: Core, key: string): { ms: number; onError: (err: unknown) => void } {
   return {
-    ms: CREATE_WRITE_WAIT_MS,
+    ms: c.config.BRIDGE_WRITE_WAIT_MS,
     onError: (err) =>
       c.log.warn(
         { err, key },

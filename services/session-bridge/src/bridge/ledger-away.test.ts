@@ -40,6 +40,7 @@ function loop() {
     session: 's',
     view,
     ledger: real.ledger,
+    config: { BRIDGE_WRITE_WAIT_MS: 100 },
     activity: { lines: new WorkerLines() },
     serial: new Serial(),
     stopping: () => false,

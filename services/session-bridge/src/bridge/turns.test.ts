@@ -20,7 +20,7 @@ import { takeIn } from './intake.js';
 const real = useRealLedger();
 
 /** A session with a stand-in harness whose turns `onTurn` plays (each ends when it returns). */
-function session(onTurn: (core: Core, taskId: string) => Promise<void> = async () => {}) {
+function session(onTurn: (core: Core, taskId: string) => Promise<void> = async () => {}, writeWaitMs = 100) {
   const view = new SessionView();
   const sent: string[] = [];
   const harness = {
@@ -42,7 +42,7 @@ function session(onTurn: (core: Core, taskId: string) => Promise<void> = async (
     session: 'turns',
     view,
     ledger: real.ledger,
-    config: { BRIDGE_CWD: '.', BRIDGE_HARNESS: 'echo', LIMIT_QUEUE_LENGTH: 10, LIMIT_OPEN_TASKS: 10 },
+    config: { BRIDGE_CWD: '.', BRIDGE_HARNESS: 'echo', BRIDGE_WRITE_WAIT_MS: writeWaitMs, LIMIT_QUEUE_LENGTH: 10, LIMIT_OPEN_TASKS: 10 },
     spans: { begin: () => undefined, taken: () => {}, discard: () => {} },
     activity: { lines: new WorkerLines() },
     serial: new Serial(),
@@ -97,7 +97,7 @@ it("stores a quick worker's start with its result in one write, and a slower one
     const slower = await real.queued('turns', 'slow');
     view.track(slower);
     await turns.pump();
-    // Its start is written once START_WRITE_WAIT_MS has passed without a change of the task.
+    // Its start is written once BRIDGE_WRITE_WAIT_MS has passed without a change of the task.
     await eventually(async () => (await other.get(slower.key))?.entry.task.status.state === 'TASK_STATE_WORKING');
     expect(await states(slower.key)).toEqual([slower.revision + 1, 'TASK_STATE_WORKING']);
     release();
@@ -137,6 +137,11 @@ it('stores a new task whose sender waits for its end with its start and result, 
     const told = await takeIn(core, ask('told', false));
     expect((await other.get(told.stored.key))?.entry.task.status.state).toBe('TASK_STATE_WORKING');
     await turns.run(told.stored);
+
+    // BRIDGE_WRITE_WAIT_MS 0: nothing is held, an awaited task is stored before it is taken in.
+    const atOnce = session(async () => {}, 0);
+    const stored = await takeIn(atOnce.core, ask('at-once', true));
+    expect((await other.get(stored.stored.key))?.entry.task.status.state).toBe('TASK_STATE_WORKING');
   } finally {
     await nc.close();
   }

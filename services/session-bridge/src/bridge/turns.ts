@@ -14,14 +14,6 @@ import type { Core } from './core.js';
 /** Wait before starting the next task again after its start failed (the ledger retried for long already). */
 export const START_RETRY_MS = 2_000;
 
-/**
- * How long a task's start (SUBMITTED → WORKING) may wait to be written: a worker that finishes
- * within it has its start stored with its result, in one write (Ledger.deferTransition); any other
- * change of the task in the meantime takes it along too. The session works on the task from the
- * start regardless; only the ledger says WORKING up to this much later.
- */
-export const START_WRITE_WAIT_MS = 100;
-
 /** A task the session works on from now: its key and the entry its start made of it. */
 export type Started = Pick<Stored, 'key' | 'entry'>;
 
@@ -87,17 +79,22 @@ export class TurnLoop {
   }
 
   /**
-   * SUBMITTED → WORKING, its write held back for START_WRITE_WAIT_MS; written at once for a task
+   * SUBMITTED → WORKING, its write held back for BRIDGE_WRITE_WAIT_MS (Ledger.deferTransition): a
+   * worker that finishes within it has its start stored with its result, in one write; any other
+   * change of the task meanwhile takes it along too. The session works on the task from the start
+   * regardless; only the ledger says WORKING up to this much later. Written at once for a task
    * with files to put into the session (a bridge that fails on them has the start on record, and
-   * its restarts count as redeliveries).
+   * its restarts count as redeliveries), and when the wait is 0.
    */
   private async begin(key: string): Promise<Started> {
     const c = this.c;
     const now = new Date();
+    const wait = c.config.BRIDGE_WRITE_WAIT_MS;
+    if (wait === 0) return { key, entry: (await c.ledger.transition(key, (e) => transitions.start(e, now))).entry };
     const entry = await c.ledger.deferTransition(
       key,
       (e) => transitions.start(e, now),
-      START_WRITE_WAIT_MS,
+      wait,
       (err) => {
         const gone = err instanceof ShroomsError && (err.key === 'UNSUPPORTED_OPERATION' || err.key === 'TASK_NOT_FOUND');
         if (!gone) c.log.warn({ err, key }, "a task's start was not written; the ledger shows it waiting until its next change");
