@@ -69,21 +69,27 @@ export async function watchTasks(kv: KV, filter: string, w: WatchTasks): Promise
   void (async () => {
     // The initial values, and what the first consumer brings until they are in.
     let read = 0;
+    let complete = !first;
     if (first)
       for await (const e of first) {
         read = Math.max(read, e.revision);
         if (e.isUpdate) change(e);
         else pass(e);
-        if (e.isUpdate || e.delta === 0) break;
+        if ((complete = e.isUpdate || e.delta === 0)) break;
       }
     if (stopped) return;
+    // Its consumer went away before the initial values were in: the watch ends (its owner starts it again).
+    if (!complete) throw new Error(`the watch of ${filter} ended before its initial values were in`);
     markReady();
     for await (const e of iter as AsyncIterable<KvWatchEntry>) {
       if (e.revision > read) change(e);
     }
   })().then(
     () => stopped || w.onEnd?.(),
-    (err: unknown) => stopped || w.onEnd?.(err),
+    (err: unknown) => {
+      stopAll();
+      if (!stopped) w.onEnd?.(err);
+    },
   );
   return () => {
     stopped = true;
