@@ -7,13 +7,14 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { PartSchema } from '@shrooms/protocol';
+import { HarnessUpdateStatusSchema } from '../harness/types.js';
 
 export const OUTBOX_FILE = 'outbox.json';
 
 const KeptSchema = z.object({
   taskId: z.string(),
   key: z.string(),
-  status: z.enum(['done', 'blocked', 'failed', 'rejected', 'auth_required']),
+  status: HarnessUpdateStatusSchema,
   text: z.string(),
   parts: z.array(PartSchema).optional(),
 });

@@ -3,8 +3,9 @@
  * One process per session, kept alive across turns; the bridge keeps its own queue and sends a
  * turn only when the harness is idle.
  */
-import type { Part, UpdateStatus } from '@shrooms/protocol';
+import { UpdateStatusSchema, type Part } from '@shrooms/protocol';
 import type { Logger } from '@shrooms/runtime';
+import { z } from 'zod';
 
 export type HarnessKind = 'claude' | 'pi' | 'acp' | 'echo' | 'tck';
 
@@ -48,7 +49,8 @@ export interface HarnessEvents {
  * and for the `tck` harness the two states the A2A TCK's system under test must show, which no
  * worker tool offers: REJECTED and AUTH_REQUIRED.
  */
-export type HarnessUpdateStatus = UpdateStatus | 'rejected' | 'auth_required';
+export const HarnessUpdateStatusSchema = z.enum([...UpdateStatusSchema.options, 'rejected', 'auth_required']);
+export type HarnessUpdateStatus = z.infer<typeof HarnessUpdateStatusSchema>;
 
 /** Lets a harness finish a task without a model (the echo and tck harnesses). */
 export interface HarnessTools {
