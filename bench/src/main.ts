@@ -63,6 +63,7 @@ if (values.render) {
   const plan = PLANS[values.quick ? 'quick' : 'full'];
   Object.assign(result.figures, (await runMemoryJob(plan, log)).toJSON());
   result.run.plan.memory = plan.memory;
+  result.run.memoryAt = new Date().toISOString();
   result.aims = judgeAims(result.figures, result.run.plan);
   await writeFile(join(RESULTS, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
   await writeFile(REPORT, renderReport(result, await readProfile()));

@@ -24,6 +24,8 @@ export interface BenchResult {
     mode: Plan['mode'];
     startedAt: string;
     durationS: number;
+    /** When `pnpm bench --memory` last put the memory job's figures in (after the run), if it did. */
+    memoryAt?: string;
     reps: number;
     plan: Plan;
     /** How ours admitted new tasks, and how many admissions the run made (null: unreadable). */

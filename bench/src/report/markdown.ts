@@ -132,7 +132,12 @@ ${table(r, [
 Each process started fresh, as people run it (the compiled CLI), and left alone: its RSS read 5 s
 after it was ready (start-up memory not yet given back) and again after ${(r.run.plan.memory?.idleMs ?? 0) / 1000} s without work (idle:
 V8 shrinks its young generation after some seconds of quiet); the aims are on the idle reading.
-The gateway on many retained tasks is read both ways too: its start-up pass decodes every retained
+${
+  r.run.memoryAt
+    ? `These figures are from \`pnpm bench --memory\` on ${r.run.memoryAt.slice(0, 16).replace('T', ' ')} UTC, run after the rest.
+`
+    : ''
+}The gateway on many retained tasks is read both ways too: its start-up pass decodes every retained
 task once (to learn the open ones), and that garbage is given back only after a quiet spell; the
 flatness aim is on the idle reading. The other readings are taken 5 s after each step.
 
