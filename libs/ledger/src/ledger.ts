@@ -46,7 +46,6 @@ export interface LedgerOptions {
 
 export { WRITE_DEADLINE_MS } from './write.js';
 const PROBE_TIMEOUT_MS = 500;
-
 export class Ledger {
   /** Task reads done through `get` (tests show a page reads only what it returns). */
   reads = 0;
@@ -209,9 +208,10 @@ export class Ledger {
    * else on its own (deferred.ts). Returns the entry the change makes of the one this process knows
    * (its own last write, else a read) — not yet written. Throws what `change` throws on it. A held
    * change refused when it is written at last (the task finished meanwhile), or whose write fails,
-   * goes to `onError`. `get` of the key, and `writeDeferred`, write it first.
+   * goes to `onError`. `get` of the key, and `writeDeferred`, write it first. A wait of 0 writes now.
    */
   async deferTransition(key: string, change: Change, waitMs: number, onError: (err: unknown) => void): Promise<LedgerEntry | null> {
+    if (waitMs <= 0) return (await this.transition(key, change)).entry;
     const writing = this.deferred.settled(key);
     if (writing) await writing;
     const held = this.deferred.seen(key);
@@ -235,7 +235,7 @@ export class Ledger {
    */
   async deferCreate(key: string, entry: LedgerEntry, waitMs: number, onError: (err: unknown) => void): Promise<Stored | null> {
     this.refuseWhileAway(`${key} was not written`);
-    if (this.deferred.has(key) || this.deferred.settled(key) || this.own.last(key)) return this.create(key, entry);
+    if (waitMs <= 0 || this.deferred.has(key) || this.deferred.settled(key) || this.own.last(key)) return this.create(key, entry);
     this.deferred.hold(key, { create: entry, onError }, entry, waitMs, this.due);
     return { key, revision: 0, entry };
   }

@@ -103,8 +103,7 @@ function decide(c: Core, req: DeliverRequest): Plan {
   const waits = c.view.busy(c.harnessIdle()) || c.view.queued > 0 || c.view.arriving > 0;
   const start = isNew && !waits && !c.stopping() && req.metadata[META.held] !== true;
   // Files to put into the session: the task is on record before (as its start is, turns.ts `begin`).
-  const hold =
-    isNew && c.config.BRIDGE_WRITE_WAIT_MS > 0 && req.quiet === true && req.awaited === true && req.message.parts.every((p) => 'text' in p);
+  const hold = isNew && req.quiet === true && req.awaited === true && req.message.parts.every((p) => 'text' in p);
   return { req, key, waits, start, hold };
 }
 

@@ -89,12 +89,10 @@ export class TurnLoop {
   private async begin(key: string): Promise<Started> {
     const c = this.c;
     const now = new Date();
-    const wait = c.config.BRIDGE_WRITE_WAIT_MS;
-    if (wait === 0) return { key, entry: (await c.ledger.transition(key, (e) => transitions.start(e, now))).entry };
     const entry = await c.ledger.deferTransition(
       key,
       (e) => transitions.start(e, now),
-      wait,
+      c.config.BRIDGE_WRITE_WAIT_MS,
       (err) => {
         const gone = err instanceof ShroomsError && (err.key === 'UNSUPPORTED_OPERATION' || err.key === 'TASK_NOT_FOUND');
         if (!gone) c.log.warn({ err, key }, "a task's start was not written; the ledger shows it waiting until its next change");
