@@ -99,22 +99,23 @@ function runCommand([cmd, ...rest], env) {
 }
 
 function runVitest(node, project, env, report) {
-  const retriedFile = report.replace(/\.json$/, '.retried.json');
+  const summaryFile = report.replace(/\.json$/, '.summary.json');
   rmSync(report, { force: true });
-  rmSync(retriedFile, { force: true });
+  rmSync(summaryFile, { force: true });
   const vitest = join(process.cwd(), 'node_modules', 'vitest', 'vitest.mjs');
-  const reporters = ['--reporter=default', '--reporter=json', `--reporter=${join(process.cwd(), 'scripts', 'retried-reporter.mjs')}`];
+  const reporters = ['--reporter=default', '--reporter=json', `--reporter=${join(process.cwd(), 'scripts', 'summary-reporter.mjs')}`];
   const r = spawnSync(node, [vitest, 'run', '--project', project, ...reporters, `--outputFile.json=${report}`, '--passWithNoTests'], {
     stdio: 'inherit',
-    env: { ...env, SHROOMS_RETRIED_FILE: retriedFile },
+    env: { ...env, SHROOMS_SUMMARY_FILE: summaryFile },
   });
   try {
     const j = JSON.parse(readFileSync(report, 'utf8'));
     const c = { passed: j.numPassedTests, failed: j.numFailedTests, skipped: j.numPendingTests + j.numTodoTests };
     // Passed only on a retry (the projects that allow one say why): counted as passed, and shown.
-    c.retried = existsSync(retriedFile) ? JSON.parse(readFileSync(retriedFile, 'utf8')) : [];
+    const more = existsSync(summaryFile) ? JSON.parse(readFileSync(summaryFile, 'utf8')) : { retried: [], failed: {} };
+    c.retried = more.retried;
     // The failed tests by name, with the first line of each error: the summary is often all a CI run keeps.
-    c.failures = failuresOf(j);
+    c.failures = failuresOf(j, more.failed);
     // A file that failed to load has no failed test of its own: count the file.
     if (j.numFailedTestSuites > 0 && j.numFailedTests === 0) c.failed += j.numFailedTestSuites;
     if (r.status !== 0 && c.failed === 0) {
@@ -129,8 +130,8 @@ function runVitest(node, project, env, report) {
   }
 }
 
-/** "file > test: first line of its error" for each failed test (or file that failed to load) of a vitest JSON report. */
-function failuresOf(report) {
+/** "file > test: first line of its error" for each failed test (or file that failed to load) of a vitest JSON report; `messages` (the summary reporter's) name the error where the report cannot. */
+function failuresOf(report, messages = {}) {
   const firstLine = (m) =>
     stripVTControlCharacters(String(m ?? ''))
       .trim()
@@ -140,7 +141,7 @@ function failuresOf(report) {
     const file = relative(process.cwd(), f.name);
     const failed = (f.assertionResults ?? []).filter((a) => a.status === 'failed');
     if (failed.length === 0) return f.status === 'failed' ? [`${file}: ${firstLine(f.message)}`] : [];
-    return failed.map((a) => `${file} > ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`);
+    return failed.map((a) => `${file} > ${a.fullName}: ${firstLine(messages[`${f.name}\n${a.fullName}`] ?? a.failureMessages?.[0])}`);
   });
 }
 
