@@ -117,10 +117,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  await Promise.all([
-    startReplica('r1', { SHROOMS_GATEWAYS: `${mesh.machine}=${proxyUrl}` }).waitFor(/scheduler ready/, 60_000),
-    startReplica('r2', { HEALTH_PORT: '0' }).waitFor(/scheduler ready/, 60_000),
-  ]);
+  // r2 joins in the first test, once r1 has sent.
+  await startReplica('r1', { SHROOMS_GATEWAYS: `${mesh.machine}=${proxyUrl}` }).waitFor(/scheduler ready/, 60_000);
 });
 
 afterAll(async () => {
@@ -166,9 +164,12 @@ describe('scheduler', () => {
       await client.create({ recipients: [`${m}/tests`], prompt: 'until canceled', at: inSeconds(3), repeat: 'every 2s', origin })
     ).schedule;
 
-    // Both replicas are firing. The moment the gateway has taken r1's first send, r1 dies (kill -9)
-    // before it can record it: r2 must resend it after r1's lease runs out, as the same task.
+    // The moment the gateway has taken r1's first send, r2 joins and r1 dies (kill -9) before it can
+    // record it: r2 must resend it after r1's lease runs out, as the same task. r2 starts only now:
+    // with both ticking from the start, whichever's tick falls first after the whole second wins
+    // every claim, and r1 sent nothing for the test's whole timeout once in a CI run.
     const orphan = await firstProxied;
+    await startReplica('r2', { HEALTH_PORT: '0' }).waitFor(/scheduler ready/, 60_000);
     await replicas[0]!.kill();
 
     // The canceled schedule: cancel it through the service while the others keep firing.
