@@ -14,10 +14,13 @@ let mesh: Mesh;
 let nc: NatsConnection;
 let ledger: Ledger;
 beforeAll(async () => {
-  // `held`: a slow worker whose bridge holds a blocking send's create a minute (BRIDGE_WRITE_WAIT_MS),
-  // so that it can be killed inside the hold.
+  // `held` and `slow`: slow workers whose bridges would hold a blocking send's create a minute
+  // (BRIDGE_WRITE_WAIT_MS), and hold it half the gateway's delivery ack limit (12 s here): long enough
+  // to kill `held`'s bridge inside the hold.
+  const slow = { BRIDGE_WRITE_WAIT_MS: '60000', ECHO_DELAY_MS: '600000' };
   mesh = await startMesh({
-    sessions: [{ name: 'demo' }, { name: 'held', env: { BRIDGE_WRITE_WAIT_MS: '60000', ECHO_DELAY_MS: '600000' } }],
+    sessions: [{ name: 'demo' }, { name: 'held', env: slow }, { name: 'slow', env: slow }],
+    serviceEnv: { gateway: { LIMIT_DELIVERY_ACK_MS: '12000' } },
   });
   nc = await connect({ servers: mesh.nats.url });
   ledger = await Ledger.open(nc);
@@ -64,10 +67,30 @@ it('queues, and answers, a blocking send whose bridge was killed while it held t
   await mesh.bridges.get('held')!.kill();
   // Nothing seen within the delivery ack limit: the gateway queues it in the ledger, as for any
   // bridge that does not answer, and its bridge, back as a quick worker, runs it.
-  const queued = await eventually(() => ledger.get(key));
+  const queued = await eventually(() => ledger.get(key), 30_000);
   expect(queued.entry.task.status.state).toBe('TASK_STATE_SUBMITTED');
   await mesh.startBridge('held', 'echo', { BRIDGE_WRITE_WAIT_MS: '60000' });
   const r = await answer;
   expect([r.result.task.status.state, r.result.task.artifacts[0].parts[0].text]).toEqual(['TASK_STATE_COMPLETED', 'done anyway']);
   expect(mesh.gateway.output()).toMatch(/bridge not answering; task queued in the ledger/);
+});
+
+it('writes a held create within half the time the gateway waits to see it, however long the bridge would hold it', async () => {
+  const key = ledger.key(mesh.machine, 'slow', 'in-time');
+  const answer = rpc(`${mesh.gatewayUrl}/a2a/slow`, 'SendMessage', {
+    message: { messageId: 'in-time', role: 'ROLE_USER', parts: [{ text: 'slowly' }] },
+  }).catch(() => undefined); // never answered: the worker takes ten minutes, the mesh stops first
+  // The bridge's own write (the task at work, create and start in one), not the gateway's fallback.
+  const first = await eventually(() => ledger.get(key), 30_000);
+  expect(first.entry.task.status.state).toBe('TASK_STATE_WORKING');
+  expect(first.entry.events.map((e) => ('task' in e ? 'task' : 'statusUpdate' in e ? e.statusUpdate.status.state : ''))).toEqual([
+    'task',
+    'TASK_STATE_WORKING',
+  ]);
+  const fallback = mesh.gateway
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('bridge not answering') && l.includes('in-time'));
+  expect(fallback).toEqual([]);
+  void answer;
 });

@@ -26,6 +26,12 @@ export const DeliverRequestSchema = z.object({
    * goes on (a non-blocking send or a stream answers with it at once).
    */
   awaited: z.boolean().optional(),
+  /**
+   * How long the sender of a quiet delivery waits to see its task before it takes the bridge for gone
+   * and queues the task in the ledger itself (the gateway's delivery ack limit). A held create is
+   * written within half of it, whatever BRIDGE_WRITE_WAIT_MS says.
+   */
+  seenWithinMs: z.number().int().positive().optional(),
 });
 export type DeliverRequest = z.infer<typeof DeliverRequestSchema>;
 

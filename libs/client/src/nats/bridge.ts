@@ -21,7 +21,8 @@ export interface BridgeClient {
   /**
    * A new task's delivery, sent `quiet`: the bridge replies only when it did not create the task (a
    * refusal, an error, a resend); `seen` is the caller's own view of the ledger showing it. Resolves
-   * with whichever comes first; neither within `timeoutMs` is BRIDGE_UNAVAILABLE, as for `deliver`.
+   * with whichever comes first; neither within `timeoutMs` is BRIDGE_UNAVAILABLE, as for `deliver`
+   * (the request says so: `seenWithinMs`, so that a bridge holding the create writes it in time).
    */
   deliverQuietly<S>(req: DeliverRequest, seen: Promise<S>): Promise<{ reply: { task: Task; v?: number } } | { seen: S }>;
   cancel(machine: string, session: string, req: CancelRequest): Promise<Task>;
@@ -40,7 +41,7 @@ export function bridgeClient(nc: NatsConnection, { timeoutMs }: { timeoutMs: num
   return {
     deliverQuietly(req, seen) {
       quiet ??= quietRequests(nc).request;
-      return quiet(subjects.bridge(req.machine, req.session, 'deliver'), { ...req, quiet: true }, seen, {
+      return quiet(subjects.bridge(req.machine, req.session, 'deliver'), { ...req, quiet: true, seenWithinMs: timeoutMs }, seen, {
         timeoutMs,
         unavailable: () => requestTimeoutError('BRIDGE_UNAVAILABLE', `${req.machine}/${req.session}`),
       });

@@ -11,9 +11,10 @@
  *
  * A new task whose sender waits for its end and hears of it from the ledger alone (a quiet, awaited
  * delivery: a blocking SendMessage) is not written at once: its create waits up to
- * BRIDGE_WRITE_WAIT_MS and goes with its next change (Ledger.deferCreate) — for a quick worker, its
- * start and result: one write for the whole task. Nobody can see it missing: the sender is told
- * nothing before the task's end, and this process's own reads write it first.
+ * BRIDGE_WRITE_WAIT_MS (and half the time its sender waits to see it, `seenWithinMs`) and goes with
+ * its next change (Ledger.deferCreate) — for a quick worker, its start and result: one write for the
+ * whole task. Nobody can see it missing: the sender is told nothing before the task's end, and this
+ * process's own reads write it first.
  */
 import { META, type DeliverRequest } from '@shrooms/protocol';
 import { intake, type IntakeResult } from '@shrooms/ledger';
@@ -107,11 +108,19 @@ function decide(c: Core, req: DeliverRequest): Plan {
   return { req, key, waits, start, hold };
 }
 
+/**
+ * How long a held create may wait: BRIDGE_WRITE_WAIT_MS, and within half the time its sender waits to
+ * see the task — past that, the gateway would take this bridge for gone and queue the task itself.
+ */
+export function holdMs(writeWaitMs: number, seenWithinMs: number | undefined): number {
+  return seenWithinMs === undefined ? writeWaitMs : Math.min(writeWaitMs, Math.floor(seenWithinMs / 2));
+}
+
 /** Run under the lock: the write and what it tells the view. */
 async function write(c: Core, p: Plan): Promise<TakenIn> {
   let r: IntakeResult;
   try {
-    r = await intake(c.ledger, p.req, { queued: p.waits, start: p.start, ...(p.hold ? { hold: held(c, p.key) } : {}) });
+    r = await intake(c.ledger, p.req, { queued: p.waits, start: p.start, ...(p.hold ? { hold: held(c, p) } : {}) });
   } catch (err) {
     if (p.key) c.spans.discard(p.key);
     throw err;
@@ -120,12 +129,12 @@ async function write(c: Core, p: Plan): Promise<TakenIn> {
 }
 
 /** A held create that was not written is said (the ledger holds it again until it is, deferred.ts `putBack`). */
-function held(c: Core, key: string): { ms: number; onError: (err: unknown) => void } {
+function held(c: Core, p: Plan): { ms: number; onError: (err: unknown) => void } {
   return {
-    ms: c.config.BRIDGE_WRITE_WAIT_MS,
+    ms: holdMs(c.config.BRIDGE_WRITE_WAIT_MS, p.req.seenWithinMs),
     onError: (err) =>
       c.log.warn(
-        { err, key },
+        { err, key: p.key },
         "a new task's create, held back, was not written: tried again while the bridge runs, unless another writer stored it",
       ),
   };

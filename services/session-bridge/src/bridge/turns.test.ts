@@ -142,6 +142,13 @@ it('stores a new task whose sender waits for its end with its start and result, 
     const atOnce = session(async () => {}, 0);
     const stored = await takeIn(atOnce.core, ask('at-once', true));
     expect((await other.get(stored.stored.key))?.entry.task.status.state).toBe('TASK_STATE_WORKING');
+
+    // A wait longer than its sender waits to see the task: held within half of the sender's wait, so
+    // the gateway does not take the bridge for gone and queue the task itself.
+    const long = session(async () => {}, 600_000);
+    const capped = await takeIn(long.core, { ...ask('capped', true), seenWithinMs: 400 });
+    expect(await other.get(capped.stored.key)).toBeNull();
+    await eventually(async () => (await other.get(capped.stored.key))?.entry.task.status.state === 'TASK_STATE_WORKING');
   } finally {
     await nc.close();
   }
