@@ -239,6 +239,41 @@ it('cancels a task from the page, and the ledger has it canceled', async () => {
   await expect(r.locator('[data-action="cancel"]').count()).resolves.toBe(0);
 });
 
+it('keeps an armed Cancel when a reload asked for before the first click answers after it', async () => {
+  await send('victim', 'v-armed', 'a job to cancel while the list reloads');
+  await eventually(async () => (await getTask('victim', 'victim:v-armed')).status.state === 'TASK_STATE_WORKING', 60_000);
+  await open('tasks?agent=testbox%2Fvictim');
+  await page.waitForSelector(`${row('testbox/victim:v-armed')}[data-state="TASK_STATE_WORKING"]`);
+  await page.waitForSelector('#main:not([aria-busy])');
+  // The next load of the list is held until the Cancel button is armed: a new task of the session
+  // (queued behind v-armed) makes the page reload the list.
+  let asked!: () => void;
+  const held = new Promise<void>((resolve) => (asked = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/dashboard/api/tasks?*', async (route) => {
+    asked();
+    await released;
+    await route.continue();
+  });
+  try {
+    await send('victim', 'v-behind', 'queued behind it');
+    await held;
+    const r = page.locator(row('testbox/victim:v-armed'));
+    await r.locator('[data-action="cancel"]').click();
+    release();
+    await page.waitForSelector('#main:not([aria-busy])');
+    // The reload answered after the first click and did not replace the armed button.
+    await expect(r.locator('[data-action="cancel"]').textContent()).resolves.toBe('Confirm cancel');
+    await r.locator('button', { hasText: 'Confirm cancel' }).click();
+    await eventually(async () => (await getTask('victim', 'victim:v-armed')).status.state === 'TASK_STATE_CANCELED', 30_000);
+  } finally {
+    release();
+    await page.unroute('**/dashboard/api/tasks?*');
+    await rpc(`${mesh.gatewayUrl}/a2a/victim`, 'CancelTask', { id: 'victim:v-behind' });
+  }
+});
+
 it('shows another device Cancel only on the task it asked for, and its cancel is recorded as its own', async () => {
   const phone = await phonePage();
   await send('victim', 'v-owner', 'a job of this machine');

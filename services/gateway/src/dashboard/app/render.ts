@@ -37,11 +37,19 @@ let loadSeq = 0;
 
 /**
  * Loads what a view shows and paints it with `paint`, unless the viewer moved on meanwhile (another
- * render or load began: the newer one paints). `placeholder` is shown while it loads (none: what is on screen stays); a
- * failure shows in place of the view.
+ * render or load began: the newer one paints). `placeholder` is shown while it loads (none: what is on
+ * screen stays); a failure shows in place of the view. `#main` is `aria-busy` while the latest load
+ * is out.
+ *
+ * A quiet reload (no placeholder) that comes back while a two-step button is armed is not painted:
+ * it would replace the button between its two clicks (the page's first reload, asked for when the
+ * live feed connects, often answers just after a quick first click). It is asked again once the
+ * button is disarmed; `reloadSoon` checks before it asks, this checks what was asked before.
  */
 export async function load<T>(url: string, placeholder: Node | null, paint: (d: T) => void): Promise<void> {
   const seq = ++loadSeq;
+  const main = byId('main');
+  main.setAttribute('aria-busy', 'true');
   if (placeholder) show(placeholder);
   let d: T;
   try {
@@ -49,8 +57,12 @@ export async function load<T>(url: string, placeholder: Node | null, paint: (d: 
   } catch (err) {
     if (seq === loadSeq) show(failed(err));
     return;
+  } finally {
+    if (seq === loadSeq) main.removeAttribute('aria-busy');
   }
-  if (seq === loadSeq) paint(d);
+  if (seq !== loadSeq) return;
+  if (!placeholder && S.armed > 0) reloadSoon(1000);
+  else paint(d);
 }
 
 export function show(node: Node): void {
@@ -107,6 +119,7 @@ export function render(quiet = false): Promise<void> {
   paintChrome();
   // Every view supersedes a load in flight, Agents too (it paints what the feed keeps, loading nothing).
   loadSeq++;
+  byId('main').removeAttribute('aria-busy');
   return viewOf(r.view)(r, quiet);
 }
 
