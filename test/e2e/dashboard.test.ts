@@ -348,10 +348,22 @@ it('shows stalled tasks, held tasks and guard refusals that need the owner', asy
   await expect(page.locator(`#stalled ${row('testbox/dozy:z-1')} .badge.stalled`).count()).resolves.toBe(1);
   await shot('attention');
 
+  // A refusal that arrives between Reject's two clicks is counted at once (the tab) and shown once
+  // the button is disarmed: repainting the view then would replace the armed button.
   const h2 = page.locator(`#held ${row('testbox/yolo:h-2')}`);
+  const tab = page.locator('[data-tab="attention"] .count');
+  const before = Number(await tab.textContent());
   await h2.locator('button', { hasText: 'Reject' }).click();
+  const again = await send('alpha', 'cycle-2', 'ask beta once more', {
+    'shrooms/parent': 'testbox/beta:c-mid',
+    'shrooms/from': 'testbox/beta',
+  });
+  expect(again.error.code).toBe(-32052);
+  await page.waitForFunction((n) => Number(document.querySelector('[data-tab="attention"] .count')?.textContent) > n, before);
+  await expect(h2.locator('button.danger').first().textContent()).resolves.toBe('Confirm reject');
   await h2.locator('button', { hasText: 'Confirm reject' }).click();
   await eventually(async () => (await getTask('yolo', 'yolo:h-2')).status.state === 'TASK_STATE_REJECTED', 30_000);
+  await page.locator('#refusals [data-refusal="CHAIN_CYCLE"]').nth(1).waitFor({ timeout: 30_000 });
 });
 
 it('stops reminders for a session from the agents view', async () => {

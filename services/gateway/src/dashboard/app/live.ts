@@ -79,9 +79,15 @@ function keepNewest<T>(list: T[], item: T): void {
   list.length = Math.min(list.length, KEEP);
 }
 
-/** Repaints the attention view, if it is on screen, for a new refusal or note. */
+/**
+ * Repaints the attention view, if it is on screen, for a new refusal or note — not under an armed
+ * two-step button (Reject), which the repaint would replace between its two clicks: then the view
+ * reloads once the button is disarmed.
+ */
 function repaintAttention(): void {
-  if (route().view === 'attention' && S.shown?.view === 'attention') paintAttention(S.shown.data);
+  if (route().view !== 'attention' || S.shown?.view !== 'attention') return;
+  if (S.armed > 0) reloadSoon(1000);
+  else paintAttention(S.shown.data);
 }
 
 let es: EventSource | undefined;
