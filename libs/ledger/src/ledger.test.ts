@@ -180,7 +180,7 @@ it("skips its own writes in a watch that asks so, tells them to its followers, a
   const unfollow = mine.followWrites((s) => followed.push(s.revision));
   const seen: number[] = [];
   const stop = await mine.watch('box.skips.>', (s) => seen.push(s.revision), undefined, undefined, {
-    updatesOnly: true,
+    only: 'updates',
     ownWrites: 'skip',
   });
   const [a, b, c] = ['a', 'b', 'c'].map((id) => mine.key('box', 'skips', id)) as [string, string, string];

@@ -269,8 +269,8 @@ export class Ledger {
   /**
    * Watches keys matching `filter`: first the last value of each (isUpdate false), then every
    * change as it is stored. `onReady` runs once the initial values have been delivered; `onEnd`
-   * when the watch ends without being stopped (its consumer closed, or it failed). `updatesOnly`:
-   * no initial values, only the changes stored from now on (ready at once). `ownWrites: 'skip'`:
+   * when the watch ends without being stopped (its consumer closed, or it failed). `only`: the
+   * changes from now on, or the initial values alone (watch.ts). `ownWrites: 'skip'`:
    * changes this process wrote itself and already knows (`followWrites`) are not decoded nor passed on
    * — the one that comes back before its write's acknowledgement still is.
    */
@@ -279,13 +279,13 @@ export class Ledger {
     onEntry: (s: Stored, isUpdate: boolean) => void,
     onReady?: () => void,
     onEnd?: (err?: unknown) => void,
-    opts: { updatesOnly?: boolean; ownWrites?: 'skip' } = {},
+    opts: { only?: 'updates' | 'initial'; ownWrites?: 'skip' } = {},
   ): Promise<() => void> {
     return watchTasks(this.kv, filter, {
       onEntry,
       ...(onReady ? { onReady } : {}),
       ...(onEnd ? { onEnd } : {}),
-      ...(opts.updatesOnly ? { updatesOnly: true } : {}),
+      ...(opts.only ? { only: opts.only } : {}),
       ...(opts.ownWrites === 'skip' ? { own: this.own } : {}),
       counted: (skipped) => (skipped ? this.ownSkipped++ : this.watched++),
     });

@@ -86,3 +86,43 @@ it('follows changes with a consumer of new messages only: the one that read the 
   });
   stop();
 });
+
+it('reads the initial values alone, to their end, with no consumer of changes', async () => {
+  const keys = Array.from({ length: 5 }, (_, i) => writer.key('box', 'once', `k${i}`));
+  for (const k of keys) await writer.create(k, asked(k));
+  const seen: string[] = [];
+  let ended = false;
+  let ready!: () => void;
+  const read = new Promise<void>((r) => (ready = r));
+  const stop = await ledger.watch(
+    'box.once.>',
+    (s) => seen.push(s.key),
+    () => ready(),
+    () => (ended = true),
+    { only: 'initial' },
+  );
+  await read;
+  expect(seen.sort()).toEqual([...keys].sort());
+  const jsm = await jetstreamManager(other);
+  const filter = `$KV.${BUCKETS.tasks}.box.once.>`;
+  const policies = (await jsm.consumers.list(`KV_${BUCKETS.tasks}`).next())
+    .filter((c) => c.config.filter_subject === filter && c.config.headers_only !== true)
+    .map((c) => c.config.deliver_policy);
+  expect(policies).not.toContain('new');
+  // A read to its end is not a watch that ended early.
+  expect(ended).toBe(false);
+  stop();
+});
+
+it('reads nothing and is ready at once when no key matches', async () => {
+  let ready = false;
+  const stop = await ledger.watch(
+    'box.none.>',
+    () => {},
+    () => (ready = true),
+    undefined,
+    { only: 'initial' },
+  );
+  await eventually(() => ready);
+  stop();
+});

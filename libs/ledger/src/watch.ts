@@ -9,8 +9,11 @@ export interface WatchTasks {
   onEntry: (s: Stored, isUpdate: boolean) => void;
   onReady?: () => void;
   onEnd?: (err?: unknown) => void;
-  /** No initial values, only the changes stored from now on (ready at once). */
-  updatesOnly?: boolean;
+  /**
+   * `updates`: no initial values, only the changes stored from now on (ready at once). `initial`: the
+   * initial values alone, a read to the end (ready once they are in; no consumer follows changes).
+   */
+  only?: 'updates' | 'initial';
   /** This process's own writes, skipped once known (see Ledger.watch). */
   own?: OwnWrites;
   /** One entry passed on (`false`) or skipped as this process's own (`true`). */
@@ -34,17 +37,17 @@ export async function watchTasks(kv: KV, filter: string, w: WatchTasks): Promise
       w.onReady?.();
     }
   };
-  const iter = await kv.watch({ key: filter, include: KvWatchInclude.UpdatesOnly });
+  const iter = w.only === 'initial' ? undefined : await kv.watch({ key: filter, include: KvWatchInclude.UpdatesOnly });
   let first: QueuedIterator<KvWatchEntry> | undefined;
   const stopAll = () => {
     first?.stop();
-    iter.stop();
+    iter?.stop();
   };
   // Whether there are initial values at all (none: no entry will say the last was delivered).
   // The first key answers it: listing every key would make the start follow history.
   let any = false;
   try {
-    if (!w.updatesOnly)
+    if (w.only !== 'updates')
       for await (const _ of await kv.keys(filter)) {
         any = true;
         break;
@@ -81,11 +84,12 @@ export async function watchTasks(kv: KV, filter: string, w: WatchTasks): Promise
     // Its consumer went away before the initial values were in: the watch ends (its owner starts it again).
     if (!complete) throw new Error(`the watch of ${filter} ended before its initial values were in`);
     markReady();
+    if (!iter) return 'read';
     for await (const e of iter as AsyncIterable<KvWatchEntry>) {
       if (e.revision > read) change(e);
     }
   })().then(
-    () => stopped || w.onEnd?.(),
+    (end) => stopped || end === 'read' || w.onEnd?.(),
     (err: unknown) => {
       stopAll();
       if (!stopped) w.onEnd?.(err);

@@ -112,7 +112,7 @@ export class LiveTasks {
    */
   async start(): Promise<void> {
     this.stop = await keepWatching(
-      (ended) => this.ledger.watch(keys.tasksOfMachine(this.machine), (s) => this.apply(s), undefined, ended, { updatesOnly: true }),
+      (ended) => this.ledger.watch(keys.tasksOfMachine(this.machine), (s) => this.apply(s), undefined, ended, { only: 'updates' }),
       { log: this.log ?? quiet, what: 'the ledger watch', back: () => this.rebuild() },
     );
   }
@@ -137,7 +137,7 @@ export class LiveTasks {
     this.log?.info({ open: this.open.size, ms: Date.now() - t0 }, 'open tasks known');
   }
 
-  /** Reads what the ledger holds under `filter` once, to its end (a watch stopped when its initial values are in). */
+  /** Reads what the ledger holds under `filter` once, to its end (a watch of the initial values alone). */
   private async readOnce(filter: string, onEntry: (s: Stored) => void, endedEarly: string): Promise<void> {
     let done!: () => void;
     let failed!: (err: unknown) => void;
@@ -147,6 +147,7 @@ export class LiveTasks {
       onEntry,
       () => done(),
       (err) => failed(err ?? new Error(endedEarly)),
+      { only: 'initial' },
     );
     this.scans.add(stop);
     try {
