@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 
 /** The test as the JSON report names it: its file, then its suites' and its own names joined by spaces. */
-export function keyOf(testCase) {
+function keyOf(testCase) {
   const names = [testCase.name];
   for (let p = testCase.parent; p?.type === 'suite'; p = p.parent) names.unshift(p.name);
   return `${testCase.module.moduleId}\n${names.join(' ')}`;

@@ -112,7 +112,7 @@ function decide(c: Core, req: DeliverRequest): Plan {
  * How long a held create may wait: BRIDGE_WRITE_WAIT_MS, and within half the time its sender waits to
  * see the task — past that, the gateway would take this bridge for gone and queue the task itself.
  */
-export function holdMs(writeWaitMs: number, seenWithinMs: number | undefined): number {
+function holdMs(writeWaitMs: number, seenWithinMs: number | undefined): number {
   return seenWithinMs === undefined ? writeWaitMs : Math.min(writeWaitMs, Math.floor(seenWithinMs / 2));
 }
 
