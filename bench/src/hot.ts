@@ -18,6 +18,8 @@ export interface HotResult {
   startedAt: string;
   reps: number;
   admission: Admission;
+  /** Sessions the throughput is spread over (latency always goes to the first). */
+  sessions: number;
   loadavg: number[];
   natsMessagesPerSend: number | null;
   natsMessagesByConnection: Record<string, number | null>;
@@ -29,11 +31,11 @@ export interface HotResult {
 }
 
 export async function runHot(
-  opts: { reps: number; sends: number; throughputMs: number; admission: Admission },
+  opts: { reps: number; sends: number; throughputMs: number; admission: Admission; sessions: number },
   log: (l: string) => void,
 ): Promise<HotResult> {
   const nats = await startNatsServer({ args: [] });
-  const ours = await startOurs(nats, { admission: opts.admission });
+  const ours = await startOurs(nats, { admission: opts.admission, spread: opts.sessions });
   const loadgen = await startChild('loadgen', 'loadgen/main.ts');
   try {
     const target = { kind: 'http' as const, url: ours.url };
@@ -42,7 +44,7 @@ export async function runHot(
     const thr = (durationMs: number) =>
       loadgen.call<ThroughputResult>({
         type: 'throughput',
-        target,
+        target: opts.sessions > 1 ? { ...target, urls: ours.spreadUrls } : target,
         op: 'send',
         concurrency: 16,
         durationMs,
@@ -79,6 +81,7 @@ export async function runHot(
       startedAt: new Date().toISOString(),
       reps: opts.reps,
       admission: opts.admission,
+      sessions: opts.sessions,
       loadavg: loadavgNow(),
       natsMessagesPerSend: round(Object.values(byConnection).reduce<number>((a, b) => a + (b ?? 0), 0)),
       natsMessagesByConnection: byConnection,

@@ -26,13 +26,14 @@ const { values } = parseArgs({
     hot: { type: 'boolean' },
     admission: { type: 'string', default: 'local' },
     phase: { type: 'string', default: 'all' },
+    sessions: { type: 'string', default: '1' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
   process.stdout.write(
-    'usage: pnpm bench [--quick] [--profile [--phase all|c16]] [--render] [--memory] [--hot] [--admission local|service|off] [--out DIR]\n\n--admission how ours admits new tasks: in the gateway (local, as `up` runs it), by asking a guard process (service), or not at all (off: measures what admission costs; never how people run it)\n--hot measures ours alone (messages per send, p50, tasks/s and CPU per task at concurrency 16), for an A/B of two trees; writes hot.json\n--phase c16 profiles only blocking sends 16 at once (what the tasks/s and CPU aims measure) instead of every kind of request in turn\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--memory runs the memory job alone and puts its figures into the last latest.json\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
+    'usage: pnpm bench [--quick] [--profile [--phase all|c16 [--sessions N]]] [--render] [--memory] [--hot [--sessions N]] [--admission local|service|off] [--out DIR]\n\n--admission how ours admits new tasks: in the gateway (local, as `up` runs it), by asking a guard process (service), or not at all (off: measures what admission costs; never how people run it)\n--hot measures ours alone (messages per send, p50, tasks/s and CPU per task at concurrency 16), for an A/B of two trees; writes hot.json\n--sessions N spreads the load of the throughput of --hot and of --phase c16 over N sessions (1 to 8; default 1), as the full run does for its figure over sessions\n--phase c16 profiles only blocking sends 16 at once (what the tasks/s and CPU aims measure) instead of every kind of request in turn\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--memory runs the memory job alone and puts its figures into the last latest.json\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
   );
   process.exit(0);
 }
@@ -42,6 +43,11 @@ if (!(ADMISSIONS as readonly string[]).includes(values.admission)) {
   process.exit(2);
 }
 const admission = values.admission as Admission;
+const sessions = Number(values.sessions);
+if (!Number.isInteger(sessions) || sessions < 1 || sessions > 8) {
+  process.stderr.write(`--sessions is a whole number from 1 to 8, not ${JSON.stringify(values.sessions)}\n`);
+  process.exit(2);
+}
 const RESULTS = values.out ? resolve(values.out) : join(BENCH_SRC, '..', 'results');
 const REPORT = values.out ? join(RESULTS, 'REPORT.md') : join(BENCH_SRC, '..', 'REPORT.md');
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -70,7 +76,7 @@ if (values.render) {
   log(`wrote the memory job's figures into ${join(RESULTS, 'latest.json')} and ${REPORT}`);
 } else if (values.hot) {
   const shape = values.quick ? { reps: 3, sends: 150, throughputMs: 1_000 } : { reps: 5, sends: 300, throughputMs: 3_000 };
-  const hot = await runHot({ ...shape, admission }, log);
+  const hot = await runHot({ ...shape, admission, sessions }, log);
   await writeFile(join(RESULTS, 'hot.json'), `${JSON.stringify(hot, null, 2)}\n`);
   process.stdout.write(`${JSON.stringify(hot)}\n`);
 } else if (values.profile) {
@@ -78,7 +84,7 @@ if (values.render) {
     process.stderr.write(`--phase is all or c16, not ${JSON.stringify(values.phase)}\n`);
     process.exit(2);
   }
-  const summary = await runProfile(PLANS[values.quick ? 'quick' : 'full'], join(RESULTS, 'profiles'), log, values.phase);
+  const summary = await runProfile(PLANS[values.quick ? 'quick' : 'full'], join(RESULTS, 'profiles'), log, values.phase, sessions);
   await writeFile(join(RESULTS, 'profile.json'), `${JSON.stringify(summary, null, 2)}\n`);
   log(`wrote ${join(RESULTS, 'profile.json')}`);
 } else {

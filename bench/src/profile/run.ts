@@ -26,7 +26,13 @@ export interface ProfileReport {
 /** What the profiled load is: every kind of request in turn, or only blocking sends 16 at once (the tasks/s and CPU aims). */
 export type ProfilePhase = 'all' | 'c16';
 
-export async function runProfile(plan: Plan, dir: string, log: (s: string) => void, phase: ProfilePhase = 'all'): Promise<ProfileReport> {
+export async function runProfile(
+  plan: Plan,
+  dir: string,
+  log: (s: string) => void,
+  phase: ProfilePhase = 'all',
+  sessions = 1,
+): Promise<ProfileReport> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const nats = await startNatsServer({ args: [] });
@@ -46,6 +52,7 @@ export async function runProfile(plan: Plan, dir: string, log: (s: string) => vo
     ours = await startOurs(nats, {
       admission: 'local',
       unbundled: true,
+      spread: sessions,
       env: { NODE_OPTIONS: `--import ${preload}`, BENCH_CPU_PROF_DIR: dir },
     });
     pids = ours.pids();
@@ -67,8 +74,15 @@ export async function runProfile(plan: Plan, dir: string, log: (s: string) => vo
     const k = plan.mode === 'full' ? 3 : 1;
     if (phase === 'c16') {
       await thr(
-        { target, op: 'send', concurrency: 16, durationMs: 5_000 * k, maxTasks: 1e6, drainTimeoutMs: 0 },
-        'blocking SendMessage, 16 at once',
+        {
+          target: sessions > 1 ? { ...target, urls: o.spreadUrls } : target,
+          op: 'send',
+          concurrency: 16,
+          durationMs: 5_000 * k,
+          maxTasks: 1e6,
+          drainTimeoutMs: 0,
+        },
+        `blocking SendMessage, 16 at once${sessions > 1 ? ` over ${sessions} sessions` : ''}`,
       );
     } else {
       await lat({ target, op: 'send', n: 300 * k, maxMs: 120_000 }, 'blocking SendMessage, one at a time');

@@ -128,15 +128,20 @@ export function limits(r: BenchResult): string {
   concurrency ${hi}, ${fmt(cpu(`tasks_per_s_c${hi}_blocking`, 'reference'), 0)}% the reference), but on ${r.machine.cores} cores it competes with the arm it drives: the
   floor's and the reference's tasks/s are partly limited by the generator sharing their CPU. Ours is not
   (its generator CPU is a few %).
-- **Blocking latency, ours:** sequential NATS hops (about seven on the critical path, see above), each
-  a wake-up of another process; JetStream file-store writes (no fsync per write in nats-server 2.9 by
-  default, so the disk is not the limit); admission's compare-and-set on its window.
+- **Blocking latency, ours:** six sequential NATS hops, each a wake-up of another process — admission's
+  compare-and-set on its window (gateway to nats-server and back), the delivery (gateway to the bridge
+  through nats-server), the bridge's one write and its echo to the gateway's watch — and two JetStream
+  file-store writes (no fsync per write in nats-server 2.9 by default, so the disk is not the limit).
 - **Tasks/s, ours, one session:** the bridge runs one task at a time and records create, start and complete
-  with compare-and-set: create and start are one write when the session is free (under load it rarely
-  is), and a queued task's start and complete are one when the worker answers within 100 ms (the echo
-  harness always does; a model never does); concurrency only lengthens the queue. The non-blocking figure counts
+  with compare-and-set: a blocking send's create waits up to 100 ms for its next change, and a queued
+  task's start and complete are one write when the worker answers within 100 ms (the echo harness always
+  does; a model never does), so here a task is one write; concurrency only lengthens the queue. The non-blocking figure counts
   accepted tasks (the bridge's intake, serialised with the rest of the bridge); "until all finished" waits
   for the queue to drain.
+- **Tasks/s, ours over several sessions:** one bridge per session, all on the same cores: each bridge wakes
+  for fewer tasks at a time than one busy bridge does, so a task costs it more CPU. Before they are
+  measured the added sessions are warmed up until each has served as many tasks as the first session had in
+  its warm-up, so the figure measures their path, not V8 still optimising their code.
 - **Tasks/s, reference:** one Node process doing HTTP, JSON-RPC, the executor and the store; CPU-bound.
 - **SSE first event, ours:** the stream's first event is the task as the bridge took it, so it waits for
   the same admission and delivery as a blocking send, but not for the work.
