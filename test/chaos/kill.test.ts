@@ -63,7 +63,7 @@ const rows: ChaosRow[] = [];
 const slowIds = ['slow-1', 'slow-2', 'slow-3'];
 
 function startGuard(): ServiceProcess {
-  const g = runTs(CLI, ['guard'], { ...mesh.env, GUARD_RATE_MAX: '1000000', GUARD_BUDGET_MAX: '0' });
+  const g = runTs(CLI, ['guard'], { ...mesh.env, GUARD_RATE_MAX: '1000', GUARD_BUDGET_MAX: '0' });
   mesh.services.push(g);
   return g;
 }

@@ -47,7 +47,7 @@ beforeAll(async () => {
     sessions: [{ name: 'alpha' }, { name: 'beta' }],
     env: {
       ECHO_DELAY_MS: '30',
-      GUARD_RATE_MAX: '1000000',
+      GUARD_RATE_MAX: '1000',
       LIMIT_BLOCKING_WAIT_MS: '30000',
       LIMIT_TASK_EXPIRY_MS: String(EXPIRY_MS),
       GATEWAY_EXPIRY_SWEEP_MS: '1000',

@@ -27,7 +27,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     SHROOMS_STATE_DIR: state,
     SHROOMS_MACHINE: machine,
     // Every file asks the one demo session; the loop guard's default (30 an hour) would refuse.
-    GUARD_RATE_MAX: '100000',
+    GUARD_RATE_MAX: '1000',
   });
   try {
     const out = await up.waitFor(/Press Ctrl-C to stop/, 120_000);

@@ -25,10 +25,10 @@ export const RAISED_LIMITS: Record<string, string> = {
   // A full run holds its throughput tasks plus the 100,000 of the large-ledger reads: past the
   // default 200,000 retained tasks the preload would be refused.
   LIMIT_RETAINED_TASKS: '10000000',
-  GUARD_RATE_MAX: '1000000000',
-  // The loop guard stores every task admitted within its window; with the default hour and a raised
-  // maximum each admit would carry the whole run (14 KB and growing). 100 ms keeps the window about
-  // as full as the default (30 an hour) is at its limit.
+  // The loop guard stores every task admitted within its window, at most 1,000 (its largest
+  // setting). 100 ms keeps the window about as full as the default (30 an hour) is at its limit and
+  // far from 1,000: ours admits a few thousand tasks a second here at most.
+  GUARD_RATE_MAX: '1000',
   GUARD_RATE_WINDOW_MS: '100',
   GUARD_BUDGET_MAX: '0',
 };

@@ -3,7 +3,9 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connectNats, createLogger } from '@shrooms/runtime';
 import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MESSAGE_ID_MAX_LENGTH, NAME_MAX_LENGTH, formatTaskId, isValidMessageId, isValidName } from '@shrooms/protocol';
 import { WindowStore, preciseNow } from './store.js';
+import { WINDOW_MAX_ENTRIES } from './window.js';
 
 const log = createLogger('guard-test', 'silent');
 const spec = { max: 30, windowMs: 60 * 60 * 1000 };
@@ -149,5 +151,22 @@ describe('WindowStore (JetStream KV, compare-and-set)', () => {
     await kvs[0]!.put('garbage', 'not a window');
     const store = new WindowStore(kvs[0]!, { log });
     await expect(store.reserve('garbage', 'a', spec, later())).rejects.toMatchObject({ key: 'INTERNAL' });
+  });
+
+  it('holds a window at its largest limit of the longest task ids in one NATS message', async () => {
+    // A 64-character session and 128-character message ids of 3-byte characters: the most bytes a
+    // task id the gateway makes can take in a window's value.
+    const session = 's'.repeat(NAME_MAX_LENGTH);
+    const id = (i: number) => formatTaskId(session, `${i}`.padStart(6, '0') + '€'.repeat(MESSAGE_ID_MAX_LENGTH - 6));
+    expect(isValidName(session) && isValidMessageId(id(0).slice(session.length + 1))).toBe(true);
+    const store = new WindowStore(kvs[0]!, { log });
+    const big = { max: WINDOW_MAX_ENTRIES, windowMs: spec.windowMs };
+    const results = await Promise.all(
+      Array.from({ length: WINDOW_MAX_ENTRIES + 1 }, (_, i) => store.reserve('largest', id(i), big, later())),
+    );
+    expect(results.filter((r) => r.ok && r.counted)).toHaveLength(WINDOW_MAX_ENTRIES);
+    expect(results.at(-1)).toMatchObject({ ok: false, count: WINDOW_MAX_ENTRIES });
+    const stored = await kvs[1]!.get('largest');
+    expect(stored!.value.length).toBeLessThan(conns[0]!.info!.max_payload);
   });
 });

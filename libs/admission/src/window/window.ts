@@ -11,6 +11,15 @@ export type WindowEntry = z.infer<typeof WindowEntrySchema>;
 export const WindowValueSchema = z.object({ v: z.literal(1), entries: z.array(WindowEntrySchema) });
 export type WindowValue = z.infer<typeof WindowValueSchema>;
 
+/**
+ * The most ids one window may hold, so the most a window's limit (GUARD_RATE_MAX, GUARD_BUDGET_MAX)
+ * may be. A window is one KV value, and a value is one NATS message (max_payload, 1 MB by default):
+ * this many of the longest task ids (a 64-character session, a 128-character message id of 3-byte
+ * characters) take about half of that. More would let a busy window grow past what NATS carries,
+ * and every admit under its key would fail.
+ */
+export const WINDOW_MAX_ENTRIES = 1_000;
+
 export interface WindowSpec {
   /** Most ids admitted within the window. */
   max: number;
