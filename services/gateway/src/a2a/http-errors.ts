@@ -58,18 +58,27 @@ const LINGER_CHECK_MS = 50;
  * the answer before a client that sends its whole body first reads it: it sees EPIPE and no
  * answer. So the connection stays open while Node reads and drops the rest of the body (as it does
  * for any request its answer did not read), and is closed only past LINGER_BYTES or LINGER_MS.
- * Node's parser drops such a body without handing it to the request stream, so the socket's bytes
- * are what is counted.
+ * A client that asked to close (`Connection: close`, as Python's urllib always does) would meet
+ * the same reset: Node closes such a connection as soon as the answer is written. So the answer
+ * keeps it alive, and it is closed as asked once the rest is in. Node's parser drops such a body
+ * without handing it to the request stream, so the socket's bytes are what is counted.
  */
 function lingerOnRefusedBody(req: FastifyRequest, reply: FastifyReply): void {
   const raw = req.raw;
   const socket = raw.socket;
   if (raw.complete || !socket || socket.destroyed) return;
   reply.removeHeader('connection');
+  const closeAfter = !reply.raw.shouldKeepAlive;
+  reply.raw.shouldKeepAlive = true;
   const start = socket.bytesRead;
   const deadline = Date.now() + LINGER_MS;
   const watch = setInterval(() => {
-    if (raw.complete || socket.destroyed) return clearInterval(watch);
+    if (socket.destroyed) return clearInterval(watch);
+    if (raw.complete) {
+      clearInterval(watch);
+      if (closeAfter) socket.end();
+      return;
+    }
     if (socket.bytesRead - start > LINGER_BYTES || Date.now() >= deadline) {
       clearInterval(watch);
       socket.destroy();
