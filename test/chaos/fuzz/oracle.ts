@@ -30,10 +30,7 @@ const keyByReason = new Map<string, ErrorKey>((Object.keys(ERRORS) as ErrorKey[]
 function allowed(expect: Outcome[] | undefined, key: ErrorKey | 'ROUTE_NOT_FOUND' | 'closed'): boolean {
   if (!expect) return key !== 'INTERNAL' && key !== 'INVALID_AGENT_RESPONSE';
   if ((expect as string[]).includes(key)) return true;
-  return (
-    expect.includes('HTTP_LAYER') &&
-    (key === 'INVALID_REQUEST' || key === 'LIMIT_EXCEEDED' || key === 'closed' || key === 'ROUTE_NOT_FOUND')
-  );
+  return expect.includes('HTTP_LAYER') && (key === 'INVALID_REQUEST' || key === 'LIMIT_EXCEEDED' || key === 'ROUTE_NOT_FOUND');
 }
 
 function errorInfoProblem(info: unknown, key: ErrorKey): string | undefined {

@@ -11,6 +11,7 @@ import { maxHeaderSize } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ShroomsError, toJsonRpcError, toRestError } from '@shrooms/protocol';
 import { isNatsOutage, natsUnavailable } from '@shrooms/runtime';
+import { linger } from './linger.js';
 
 const isRpcPath = (method: string, url: string) => method === 'POST' && /^\/a2a(\/[^/]+)?\/?$/.test(url.split('?')[0]!);
 const isV03RestPath = (url: string) => /^\/a2a\/[^/]+\/v1\//.test(url);
@@ -46,22 +47,14 @@ export function errorHandler(bodyLimit: number) {
   };
 }
 
-/** A refused body is still read and dropped for up to this many bytes more… */
-const LINGER_BYTES = 16 * 1024 * 1024;
-/** …or this long; past either the connection is closed. The bytes are counted every LINGER_CHECK_MS. */
-const LINGER_MS = 5_000;
-const LINGER_CHECK_MS = 50;
-
 /**
- * A body past the limit is refused before it is all read, and fastify then closes the connection
- * at once. Closed with the client's bytes unread, the connection is reset, and the reset discards
- * the answer before a client that sends its whole body first reads it: it sees EPIPE and no
- * answer. So the connection stays open while Node reads and drops the rest of the body (as it does
- * for any request its answer did not read), and is closed only past LINGER_BYTES or LINGER_MS.
- * A client that asked to close (`Connection: close`, as Python's urllib always does) would meet
- * the same reset: Node closes such a connection as soon as the answer is written. So the answer
- * keeps it alive, and it is closed as asked once the rest is in. Node's parser drops such a body
- * without handing it to the request stream, so the socket's bytes are what is counted.
+ * A body past the limit is refused before it is all read, and fastify then closes the connection at
+ * once — a reset under the answer (see linger.ts). So the connection stays open while Node reads and
+ * drops the rest of the body (as it does for any request its answer did not read). A client that
+ * asked to close (`Connection: close`, as Python's urllib always does) would meet the same reset:
+ * Node closes such a connection as soon as the answer is written. So the answer keeps it alive, and
+ * it is closed as asked once the rest is in. Node's parser drops such a body without handing it to
+ * the request stream, so the socket's bytes are what `linger` counts.
  */
 function lingerOnRefusedBody(req: FastifyRequest, reply: FastifyReply): void {
   const raw = req.raw;
@@ -70,21 +63,11 @@ function lingerOnRefusedBody(req: FastifyRequest, reply: FastifyReply): void {
   reply.removeHeader('connection');
   const closeAfter = !reply.raw.shouldKeepAlive;
   reply.raw.shouldKeepAlive = true;
-  const start = socket.bytesRead;
-  const deadline = Date.now() + LINGER_MS;
-  const watch = setInterval(() => {
-    if (socket.destroyed) return clearInterval(watch);
-    if (raw.complete) {
-      clearInterval(watch);
-      if (closeAfter) socket.end();
-      return;
-    }
-    if (socket.bytesRead - start > LINGER_BYTES || Date.now() >= deadline) {
-      clearInterval(watch);
-      socket.destroy();
-    }
-  }, LINGER_CHECK_MS);
-  watch.unref();
+  linger(
+    socket,
+    () => raw.complete,
+    () => closeAfter && socket.end(),
+  );
 }
 
 /** Fastify's `frameworkErrors`: a URL that does not decode, a path segment past `maxParamLength`. */
@@ -96,12 +79,18 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
   return answerError(req, reply, new ShroomsError('INVALID_REQUEST', message));
 }
 
+/** Connections whose refused request was answered: the parser's errors on their later bytes are not. */
+const answered = new WeakSet<Socket>();
+
 /**
  * Fastify's `clientErrorHandler`: the HTTP parser refused the request (no route, no binding known).
- * Answers `google.rpc.Status` and closes; header overflow is 431 naming the limit.
+ * Answers `google.rpc.Status` and closes — after the answer, once the client has stopped sending
+ * (`linger`), so that the rest of a request it is still writing does not reset the connection under
+ * the answer; header overflow is 431 naming the limit.
  */
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  if (err.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
+  answered.add(socket);
   let status = 400;
   let se = new ShroomsError('INVALID_REQUEST', 'the request is not valid HTTP/1.1');
   if (err.code === 'HPE_HEADER_OVERFLOW') {
@@ -120,5 +109,6 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
-  socket.destroy();
+  socket.end();
+  linger(socket, () => false);
 }

@@ -1,0 +1,37 @@
+/**
+ * Closing a connection without resetting it under the client's answer. A connection closed with the
+ * client's bytes still unread is reset, and a reset discards an answer the client has not read yet:
+ * a client that writes its whole request before it reads (most do) sees EPIPE and no answer. Where
+ * the gateway answers before a request is all in — a body past the limit, headers the HTTP parser
+ * refuses — it goes on reading and dropping what the client still sends, for at most LINGER_BYTES
+ * more or LINGER_MS, and closes the connection only then.
+ */
+import type { Socket } from 'node:net';
+
+/** What is still read and dropped after an early answer: at most this many bytes more… */
+export const LINGER_BYTES = 16 * 1024 * 1024;
+/** …or for this long; past either the connection is closed. The bytes are counted every LINGER_CHECK_MS. */
+export const LINGER_MS = 5_000;
+const LINGER_CHECK_MS = 50;
+
+/**
+ * Watches `socket` while what the client still sends is read and dropped: once `done()` is true,
+ * `then()` runs; past LINGER_BYTES or LINGER_MS the connection is closed. Ends by itself when the
+ * connection does.
+ */
+export function linger(socket: Socket, done: () => boolean, then: () => void = () => {}): void {
+  const start = socket.bytesRead;
+  const deadline = Date.now() + LINGER_MS;
+  const watch = setInterval(() => {
+    if (socket.destroyed) return clearInterval(watch);
+    if (done()) {
+      clearInterval(watch);
+      return then();
+    }
+    if (socket.bytesRead - start > LINGER_BYTES || Date.now() >= deadline) {
+      clearInterval(watch);
+      socket.destroy();
+    }
+  }, LINGER_CHECK_MS);
+  watch.unref();
+}
