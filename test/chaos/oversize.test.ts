@@ -61,7 +61,7 @@ it('answers a client that sends headers past the limit, or bytes that are not HT
   // 256 KiB, written 4 KiB every 5 ms before the answer is read, on connections kept alive and ones
   // asking to close. The gateway closed these connections as soon as it had written its answer,
   // with the client still sending, and the reset lost the answer: each got EPIPE (4 of 4 headers
-  // cases before). It now reads and drops what still comes (linger.ts) and closes after.
+  // cases before). It now reads and drops what still comes (`linger`, libs/runtime) and closes after.
   const line = (i: number) => Buffer.from(`X-Pad-${i}: ${'y'.repeat(4_000)}\r\n`);
   const junk = () => Buffer.alloc(4_096, 'z');
   const cases = await Promise.all(

@@ -10,8 +10,7 @@ import type { Socket } from 'node:net';
 import { maxHeaderSize } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ShroomsError, toJsonRpcError, toRestError } from '@shrooms/protocol';
-import { isNatsOutage, natsUnavailable } from '@shrooms/runtime';
-import { linger } from './linger.js';
+import { answerBeforeTheRest, isNatsOutage, linger, natsUnavailable } from '@shrooms/runtime';
 
 const isRpcPath = (method: string, url: string) => method === 'POST' && /^\/a2a(\/[^/]+)?\/?$/.test(url.split('?')[0]!);
 const isV03RestPath = (url: string) => /^\/a2a\/[^/]+\/v1\//.test(url);
@@ -49,25 +48,13 @@ export function errorHandler(bodyLimit: number) {
 
 /**
  * A body past the limit is refused before it is all read, and fastify then closes the connection at
- * once — a reset under the answer (see linger.ts). So the connection stays open while Node reads and
- * drops the rest of the body (as it does for any request its answer did not read). A client that
- * asked to close (`Connection: close`, as Python's urllib always does) would meet the same reset:
- * Node closes such a connection as soon as the answer is written. So the answer keeps it alive, and
- * it is closed as asked once the rest is in. Node's parser drops such a body without handing it to
- * the request stream, so the socket's bytes are what `linger` counts.
+ * once — a reset under the answer. So the connection stays open while the rest is read and dropped
+ * (`answerBeforeTheRest`, libs/runtime). Node's parser drops such a body without handing it to the
+ * request stream, so the socket's bytes are what is counted.
  */
 function lingerOnRefusedBody(req: FastifyRequest, reply: FastifyReply): void {
-  const raw = req.raw;
-  const socket = raw.socket;
-  if (raw.complete || !socket || socket.destroyed) return;
   reply.removeHeader('connection');
-  const closeAfter = !reply.raw.shouldKeepAlive;
-  reply.raw.shouldKeepAlive = true;
-  linger(
-    socket,
-    () => raw.complete,
-    () => closeAfter && socket.end(),
-  );
+  answerBeforeTheRest(req.raw, reply.raw);
 }
 
 /** Fastify's `frameworkErrors`: a URL that does not decode, a path segment past `maxParamLength`. */
@@ -85,7 +72,7 @@ const answered = new WeakSet<Socket>();
 /**
  * Fastify's `clientErrorHandler`: the HTTP parser refused the request (no route, no binding known).
  * Answers `google.rpc.Status` and closes — after the answer, once the client has stopped sending
- * (`linger`), so that the rest of a request it is still writing does not reset the connection under
+ * (`linger`, libs/runtime), so that the rest of a request it is still writing does not reset the connection under
  * the answer; header overflow is 431 naming the limit.
  */
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {

@@ -13,6 +13,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerBeforeTheRest } from '@shrooms/runtime';
 import type * as Transport from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { resolveContext, type McpToolContext } from './context.js';
 import type * as Server from './server.js';
@@ -46,19 +47,30 @@ function jsonError(res: ServerResponse, status: number, message: string): void {
     .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw Object.assign(new Error(`request body is larger than ${MAX_BODY_BYTES} bytes`), { status: 413 });
-    chunks.push(c as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw Object.assign(new Error('the body is not valid JSON'), { status: 400 });
-  }
+/**
+ * The request's JSON body. Past MAX_BODY_BYTES it is refused at once (413), without reading on: the
+ * rest is then read and dropped after the answer (`answerBeforeTheRest`), so that the connection is
+ * not reset under it.
+ */
+function readBody(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY_BYTES) return void chunks.push(c);
+      req.off('data', onData).off('end', onEnd);
+      reject(Object.assign(new Error(`request body is larger than ${MAX_BODY_BYTES} bytes`), { status: 413 }));
+    };
+    const onEnd = () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch {
+        reject(Object.assign(new Error('the body is not valid JSON'), { status: 400 }));
+      }
+    };
+    req.on('data', onData).on('end', onEnd).on('error', reject);
+  });
 }
 
 export async function startMcpHttpServer(opts: McpHttpServerOptions = {}): Promise<McpHttpServer> {
@@ -80,6 +92,7 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions = {}): Promi
       try {
         body = await readBody(req);
       } catch (err) {
+        answerBeforeTheRest(req, res);
         return jsonError(res, (err as { status?: number }).status ?? 400, (err as Error).message);
       }
       const [{ StreamableHTTPServerTransport }, { buildMcpServer }] = await loadSdk();

@@ -6,6 +6,7 @@
  * refuses — it goes on reading and dropping what the client still sends, for at most LINGER_BYTES
  * more or LINGER_MS, and closes the connection only then.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** What is still read and dropped after an early answer: at most this many bytes more… */
@@ -34,4 +35,24 @@ export function linger(socket: Socket, done: () => boolean, then: () => void = (
     }
   }, LINGER_CHECK_MS);
   watch.unref();
+}
+
+/**
+ * After an answer given before the request is all in (a body past a limit): reads and drops the rest
+ * (`linger`) instead of letting the connection close under the answer. A client that asked to close
+ * (`Connection: close`, as Python's urllib always does) would meet the same reset — Node closes such
+ * a connection as soon as the answer is written — so the answer keeps the connection alive, and it is
+ * closed as asked once the rest is in. Call before the answer's headers are written.
+ */
+export function answerBeforeTheRest(req: IncomingMessage, res: ServerResponse): void {
+  const socket = req.socket;
+  if (req.complete || socket.destroyed) return;
+  const closeAfter = !res.shouldKeepAlive;
+  res.shouldKeepAlive = true;
+  req.resume();
+  linger(
+    socket,
+    () => req.complete,
+    () => closeAfter && socket.end(),
+  );
 }
