@@ -86,6 +86,21 @@ it('answers a client that sends headers past the limit, or bytes that are not HT
   expect(JSON.parse(cases[0]!.body).error).toMatchObject({ code: 431, status: 'RESOURCE_EXHAUSTED' });
 });
 
+it('answers a refusal given before the body is read to a client that asks to close', async () => {
+  // A cross-site POST is refused by the door before its body is read. With the connection asked to
+  // close, Node closed it once the refusal was written, with the body still coming: EPIPE, no
+  // answer. Any answer sent before its request is all in now keeps the connection for the rest.
+  const piece = Buffer.alloc(16 * 1024, 'x');
+  const head = (close: boolean) =>
+    `POST /a2a/fast HTTP/1.1\r\nHost: 127.0.0.1:${mesh.gatewayPort}\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nOrigin: http://elsewhere.example\r\nSec-Fetch-Site: cross-site\r\n${close ? 'Connection: close\r\n' : ''}Content-Length: ${16 * piece.length}\r\n\r\n`;
+  const cases = await Promise.all([false, true].map((close) => sendThenRead(head(close), () => piece, 16, { close, paceMs: 5 })));
+  for (const c of cases) {
+    expect(c.error, JSON.stringify(c)).toBeUndefined();
+    expect(JSON.parse(c.body).error, JSON.stringify(c)).toMatchObject({ data: [{ reason: 'CROSS_SITE_REFUSED' }] });
+  }
+  expect(cases[1]).toMatchObject({ closedByServer: true });
+});
+
 interface Sent {
   /** Everything read before the connection closed (or the whole answer, when it is kept alive). */
   answer: string;

@@ -8,7 +8,7 @@ import { NatsLink, type Logger, type NatsConnection } from '@shrooms/runtime';
 import { callerOf, loopbackOnly, type Identify } from './a2a/caller.js';
 import { authorize } from './authz/rules.js';
 import { sessionName, type A2AContext } from './a2a/context.js';
-import { clientErrorHandler, errorHandler, frameworkErrors } from './a2a/http-errors.js';
+import { clientErrorHandler, errorHandler, frameworkErrors, lingerOnEarlyAnswer } from './a2a/http-errors.js';
 import { registerJsonRpc } from './a2a/jsonrpc.js';
 import { registerRest } from './a2a/rest.js';
 import { SseStreams } from './a2a/sse.js';
@@ -107,6 +107,7 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.setErrorHandler(errorHandler(config.LIMIT_BODY_BYTES));
+  app.addHook('onSend', lingerOnEarlyAnswer);
   app.setNotFoundHandler((req, reply) =>
     reply.code(404).send({
       error: {

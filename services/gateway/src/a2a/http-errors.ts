@@ -27,14 +27,12 @@ export function errorHandler(bodyLimit: number) {
   return function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
     // A refusal of ours thrown by a route that answers no errors itself (/agents, the machine card).
     if ((err as unknown) instanceof ShroomsError) return answerError(req, reply, err as unknown as ShroomsError);
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      lingerOnRefusedBody(req, reply);
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
       return answerError(
         req,
         reply,
         new ShroomsError('LIMIT_EXCEEDED', `request body is larger than ${bodyLimit} bytes`, { limit: 'bodyBytes', max: bodyLimit }),
       );
-    }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500)
       return answerError(req, reply, new ShroomsError('INVALID_REQUEST', err.message));
     if (isNatsOutage(err)) {
@@ -47,14 +45,23 @@ export function errorHandler(bodyLimit: number) {
 }
 
 /**
- * A body past the limit is refused before it is all read, and fastify then closes the connection at
- * once — a reset under the answer. So the connection stays open while the rest is read and dropped
- * (`answerBeforeTheRest`, libs/runtime). Node's parser drops such a body without handing it to the
- * request stream, so the socket's bytes are what is counted.
+ * `onSend` for every answer. One sent before its request is all in — a body past the limit (fastify
+ * would then close the connection at once), a door's refusal before the body is read — would be
+ * lost to a reset if the connection closed with the rest still coming, so it keeps the connection
+ * open while the rest is read and dropped (`answerBeforeTheRest`, libs/runtime). Node's parser drops
+ * a refused body without handing it to the request stream; the socket's bytes are what is counted.
  */
-function lingerOnRefusedBody(req: FastifyRequest, reply: FastifyReply): void {
-  reply.removeHeader('connection');
-  answerBeforeTheRest(req.raw, reply.raw);
+export function lingerOnEarlyAnswer(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (err: null, p: unknown) => void,
+): void {
+  if (!req.raw.complete) {
+    reply.removeHeader('connection');
+    answerBeforeTheRest(req.raw, reply.raw);
+  }
+  done(null, payload);
 }
 
 /** Fastify's `frameworkErrors`: a URL that does not decode, a path segment past `maxParamLength`. */
