@@ -7,7 +7,7 @@
  * more or LINGER_MS, and closes the connection only then.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 
 /** What is still read and dropped after an early answer: at most this many bytes more… */
 export const LINGER_BYTES = 16 * 1024 * 1024;
@@ -46,7 +46,8 @@ export function linger(socket: Socket, done: () => boolean, then: () => void = (
  */
 export function answerBeforeTheRest(req: IncomingMessage, res: ServerResponse): void {
   const socket = req.socket;
-  if (req.complete || socket.destroyed) return;
+  // Only a connection: a request injected in-process (fastify's inject) has a stand-in socket.
+  if (req.complete || !(socket instanceof Socket) || socket.destroyed) return;
   const closeAfter = !res.shouldKeepAlive;
   res.shouldKeepAlive = true;
   req.resume();
