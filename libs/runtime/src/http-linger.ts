@@ -2,9 +2,10 @@
  * Closing a connection without resetting it under the client's answer. A connection closed with the
  * client's bytes still unread is reset, and a reset discards an answer the client has not read yet:
  * a client that writes its whole request before it reads (most do) sees EPIPE and no answer. Where
- * the gateway answers before a request is all in — a body past the limit, headers the HTTP parser
- * refuses — it goes on reading and dropping what the client still sends, for at most LINGER_BYTES
- * more or LINGER_MS, and closes the connection only then.
+ * a server of ours (the gateway, the bridge's MCP endpoint) answers before a request is all in — a
+ * body past a limit, a refusal before the body is read, headers the HTTP parser refuses — it goes on
+ * reading and dropping what the client still sends, for at most LINGER_BYTES more or LINGER_MS, and
+ * closes the connection only then.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
@@ -38,7 +39,8 @@ export function linger(socket: Socket, done: () => boolean, then: () => void = (
 }
 
 /**
- * After an answer given before the request is all in (a body past a limit): reads and drops the rest
+ * After an answer given before the request is all in (a body past a limit, a refusal before the body
+ * is read): reads and drops the rest
  * (`linger`) instead of letting the connection close under the answer. A client that asked to close
  * (`Connection: close`, as Python's urllib always does) would meet the same reset — Node closes such
  * a connection as soon as the answer is written — so the answer keeps the connection alive, and it is

@@ -79,8 +79,8 @@ const answered = new WeakSet<Socket>();
 /**
  * Fastify's `clientErrorHandler`: the HTTP parser refused the request (no route, no binding known).
  * Answers `google.rpc.Status` and closes — after the answer, once the client has stopped sending
- * (`linger`, libs/runtime), so that the rest of a request it is still writing does not reset the connection under
- * the answer; header overflow is 431 naming the limit.
+ * (`linger`, libs/runtime), so that the rest of a request it is still writing does not reset the
+ * connection under the answer; header overflow is 431 naming the limit.
  */
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
