@@ -11,9 +11,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 
 /** What is still read and dropped after an early answer: at most this many bytes more… */
-export const LINGER_BYTES = 16 * 1024 * 1024;
+const LINGER_BYTES = 16 * 1024 * 1024;
 /** …or for this long; past either the connection is closed. The bytes are counted every LINGER_CHECK_MS. */
-export const LINGER_MS = 5_000;
+const LINGER_MS = 5_000;
 const LINGER_CHECK_MS = 50;
 
 /**
@@ -40,8 +40,8 @@ export function linger(socket: Socket, done: () => boolean, then: () => void = (
 
 /**
  * After an answer given before the request is all in (a body past a limit, a refusal before the body
- * is read): reads and drops the rest
- * (`linger`) instead of letting the connection close under the answer. A client that asked to close
+ * is read): reads and drops the rest (`linger`) instead of letting the connection close under the
+ * answer. A client that asked to close
  * (`Connection: close`, as Python's urllib always does) would meet the same reset — Node closes such
  * a connection as soon as the answer is written — so the answer keeps the connection alive, and it is
  * closed as asked once the rest is in. Call before the answer's headers are written.

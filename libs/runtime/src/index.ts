@@ -67,5 +67,5 @@ export {
   retryJetStream,
   transientOrMadeMeanwhile,
 } from './retry.js';
-export { answerBeforeTheRest, linger, LINGER_BYTES, LINGER_MS } from './http-linger.js';
+export { answerBeforeTheRest, linger } from './http-linger.js';
 export { watchFile } from './watch-file.js';
