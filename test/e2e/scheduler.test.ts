@@ -16,9 +16,9 @@ import type { AddressInfo } from 'node:net';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { keysNow } from '@shrooms/ledger';
 import { BUCKETS, META, type Schedule, type Task, occurrenceMessageId } from '@shrooms/protocol';
 import { scheduleClient, type ScheduleClient } from '@shrooms/client';
+import { keysNow } from '@shrooms/runtime';
 import { compileRule, occurrences } from '@shrooms/scheduler';
 import {
   CLI,

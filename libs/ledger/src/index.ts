@@ -6,4 +6,3 @@ export * as transitions from './transitions.js';
 export { view as viewTask } from './transitions.js';
 export { assertResend, intake, type IntakeResult, localTaskKey } from './intake.js';
 export { hardenBucket, type Hardening } from './harden.js';
-export { keysNow } from './keys-now.js';

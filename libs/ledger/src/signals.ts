@@ -7,9 +7,8 @@
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, DEFAULT_SIGNAL_TTL_MS, SignalSchema, decodeToken, keys, signalFreshness, subjects, type Signal } from '@shrooms/protocol';
-import { retryJetStream } from '@shrooms/runtime';
+import { keysNow, retryJetStream } from '@shrooms/runtime';
 import { createHardenedBucket, hardenBucket, type Hardening } from './harden.js';
-import { keysNow } from './keys-now.js';
 
 export interface SignalView extends Signal {
   /** 1 when just renewed, falling to 0 as the signal reaches its ttl. */

@@ -58,6 +58,7 @@ export {
   traceparentOf,
 } from './telemetry.js';
 export { casCreate, casPurge, casPut, casUpdate, isCasConflict, isStreamFull } from './cas.js';
+export { keysNow } from './keys-now.js';
 export {
   hasJetStreamApiCode,
   isMadeMeanwhile,

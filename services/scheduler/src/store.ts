@@ -8,7 +8,7 @@
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, ShroomsError, keys, ScheduleSchema, type Schedule } from '@shrooms/protocol';
-import { casCreate, casPurge, casUpdate, retryJetStream } from '@shrooms/runtime';
+import { casCreate, casPurge, casUpdate, keysNow, retryJetStream } from '@shrooms/runtime';
 
 export interface StoredSchedule {
   schedule: Schedule;
@@ -29,7 +29,10 @@ export interface ScheduleStorePort {
 const enc = new TextEncoder();
 
 export class ScheduleStore implements ScheduleStorePort {
-  private constructor(readonly kv: KV) {}
+  private constructor(
+    readonly kv: KV,
+    private readonly nc: NatsConnection,
+  ) {}
 
   /**
    * Creates the bucket if needed (idempotent) and binds to it; retried while JetStream is slow to
@@ -45,7 +48,7 @@ export class ScheduleStore implements ScheduleStorePort {
         description: 'shrooms schedules: one value per schedule, the schedule as it stands',
       }),
     );
-    return new ScheduleStore(kv);
+    return new ScheduleStore(kv, nc);
   }
 
   async get(id: string): Promise<StoredSchedule | null> {
@@ -81,10 +84,13 @@ export class ScheduleStore implements ScheduleStorePort {
     throw new ShroomsError('INTERNAL', `schedule ${id} changed too often to update; retry`);
   }
 
-  /** Every schedule (a full read of the bucket). */
+  /**
+   * Every schedule (a full read of the bucket). Its keys come from one stream-info request, not
+   * `kv.keys()`: that makes a consumer on the server for each listing, left there for five minutes
+   * after, and the engine lists every SCHEDULER_RESCAN_MS (about twenty at a time per replica).
+   */
   async all(): Promise<StoredSchedule[]> {
-    const ids: string[] = [];
-    for await (const k of await this.kv.keys()) ids.push(k);
+    const ids = await keysNow(this.nc, BUCKETS.schedules);
     const out = await Promise.all(ids.map((k) => this.kv.get(k).then(decode)));
     return out.filter((s): s is StoredSchedule => s !== null);
   }

@@ -5,8 +5,8 @@
  */
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { keysNow } from '@shrooms/ledger';
 import { BUCKETS, META, isTerminal, keys, textOf, type Task } from '@shrooms/protocol';
+import { keysNow } from '@shrooms/runtime';
 import type { AskRecord } from '@shrooms/testing';
 
 export interface LedgerView {

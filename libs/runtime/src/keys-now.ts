@@ -8,7 +8,7 @@
  */
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { retryJetStream } from '@shrooms/runtime';
+import { retryJetStream } from './retry.js';
 
 export async function keysNow(nc: NatsConnection, bucket: string, filter = '>'): Promise<string[]> {
   const prefix = `$KV.${bucket}.`;

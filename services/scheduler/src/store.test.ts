@@ -1,0 +1,52 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { BUCKETS } from '@shrooms/protocol';
+import { connectNats, createLogger } from '@shrooms/runtime';
+import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildSchedule } from './create.js';
+import { ScheduleStore } from './store.js';
+
+/** ScheduleStore on a real nats-server: what a rescan (`all`) reads, and what it leaves behind. */
+const log = createLogger('scheduler-test', 'silent');
+const limits = { LIMIT_RECIPIENTS: 10, LIMIT_TEXT_BYTES: 65_536, SCHEDULER_MIN_INTERVAL_MS: 1000 };
+let server: NatsServerHandle;
+let nc: NatsConnection;
+let store: ScheduleStore;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  nc = await connectNats({ NATS_URL: server.url }, log, 'scheduler-test');
+  store = await ScheduleStore.open(nc);
+});
+afterAll(async () => {
+  await nc?.close();
+  await server?.stop();
+});
+
+const schedule = (id: string) =>
+  buildSchedule(
+    { recipients: ['home/review'], prompt: `check ${id}`, at: '2030-05-01T08:00:10Z', origin: { device: 'laptop', from: 'laptop/webapp' } },
+    limits,
+    Date.parse('2030-05-01T08:00:00Z'),
+    id,
+  );
+
+it('reads every schedule as it stands, and no removed one or other key, without leaving a consumer on the server', async () => {
+  for (const id of ['a1', 'b2', 'c3', 'd4']) expect(await store.create(schedule(id))).not.toBeNull();
+  const gone = await store.get('c3');
+  await store.remove('c3', gone!.revision);
+  await store.kv.delete('d4');
+  await store.kv.put('_health.home.scheduler', JSON.stringify({ at: new Date().toISOString(), pid: 1 }));
+  const changed = await store.update('b2', (s) => ({ ...s, state: 'canceled' }));
+
+  // The engine reads the bucket every SCHEDULER_RESCAN_MS, forever.
+  for (let i = 0; i < 5; i++) {
+    const all = await store.all();
+    expect(all.map((s) => s.schedule.id).sort()).toEqual(['a1', 'b2']);
+    expect(all.find((s) => s.schedule.id === 'b2')).toEqual(changed);
+  }
+  // kv.keys() left one consumer per listing, each deleted by the server only five minutes later.
+  const jsm = await jetstreamManager(nc);
+  expect(await jsm.consumers.list(`KV_${BUCKETS.schedules}`).next()).toEqual([]);
+});
