@@ -32,12 +32,13 @@ const schedule = (id: string) =>
     id,
   );
 
-it('reads every schedule as it stands, and no removed one or other key, without leaving a consumer on the server', async () => {
+it('reads every schedule as it stands, and no removed one or other value, without leaving a consumer on the server', async () => {
   for (const id of ['a1', 'b2', 'c3', 'd4']) expect(await store.create(schedule(id))).not.toBeNull();
   const gone = await store.get('c3');
   await store.remove('c3', gone!.revision);
   await store.kv.delete('d4');
   await store.kv.put('_health.home.scheduler', JSON.stringify({ at: new Date().toISOString(), pid: 1 }));
+  await store.kv.put('by-hand', 'not json');
   const changed = await store.update('b2', (s) => ({ ...s, state: 'canceled' }));
 
   // The engine reads the bucket every SCHEDULER_RESCAN_MS, forever.

@@ -122,8 +122,15 @@ export class ScheduleStore implements ScheduleStorePort {
   }
 }
 
+/** A schedule as stored; null for a removed key or a value that is none (the health check's, an operator's). */
 function decode(e: KvEntry | null): StoredSchedule | null {
   if (!e || e.operation !== 'PUT' || e.value.length === 0) return null;
-  const parsed = ScheduleSchema.safeParse(e.json<unknown>());
+  let value: unknown;
+  try {
+    value = e.json<unknown>();
+  } catch {
+    return null;
+  }
+  const parsed = ScheduleSchema.safeParse(value);
   return parsed.success ? { schedule: parsed.data, revision: e.revision } : null;
 }
