@@ -7,7 +7,7 @@
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, decodeToken, keys, parseAgent, PolicyRuleSchema, type PolicyRule } from '@shrooms/protocol';
-import { retryJetStream, type Logger } from '@shrooms/runtime';
+import { keysNow, retryJetStream, type Logger } from '@shrooms/runtime';
 
 export class PolicyOverrides {
   readonly rules = new Map<string, PolicyRule>();
@@ -15,6 +15,7 @@ export class PolicyOverrides {
 
   private constructor(
     readonly kv: KV,
+    private readonly nc: NatsConnection,
     private readonly log: Logger,
   ) {}
 
@@ -32,7 +33,7 @@ export class PolicyOverrides {
         }),
       opts.retryIf ? { retryIf: opts.retryIf } : {},
     );
-    const o = new PolicyOverrides(kv, opts.log);
+    const o = new PolicyOverrides(kv, nc, opts.log);
     await o.follow();
     return o;
   }
@@ -60,9 +61,9 @@ export class PolicyOverrides {
     this.stopWatch = () => iter.stop();
     let markReady!: () => void;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
-    let stored = 0;
-    for await (const _ of await this.kv.keys()) stored++;
-    if (stored === 0) markReady();
+    // Whether anything is stored (removed rules too: the watch delivers their markers). One
+    // stream-info request: kv.keys() would leave a consumer on the server for five minutes.
+    if ((await keysNow(this.nc, BUCKETS.guardPolicy)).length === 0) markReady();
     void (async () => {
       for await (const e of iter as AsyncIterable<KvWatchEntry>) {
         this.apply(e);
