@@ -18,6 +18,13 @@ import { Prng } from './fuzz/prng.js';
 const COUNT = Number(process.env.FUZZ_COUNT ?? 10_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_130);
 const CONCURRENCY = 16;
+/**
+ * Every PACED_EVERY-th request is written PACE at a time, as a client on a slower link than loopback
+ * writes it: a server that answers before a request is all in must not lose that answer to a reset
+ * (docs/reliability.md, "The oversize reset, explained"), which one write never shows.
+ */
+const PACED_EVERY = 4;
+const PACE = { bytes: 16 * 1024, gapMs: 2 };
 /** Bound on one answer (a hang shows as a failure, never as a stuck run). */
 const ANSWER_BOUND_MS = 15_000;
 /** Growth of the gateway's RSS over the run that still counts as bounded. */
@@ -36,6 +43,7 @@ interface Failure {
   index: number;
   family: string;
   note: string;
+  paced: boolean;
   problem: string;
   request: string;
   answer: string;
@@ -64,6 +72,7 @@ it(
     const byFamily = new Map<string, number>();
     const failures: Failure[] = [];
     let sent = 0;
+    let pacedSent = 0;
     let fiveXX = 0;
     let hangs = 0;
     let accepted = 0;
@@ -76,7 +85,13 @@ it(
         const c: FuzzCase = gen.next();
         sent++;
         byFamily.set(c.family, (byFamily.get(c.family) ?? 0) + 1);
-        const r = await rawExchange(mesh.gatewayPort, c.raw, { timeoutMs: ANSWER_BOUND_MS, halfClose: c.halfClose ?? false });
+        const paced = index % PACED_EVERY === 1;
+        if (paced) pacedSent++;
+        const r = await rawExchange(mesh.gatewayPort, c.raw, {
+          timeoutMs: ANSWER_BOUND_MS,
+          halfClose: c.halfClose ?? false,
+          ...(paced ? { pace: PACE } : {}),
+        });
         const v: Verdict = judge(c, r);
         byOutcome.set(v.outcome, (byOutcome.get(v.outcome) ?? 0) + 1);
         if (v.fiveXX) fiveXX++;
@@ -87,6 +102,7 @@ it(
             index,
             family: c.family,
             note: c.note,
+            paced,
             problem: v.problem,
             request: c.raw.subarray(0, 400).toString('latin1'),
             answer: `${r.status ?? r.error} ${r.body.subarray(0, 400).toString('utf8')}`,
@@ -114,7 +130,7 @@ it(
 
     const outcomes = [...byOutcome].sort((a, b) => b[1] - a[1]);
     const lines = [
-      `\n=== fuzz: seed ${SEED}, ${sent} requests sent, ${CONCURRENCY} at a time, ${(elapsedMs / 1000).toFixed(1)} s ===`,
+      `\n=== fuzz: seed ${SEED}, ${sent} requests sent (${pacedSent} paced: ${PACE.bytes / 1024} KiB every ${PACE.gapMs} ms), ${CONCURRENCY} at a time, ${(elapsedMs / 1000).toFixed(1)} s ===`,
       `families: ${[...byFamily].map(([f, n]) => `${f} ${n}`).join(', ')}`,
       'answers by code:',
       ...outcomes.map(([o, n]) => `  ${String(n).padStart(6)}  ${o}`),
@@ -126,7 +142,7 @@ it(
       lines.push('first failures:');
       for (const f of failures.slice(0, 15))
         lines.push(
-          `  #${f.index} [${f.family}] ${f.note}: ${f.problem}\n      request ${JSON.stringify(f.request.slice(0, 160))}\n      answer  ${JSON.stringify(f.answer.slice(0, 200))}`,
+          `  #${f.index} [${f.family}]${f.paced ? ' (paced)' : ''} ${f.note}: ${f.problem}\n      request ${JSON.stringify(f.request.slice(0, 160))}\n      answer  ${JSON.stringify(f.answer.slice(0, 200))}`,
         );
     }
     process.stdout.write(lines.join('\n') + '\n');
@@ -135,6 +151,7 @@ it(
     const figures = {
       seed: SEED,
       sent,
+      paced: { sent: pacedSent, ...PACE },
       concurrency: CONCURRENCY,
       elapsedMs,
       answersByCode: Object.fromEntries(outcomes),
@@ -152,7 +169,7 @@ it(
       [
         {
           scenario: 'fuzz: hostile A2A requests',
-          load: `${sent} requests, ${CONCURRENCY} at a time, seed ${SEED}`,
+          load: `${sent} requests (${pacedSent} paced), ${CONCURRENCY} at a time, seed ${SEED}`,
           faults: 'malformed/hostile input (16 families)',
           acknowledged: 0,
           lost: 0,

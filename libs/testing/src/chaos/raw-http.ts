@@ -3,7 +3,7 @@
  * bytes in the path, bogus or huge headers, lying Content-Length, garbage request lines. It reads
  * one response (Content-Length, chunked, or until close) and never hangs past `timeoutMs`.
  */
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 export interface RawResponse {
   /** HTTP status, or undefined when the server closed without answering. */
@@ -41,6 +41,12 @@ export interface RawExchangeOptions {
   host?: string;
   /** Half-close after sending, so an incomplete request ends instead of waiting for more bytes. */
   halfClose?: boolean;
+  /**
+   * Write `bytes` at a time, `gapMs` apart, like a client on a slower link than loopback: a server
+   * that answers before the rest is in and closes at once then resets the connection under the
+   * answer (one write, as by default, is all in before the server reads it).
+   */
+  pace?: { bytes: number; gapMs: number };
 }
 
 /**
@@ -121,9 +127,22 @@ export function rawExchange(port: number, data: Buffer, opts: RawExchangeOptions
       if (head) tryParse(true);
       finish({ error: e.code ?? e.message });
     });
-    if (opts.halfClose) sock.end(data);
-    else sock.write(data);
+    void send(sock, data, opts, () => done);
   });
+}
+
+async function send(sock: Socket, data: Buffer, opts: RawExchangeOptions, done: () => boolean): Promise<void> {
+  const step = Math.max(1, opts.pace?.bytes ?? data.length);
+  let at = 0;
+  do {
+    if (at > 0) await new Promise((r) => setTimeout(r, opts.pace!.gapMs));
+    // The answer came, or the server closed, while the rest waited: nothing more to send.
+    if (done() || sock.destroyed) return;
+    const chunk = data.subarray(at, at + step);
+    at += step;
+    if (at >= data.length && opts.halfClose) sock.end(chunk);
+    else sock.write(chunk);
+  } while (at < data.length);
 }
 
 /** The body of a complete chunked message, or undefined while chunks are still missing. */
