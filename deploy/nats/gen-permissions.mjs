@@ -37,6 +37,18 @@ export function encodeToken(raw) {
 }
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * How long after receiving a request a user may still answer it (allow_responses): as long as the
+ * requests of the mesh wait by default (a delivery, a schedule: LIMIT_DELIVERY_ACK_MS, 5 s; the
+ * guard: 2 s) — a later answer nobody would read. NATS's own default is two minutes, and
+ * nats-server 2.9 (Debian's, what `up` runs) remembers for that long the reply-to subject of every
+ * message it delivers to the user — each ledger change a watch brings has one — and once it holds
+ * over 4,096 walks them all on each message delivered: above ~34 such messages a second the
+ * server's CPU grows with the square of the rate (measured: its CPU per task 2.5× at a few
+ * hundred tasks a second). Five seconds keeps that under 4,096 up to ~800 a second per connection.
+ */
+export const REPLY_WINDOW = '5s';
 const BUCKET = {
   tasks: 'shrooms_tasks',
   signals: 'shrooms_signals',
@@ -276,8 +288,10 @@ function renderUser(u) {
       );
     else lines.push('        publish: { allow: [', ...u.publish.map((s) => `          ${q(s)}`), '        ] }');
     lines.push('        subscribe: { allow: [', ...u.subscribe.map((s) => `          ${q(s)}`), '        ] }');
-    lines.push('        # Replies to requests this user received (service endpoints, $SRV pings).');
-    lines.push('        allow_responses: true');
+    lines.push('        # One reply to each request this user received (service endpoints, $SRV pings), within');
+    lines.push(`        # ${REPLY_WINDOW}: the requests' default timeout. nats-server 2.9 keeps every reply-to subject`);
+    lines.push('        # it delivers to this user for that long and, past 4,096 of them, walks all at each message.');
+    lines.push(`        allow_responses: { max: 1, expires: "${REPLY_WINDOW}" }`);
     lines.push('      }');
   }
   lines.push('    }');

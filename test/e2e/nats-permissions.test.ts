@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kvm, type KV } from '@nats-io/kv';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { createInbox, type Msg, type NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { BUCKETS, keys, kvSubject, subjects } from '@shrooms/protocol';
 import { askGuard } from '@shrooms/client';
@@ -19,7 +19,7 @@ import { createLogger } from '@shrooms/runtime';
 import { hardenBucket } from '@shrooms/ledger';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/nats-core';
-import { REPO_ROOT, runTs, startNatsServer, tempDir, type NatsServerHandle, type TempDir } from '@shrooms/testing';
+import { REPO_ROOT, eventually, runTs, startNatsServer, tempDir, type NatsServerHandle, type TempDir } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const GENERATOR = join(REPO_ROOT, 'deploy/nats/gen-permissions.mjs');
@@ -173,6 +173,44 @@ describe('a bridge credential of machine laptop', () => {
     const reply = await gateway.request(subjects.bridge('laptop', 'webapp', 'deliver'), 'task', { timeout: 5000 });
     expect(reply.string()).toBe(`got ${subjects.bridge('laptop', 'webapp', 'deliver')}`);
     sub.unsubscribe();
+  });
+
+  it('answers a request once, and not once its reply window is over', async () => {
+    const { REPLY_WINDOW } = (await import(GENERATOR)) as { REPLY_WINDOW: string };
+    const windowMs = Number(/^(\d+)s$/.exec(REPLY_WINDOW)?.[1]) * 1000;
+    expect(windowMs).toBeGreaterThan(0);
+    const refused: string[] = [];
+    void (async () => {
+      for await (const st of nc.status())
+        if (st.type === 'error' && PERMISSION_VIOLATION.test(String(st.error))) refused.push(String(st.error));
+    })();
+    const received: Msg[] = [];
+    const sub = nc.subscribe(subjects.bridge('laptop', 'webapp', 'control'), { callback: (_e, m) => void received.push(m) });
+    await nc.flush();
+    const gateway = await login('gateway', PASSWORDS.NATS_GATEWAY_PASSWORD);
+    const inbox = createInbox();
+    const answers: string[] = [];
+    const answered = gateway.subscribe(`${inbox}.*`, { callback: (_e, m) => void answers.push(`${m.subject.slice(-1)} ${m.string()}`) });
+    gateway.publish(subjects.bridge('laptop', 'webapp', 'control'), 'first', { reply: `${inbox}.1` });
+    gateway.publish(subjects.bridge('laptop', 'webapp', 'control'), 'late', { reply: `${inbox}.2` });
+    await gateway.flush();
+    await eventually(() => received.length === 2);
+    expect(received.map((m) => m.string())).toEqual(['first', 'late']);
+    // Answered at once, then a second time: the first only (a reply-to subject is good for one answer).
+    received[0]!.respond('one');
+    received[0]!.respond('two');
+    await nc.flush();
+    await eventually(() => refused.length >= 1);
+    // The other one, answered past the window: refused by the server, never delivered.
+    await new Promise((r) => setTimeout(r, windowMs + 500));
+    received[1]!.respond('too late');
+    await nc.flush();
+    await eventually(() => refused.length >= 2);
+    await gateway.flush();
+    expect(refused).toHaveLength(2);
+    expect(answers).toEqual(['1 one']);
+    sub.unsubscribe();
+    answered.unsubscribe();
   });
 
   it("cannot subscribe to another machine's deliveries: the server refuses", async () => {
