@@ -6,8 +6,8 @@
  * so its figures are for an A/B of two trees or two settings run alternately on the same machine,
  * never for the aims (those come from the full run, arms interleaved).
  */
-import { startNatsServer } from '@shrooms/testing';
-import { OURS_SERVING, startOurs, type Admission } from './arms/ours.js';
+import { startBenchNats } from './arms/nats.js';
+import { MACHINE, OURS_SERVING, OURS_SESSIONS, startOurs, type Admission } from './arms/ours.js';
 import { startChild } from './child.js';
 import type { LatencyResult, ThroughputResult } from './loadgen/jobs.js';
 import { clockTickMs, loadavgNow, messagesPerSend, natsInByConnection, processTicks } from './machine.js';
@@ -34,9 +34,9 @@ export async function runHot(
   opts: { reps: number; sends: number; throughputMs: number; admission: Admission; sessions: number },
   log: (l: string) => void,
 ): Promise<HotResult> {
-  const nats = await startNatsServer({ args: [] });
+  const nats = await startBenchNats(MACHINE, OURS_SESSIONS);
   const ours = await startOurs(nats, { admission: opts.admission, spread: opts.sessions });
-  const loadgen = await startChild('loadgen', 'loadgen/main.ts');
+  const loadgen = await startChild('loadgen', 'loadgen/main.ts', [], nats.adminEnv);
   try {
     const target = { kind: 'http' as const, url: ours.url };
     const lat = (n: number, op: 'send' | 'stream' = 'send') =>
@@ -55,16 +55,16 @@ export async function runHot(
     await lat(opts.sends, 'stream');
     await thr(opts.throughputMs);
     log('warmed up');
-    const serving = () => ({ ...ours.pids(), ...(nats.pid ? { nats_server: nats.pid } : {}) });
+    const serving = () => ({ ...ours.pids(), ...(nats.server.pid ? { nats_server: nats.server.pid } : {}) });
     const p50s: (number | null)[] = [];
     const sseP50s: (number | null)[] = [];
     const rates: number[] = [];
     const cpu: Record<string, number[]> = {};
     const msgs: Record<string, number[]> = {};
     for (let rep = 0; rep < opts.reps; rep++) {
-      const before = await natsInByConnection(nats.monitorUrl);
+      const before = await natsInByConnection(nats.server.monitorUrl);
       const l = await lat(opts.sends);
-      const perSend = messagesPerSend(before, await natsInByConnection(nats.monitorUrl), OURS_SERVING, l.samples.length + l.errors);
+      const perSend = messagesPerSend(before, await natsInByConnection(nats.server.monitorUrl), OURS_SERVING, l.samples.length + l.errors);
       for (const [name, n] of Object.entries(perSend)) (msgs[name] ??= []).push(n);
       p50s.push(percentiles(l.samples).p50);
       sseP50s.push(percentiles((await lat(opts.sends, 'stream')).samples).p50);

@@ -9,8 +9,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/nats-core';
 import { Ledger } from '@shrooms/ledger';
-import { CLI, freePort, nodeArgs, rpc, startMesh, startNatsServer, wrap, type Mesh, type ServiceProcess } from '@shrooms/testing';
+import { CLI, freePort, nodeArgs, rpc, startMesh, wrap, type Mesh, type ServiceProcess } from '@shrooms/testing';
+import { benchLogin } from './arms/login.js';
+import { startBenchNats } from './arms/nats.js';
 import { MACHINE, RAISED_LIMITS, preloadShelf } from './arms/ours.js';
 import { SHELF } from './arms/shelf.js';
 import { BUILT, REPO_ROOT } from './child.js';
@@ -47,20 +50,26 @@ export async function runMemoryJob(plan: Plan, log: Log): Promise<Figures> {
  * on a busy one), so the first reading still holds start-up memory.
  */
 async function idleProcesses(idleMs: number, figures: Figures, log: Log): Promise<void> {
-  const mesh = await startMesh({
-    machine: MACHINE,
-    sessions: IDLE_BRIDGES.map((name) => ({ name })),
-    guard: true,
-    scheduler: true,
-    env: { GATEWAY_GUARD: 'local' },
-    built: BUILT,
-  });
+  const nats = await startBenchNats(MACHINE, IDLE_BRIDGES);
+  const { login, sessionLogin } = nats.users;
+  let mesh: Mesh | undefined;
   try {
-    const bridges = IDLE_BRIDGES.map((name) => mesh.bridges.get(name));
-    const [guard, scheduler] = mesh.services.filter((s) => s !== mesh.gateway && !bridges.includes(s));
+    mesh = await startMesh({
+      nats: nats.server,
+      machine: MACHINE,
+      sessions: IDLE_BRIDGES.map((name) => ({ name, env: sessionLogin(name) })),
+      guard: true,
+      scheduler: true,
+      env: { GATEWAY_GUARD: 'local' },
+      serviceEnv: { gateway: login('gateway'), guard: login('guard'), scheduler: login('scheduler') },
+      built: BUILT,
+    });
+    const m = mesh;
+    const bridges = IDLE_BRIDGES.map((name) => m.bridges.get(name));
+    const [guard, scheduler] = m.services.filter((s) => s !== m.gateway && !bridges.includes(s));
     // One reading of one process flips with V8's memory reducer; the bridge's is the median of three.
     const rows: [string, () => number | null][] = [
-      ['gateway', () => rssOf(mesh.gateway)],
+      ['gateway', () => rssOf(m.gateway)],
       ['bridge', () => median(bridges.map(rssOf))],
       ['guard', () => rssOf(guard)],
       ['scheduler', () => rssOf(scheduler)],
@@ -78,7 +87,8 @@ async function idleProcesses(idleMs: number, figures: Figures, log: Log): Promis
     await settle(idleMs - SETTLE_MS);
     log(`memory: idle RSS (${idleMs / 1000} s) ${read('idle_rss', (n) => `idle RSS of the ${n} (${idleMs / 1000} s without work)`)}`);
   } finally {
-    await mesh.stop();
+    await mesh?.stop();
+    await nats.stop();
   }
 }
 
@@ -89,12 +99,19 @@ async function idleProcesses(idleMs: number, figures: Figures, log: Log): Promis
  * after.
  */
 async function gatewayAtRetained(plan: Plan, figures: Figures, log: Log): Promise<void> {
-  const nats = await startNatsServer({ args: [] });
-  const nc = await connect({ servers: nats.url, name: 'bench memory preload' });
+  const nats = await startBenchNats(MACHINE, [SHELF]);
+  let nc: NatsConnection | undefined;
   let mesh: Mesh | undefined;
   try {
+    nc = await connect({ servers: nats.server.url, name: 'bench memory preload', ...benchLogin(nats.adminEnv) });
     // The gateway makes the bucket; raised so the largest preload fits whatever the default is.
-    mesh = await startMesh({ nats, machine: MACHINE, built: BUILT, env: { ...RAISED_LIMITS, LIMIT_RETAINED_TASKS: '1000000' } });
+    mesh = await startMesh({
+      nats: nats.server,
+      machine: MACHINE,
+      built: BUILT,
+      env: { ...RAISED_LIMITS, LIMIT_RETAINED_TASKS: '1000000' },
+      serviceEnv: { gateway: nats.users.login('gateway') },
+    });
     await mesh.gateway.stop();
     const ledger = await Ledger.open(nc, { limits: { retainedTasks: 1_000_000 } });
     let loaded = 0;
@@ -170,7 +187,7 @@ async function gatewayAtRetained(plan: Plan, figures: Figures, log: Log): Promis
       await gw.stop();
     }
   } finally {
-    await nc.drain().catch(() => {});
+    await nc?.drain().catch(() => {});
     await mesh?.stop();
     await nats.stop();
   }

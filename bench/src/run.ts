@@ -7,8 +7,8 @@
  * report) that share the arms, the interleaving, the noise meter and the figures being filled.
  */
 import type { Aim } from './aims.js';
-import { startNatsServer } from '@shrooms/testing';
-import { OURS_SERVING, startOurs, RAISED_LIMITS, type Admission, type Ours } from './arms/ours.js';
+import { startBenchNats } from './arms/nats.js';
+import { MACHINE, OURS_SERVING, OURS_SESSIONS, startOurs, RAISED_LIMITS, type Admission, type Ours } from './arms/ours.js';
 import { SHELF } from './arms/shelf.js';
 import { startChild, type Child } from './child.js';
 import { ARMS, Figures, type Arm, type Figure } from './figures.js';
@@ -31,6 +31,8 @@ export interface BenchResult {
     /** How ours admitted new tasks, and how many admissions the run made (null: unreadable). */
     admission: { how: Admission; admits: number | null };
     raisedLimits: Record<string, string>;
+    /** Ours' NATS logins: the deploy's users and permissions, as `up` gives them (absent: a run without users). */
+    natsUsers?: { replyWindow: string };
     ledgerTasks: { small: number | null; large: number | null };
     probes: Record<string, { requestBytes: number; responseBytes: number }>;
     notes: string[];
@@ -57,19 +59,20 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
     `machine: ${machine.cores} cores, node ${machine.node}, nats-server ${machine.natsServer}, load ${machine.loadavgAtStart.join(' ')}`,
   );
 
-  // `args` makes startNatsServer start its own server even when NATS_URL is set.
-  const nats = await startNatsServer({ args: [] });
+  // Its own server (never NATS_URL's), with users and permissions as `up` starts it.
+  const bench = await startBenchNats(MACHINE, OURS_SESSIONS);
+  const nats = bench.server;
   const children: Child[] = [];
   /** Every child is stopped at the end, also when another one failed to start. */
   const keep = <T extends Child>(p: Promise<T>) => p.then((c) => (children.push(c), c));
   let ours: Ours | undefined;
   try {
     const [o, reference, hop1, hop2, loadgen, idle] = await Promise.all([
-      startOurs(nats, { admission, spread: plan.spreadSessions }).then((x) => (ours = x)),
+      startOurs(bench, { admission, spread: plan.spreadSessions }).then((x) => (ours = x)),
       keep(startChild<{ url: string }>('reference', 'arms/reference-server.ts')),
-      keep(startChild('floor hop1', 'arms/floor-responder.ts', ['hop1', nats.url])),
-      keep(startChild('floor hop2', 'arms/floor-responder.ts', ['hop2', nats.url])),
-      keep(startChild('loadgen', 'loadgen/main.ts')),
+      keep(startChild('floor hop1', 'arms/floor-responder.ts', ['hop1', nats.url], bench.adminEnv)),
+      keep(startChild('floor hop2', 'arms/floor-responder.ts', ['hop2', nats.url], bench.adminEnv)),
+      keep(startChild('loadgen', 'loadgen/main.ts', [], bench.adminEnv)),
       keep(startChild('idle', 'arms/idle.ts')),
     ]);
     ours = o;
@@ -361,7 +364,7 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
 
     // ---- a bridge starting on a session with the large history ----------------------------------
     const tb = Date.now();
-    const shelfBridge = await ours.mesh.startBridge(SHELF);
+    const shelfBridge = await ours.mesh.startBridge(SHELF, 'echo', bench.users.sessionLogin(SHELF));
     const readyMs = Date.now() - tb;
     await new Promise((r) => setTimeout(r, 500));
     const shelfPeak = procMemoryMb(shelfBridge.child.pid!)?.hwm ?? null;
@@ -387,6 +390,7 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
         plan,
         admission: { how: admission, admits },
         raisedLimits: RAISED_LIMITS,
+        natsUsers: { replyWindow: bench.replyWindow },
         ledgerTasks,
         probes,
         notes,
@@ -398,7 +402,7 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
   } finally {
     await Promise.all(children.map((c) => c.stop().catch(() => {})));
     await ours?.stop().catch(() => {});
-    await nats.stop();
+    await bench.stop();
   }
 }
 

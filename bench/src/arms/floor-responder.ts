@@ -7,11 +7,12 @@
  */
 import { connect } from '@nats-io/transport-node';
 import { serve } from '../child.js';
+import { benchLogin } from './login.js';
 import { bytesOf, floorSubjects as S } from './floor-subjects.js';
 
 const [role, url] = process.argv.slice(2);
 if (role !== 'hop1' && role !== 'hop2') throw new Error('usage: floor-responder.ts hop1|hop2 NATS_URL');
-const nc = await connect({ servers: url!, name: `bench floor ${role}` });
+const nc = await connect({ servers: url!, name: `bench floor ${role}`, ...benchLogin() });
 const payloads = new Map<number, Uint8Array>();
 const payload = (n: number) => {
   let p = payloads.get(n);

@@ -9,8 +9,10 @@ import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Ledger, transitions } from '@shrooms/ledger';
 import { BUCKETS, META, SERVICE_NAMES, type Message } from '@shrooms/protocol';
-import { startMesh, type Mesh, type NatsServerHandle } from '@shrooms/testing';
+import { startMesh, type Mesh } from '@shrooms/testing';
 import { BUILT } from '../child.js';
+import { benchLogin } from './login.js';
+import type { BenchNats } from './nats.js';
 import { SHELF, SHELF_EPOCH_MS, shelfMessageId, shelfTaskId, shelfText } from './shelf.js';
 
 export const SESSION = 'bench';
@@ -35,6 +37,8 @@ export const RAISED_LIMITS: Record<string, string> = {
 
 /** Sessions beyond the first, for the figure with the load spread over several sessions. */
 export const SPREAD_SESSIONS = ['bench-2', 'bench-3', 'bench-4', 'bench-5', 'bench-6', 'bench-7', 'bench-8'];
+/** Every session a bridge of ours serves in a run (each has its own NATS user, as under `up`). */
+export const OURS_SESSIONS = [SESSION, ...SPREAD_SESSIONS, SHELF];
 
 /**
  * How ours admits new tasks: in the gateway's process (`up`'s default), by asking a guard process, or
@@ -64,20 +68,21 @@ export interface Ours {
 }
 
 export async function startOurs(
-  nats: NatsServerHandle,
+  nats: BenchNats,
   /** `unbundled`: the CLI from each package's dist/, so that a CPU profile names packages (profile/run.ts). */
   opts: { admission: Admission; spread?: number; env?: Record<string, string>; unbundled?: boolean },
 ): Promise<Ours> {
   const spread = SPREAD_SESSIONS.slice(0, Math.max(0, (opts.spread ?? 0) - 1));
   const mesh = await startMesh({
-    nats,
+    nats: nats.server,
     machine: MACHINE,
-    sessions: [SESSION, ...spread].map((name) => ({ name, harness: 'echo' as const })),
+    sessions: [SESSION, ...spread].map((name) => ({ name, harness: 'echo' as const, env: nats.users.sessionLogin(name) })),
     guard: opts.admission === 'service',
     env: { ...RAISED_LIMITS, GATEWAY_GUARD: opts.admission, ...opts.env },
+    serviceEnv: { gateway: nats.users.login('gateway'), guard: nats.users.login('guard') },
     built: BUILT && opts.unbundled ? 'unbundled' : BUILT,
   });
-  const nc = await connect({ servers: nats.url, name: 'bench preload' });
+  const nc = await connect({ servers: nats.server.url, name: 'bench preload', ...benchLogin(nats.adminEnv) });
   // Not the owner: the bucket keeps the limit the gateway gave it (the run's raised one).
   const ledger = await Ledger.open(nc);
   return {

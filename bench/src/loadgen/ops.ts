@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { benchLogin } from '../arms/login.js';
 import { floorSubjects } from '../arms/floor-subjects.js';
 import { shelfTaskId } from '../arms/shelf.js';
 import { RpcClient } from './http.js';
@@ -27,7 +28,7 @@ let seq = 0;
 const natsConns = new Map<string, Promise<NatsConnection>>();
 const natsConn = (url: string) => {
   let p = natsConns.get(url);
-  if (!p) natsConns.set(url, (p = connect({ servers: url, name: 'bench loadgen' })));
+  if (!p) natsConns.set(url, (p = connect({ servers: url, name: 'bench loadgen', ...benchLogin() })));
   return p;
 };
 

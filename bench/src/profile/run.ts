@@ -6,8 +6,9 @@
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { REPO_ROOT, startNatsServer } from '@shrooms/testing';
-import { startOurs } from '../arms/ours.js';
+import { REPO_ROOT } from '@shrooms/testing';
+import { startBenchNats } from '../arms/nats.js';
+import { MACHINE, OURS_SESSIONS, startOurs } from '../arms/ours.js';
 import { SHELF } from '../arms/shelf.js';
 import { startChild } from '../child.js';
 import type { LatencyJob, ThroughputJob } from '../loadgen/jobs.js';
@@ -35,7 +36,7 @@ export async function runProfile(
 ): Promise<ProfileReport> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
-  const nats = await startNatsServer({ args: [] });
+  const nats = await startBenchNats(MACHINE, OURS_SESSIONS);
   const workload: string[] = [];
   let sends = 0;
   let ours: Awaited<ReturnType<typeof startOurs>> | undefined;
@@ -56,7 +57,7 @@ export async function runProfile(
       env: { NODE_OPTIONS: `--import ${preload}`, BENCH_CPU_PROF_DIR: dir },
     });
     pids = ours.pids();
-    loadgen = await startChild('loadgen', 'loadgen/main.ts');
+    loadgen = await startChild('loadgen', 'loadgen/main.ts', [], nats.adminEnv);
     const lg = loadgen;
     const target = { kind: 'http' as const, url: ours.url };
     const o = ours;

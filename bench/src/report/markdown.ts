@@ -61,7 +61,7 @@ ours …) so that drift on a shared machine hits all three alike:
 - **reference** — the \`@a2a-js/sdk\` 1.3.0 server with its in-memory task store and an echo executor
   behind the SDK's own express JSON-RPC adapter: what a user would otherwise run.
 - **ours** — the full path as a person runs it: gateway${r.run.admission.how === 'service' ? ' + guard' : ' (admitting in its process)'} + session-bridge with the echo harness, each its
-  own process, over a JetStream file-storage ledger.
+  own process, over a JetStream file-storage ledger${r.run.natsUsers ? ', each logged in to NATS with its own user and permissions, as under `up`' : ''}.
 
 Every value is the median over the repetitions, with the spread (lowest–highest repetition) in
 brackets. Ratios are plain divisions, ours ÷ other: for times and memory above 1× means ours is
@@ -78,6 +78,7 @@ slower or bigger; for tasks/s below 1× means ours does fewer.
 | software | Node ${m.node}, nats-server ${m.natsServer}, @a2a-js/sdk 1.3.0, express 5.3.0 |
 | noise | other processes used **${m.noise.otherPct}%** of the machine's CPU while we measured (the bench itself ${m.noise.benchPct}%, steal ${m.noise.stealPct}%); load average ${m.loadavgAtStart.join(' / ')} at the start, ${m.noise.loadavg.join(' / ')} at the end |
 | admission | ${admissionLine(r)} |
+| NATS logins | ${natsLine(r)} |
 | limits raised for the run | ${Object.entries(r.run.raisedLimits)
     .map(([k, v]) => `\`${k}=${v}\``)
     .join(', ')} (so the figures show cost, not refusals) |
@@ -203,6 +204,12 @@ CPU ms per task by process: ${Object.entries((pct(r, 'cpu_ms_per_task')?.context
   s.push(`## Recommendations (not done)\n\n${recommendations(r, profile)}\n`);
   s.push(`## How to reproduce\n\n${reproduce()}\n`);
   return s.join('\n');
+}
+
+function natsLine(r: BenchResult): string {
+  const u = r.run.natsUsers;
+  if (!u) return 'none: every process of the run connected without a user (how runs before 2026-12-03 evening were made; `up` has users)';
+  return `as \`up\` gives them: each of ours' processes its own user with the least-privilege permissions of deploy/nats (the gateway, each bridge its session's), replies allowed within ${u.replyWindow}; the floor, the load generator and the bench's own reads log in as \`admin\`, which has no permissions to check`;
 }
 
 function admissionLine(r: BenchResult): string {

@@ -150,7 +150,18 @@ export function limits(r: BenchResult): string {
   sorts all tasks of the tenant on every call.
 - **Memory:** peak RSS (VmHWM from /proc) includes module loading and whatever heap V8 chose
   to keep; it is an upper bound, not live data. The memory job's idle figures are RSS 5 s after start. The gateway's growth with history is the listing index of the sessions it has listed or sent to.
-- **How ours runs:** compiled, as people run it — the built \`shrooms-agent\` CLI, bundled (\`services/shrooms-agent/bundle\`,
+${
+  r.run.natsUsers
+    ? `- **NATS permissions, ours:** its processes log in with the deploy's users, as under \`up\`, so nats-server checks
+  each of their publishes and subscriptions (cheap) and, for every message it delivers with a reply-to
+  subject to a user allowed to answer (a delivery, each change a watch brings), remembers that subject for
+  the reply window (${r.run.natsUsers.replyWindow}). nats-server 2.9 walks all it remembers on every such message once it
+  holds over 4,096: above ~${Math.floor(4096 / Math.max(1, parseInt(r.run.natsUsers.replyWindow, 10)))} of them a second per connection (the bridge gets two per task: the
+  delivery and its own write coming back through its watch) part of nats-server's CPU per task grows
+  with the rate. People's sessions come nowhere near that; the throughput figures here do.
+`
+    : ''
+}- **How ours runs:** compiled, as people run it — the built \`shrooms-agent\` CLI, bundled (\`services/shrooms-agent/bundle\`,
   what \`./shrooms\` and the units run); \`pnpm bench\` builds first when a source changed. The reference, the
   floor and the load generator run from the compiled bench (\`bench/dist\`) too.
 - **What is not measured:** clients on other machines (everything is loopback), a replicated (R3)
