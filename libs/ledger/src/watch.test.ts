@@ -126,3 +126,25 @@ it('reads nothing and is ready at once when no key matches', async () => {
   await eventually(() => ready);
   stop();
 });
+
+it('answers the reply-to subject of every delivery, so that nats-server 2.9 does not keep them all', async () => {
+  const keys = Array.from({ length: 30 }, (_, i) => writer.key('box', 'answered', `k${i}`));
+  for (const k of keys) await writer.create(k, asked(k));
+  const acks = new Set<string>();
+  const sub = other.subscribe(`$JS.ACK.KV_${BUCKETS.tasks}.>`, { callback: (_e, m) => void acks.add(m.subject) });
+  await other.flush();
+  const seen: number[] = [];
+  let ready = false;
+  const stop = await ledger.watch(
+    'box.answered.>',
+    (s) => seen.push(s.revision),
+    () => (ready = true),
+  );
+  await eventually(() => expect(ready).toBe(true));
+  for (const k of keys.slice(0, 10)) await writer.transition(k, (e) => transitions.start(e, new Date()));
+  await eventually(() => expect(seen.length).toBeGreaterThanOrEqual(40));
+  // One answer per delivery, initial values and changes alike (each ack subject names its message).
+  await eventually(() => expect(acks.size).toBeGreaterThanOrEqual(seen.length));
+  stop();
+  sub.unsubscribe();
+});

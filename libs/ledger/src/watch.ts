@@ -75,6 +75,7 @@ export async function watchTasks(kv: KV, filter: string, w: WatchTasks): Promise
     let complete = !first;
     if (first)
       for await (const e of first) {
+        answer(e);
         read = Math.max(read, e.revision);
         if (e.isUpdate) change(e);
         else pass(e);
@@ -86,6 +87,7 @@ export async function watchTasks(kv: KV, filter: string, w: WatchTasks): Promise
     markReady();
     if (!iter) return 'read';
     for await (const e of iter as AsyncIterable<KvWatchEntry>) {
+      answer(e);
       if (e.revision > read) change(e);
     }
   })().then(
@@ -99,4 +101,18 @@ export async function watchTasks(kv: KV, filter: string, w: WatchTasks): Promise
     stopped = true;
     stopAll();
   };
+}
+
+/**
+ * Answers the reply-to subject a delivery carries (its ack subject; the consumer takes no acks, so
+ * nats-server drops the answer). Our NATS users may answer requests (allow_responses), and
+ * nats-server 2.9 remembers each reply-to subject it delivers to such a user until it is answered or
+ * the reply window ends, walking all it remembers on every delivery once it holds over 4,096: a watch
+ * reading a long history — a bridge starting on a long session, the gateway learning its open tasks —
+ * then cost the server time in the square of its length, and a busy one grew its CPU with the rate.
+ * An answered subject goes at the next walk. The entry's message is the kv client's own field (pinned
+ * nats.js; the watch test shows the set staying small).
+ */
+function answer(e: KvWatchEntry): void {
+  (e as unknown as { sm?: { ack?: () => void } }).sm?.ack?.();
 }
