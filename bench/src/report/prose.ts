@@ -413,7 +413,34 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    nats-server quirk found on the way (a caught-up last-value-per-subject consumer recounts every
    subject on each delivery) is worth knowing for anything else that follows a bucket: the gateway's
    signal watch does (few keys); the one-off scans stop reading once their values are in, and a
-   consumer that delivers nothing is not recounted.`;
+   consumer that delivers nothing is not recounted.
+15. **NATS permissions and nats-server 2.9's reply tracking (2026-12-03, evening).** Runs since then log
+   ours in with the deploy's users, as \`up\` does. For a user allowed to answer requests
+   (\`allow_responses\`), nats-server 2.9 remembers the reply-to subject of every message it delivers to
+   it — every JetStream delivery has one — until it is answered or the reply window ends, and once it
+   holds over 4,096 walks them all on each further message. With NATS's default window (two minutes)
+   that took nats-server's CPU per task from 0.27–0.37 to 0.67–0.90 ms at the quick bench's rates
+   (\`perf\`: two thirds of its time in \`pruneReplyPerms\`), and a bridge starting on 100,000 tasks took
+   35 s instead of 2.7. Done: the deploy allows 5 s (the requests' default timeout), and the ledger's
+   watches answer each delivery (an ack their AckNone consumers drop; 0.60 → 0.40 ms of nats-server's
+   CPU per task, two more messages per task). Left: a successful quiet delivery is never answered (the
+   point of it), so a bridge still holds one per task for 5 s (~800 tasks a second before the walks
+   start); and a long read (a bridge's start, the gateway's open tasks and first listing of a session)
+   is pushed ahead of the client's answers, so part of it is still walked — an ordered pull consumer
+   fetching a few hundred at a time and answering them would bound that (bridges would need
+   \`CONSUMER.MSG.NEXT\` on their own consumers). A newer nats-server limits how often it walks (the
+   compose and k3s deploys run 2.10; not measured here — Debian bookworm ships 2.9.10).
+16. **Admit and deliver in one message (for recommendation 12, keeping the separate processes).** A new
+   task's path is the window's compare-and-set (gateway → nats-server → gateway), the delivery
+   (gateway → nats-server → bridge) and the bridge's write (→ nats-server → gateway): six wake-ups. If
+   the window write carried the delivery — the gateway publishing the task under its window key with
+   the expected last sequence (the compare-and-set) and each bridge following its session's window keys
+   (a consumer filtered to its session's rate windows) — nats-server would store the admission and hand
+   the task to the bridge in one step: four wake-ups, as the floor has, the guard's exactness kept
+   (nothing reaches a bridge without a successful compare-and-set) and the delivery durable. Open: a
+   budget window is keyed by the asking agent, not the session (an agent's task would write the budget
+   first); a bridge that is down (today the gateway queues its task in the ledger); the bridges'
+   permission to read their sessions' windows; and one more reply-bearing message per task (above).`;
 }
 
 export function reproduce(): string {
