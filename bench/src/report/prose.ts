@@ -60,7 +60,11 @@ between two processes and writes every change durably: ${fmt(v(r, 'nats_messages
 against the floor's ${fmt(v(r, 'nats_messages_per_blocking_send', 'floor'), 0)}: admission's window write (the gateway's compare-and-set on the window it
 wrote last), the delivery, and one bridge write for the whole task when the worker is quick — a blocking
 send's create, start and result go together (its sender hears nothing before its end) — followed back to
-the gateway by its ledger watch (a bridge that stores a new task sends no reply of its own); the session
+the gateway by its ledger watch (a bridge that stores a new task sends no reply of its own)${
+    r.run.natsUsers
+      ? "; and an answer from each watch (the gateway's, the bridge's own) to the reply-to subject of that write's delivery, for nats-server's reply tracking (recommendation 15)"
+      : ''
+  }; the session
 look-up and the resend check are answered from the gateway's memory. One session also does
 one task at a time by design (a coding-agent session cannot do two things at once), so tasks/s for one
 session is bounded by the bridge's serial section (one ledger write per task under its lock when the
@@ -423,7 +427,11 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    (\`perf\`: two thirds of its time in \`pruneReplyPerms\`), and a bridge starting on 100,000 tasks took
    35 s instead of 2.7. Done: the deploy allows 5 s (the requests' default timeout), and the ledger's
    watches answer each delivery (an ack their AckNone consumers drop; 0.60 → 0.40 ms of nats-server's
-   CPU per task, two more messages per task). Left: a successful quiet delivery is never answered (the
+   CPU per task, two more messages per task). The answers cost where the set stays small anyway: with
+   four sessions each connection gets a quarter of the deliveries, and four quick runs alternated
+   without and with them gave 754 / 562 against 547 / 478 tasks/s (the four-session figures of this
+   run fell with them); answering only while a connection receives more than ~2,000 in a window would
+   keep both. Left: a successful quiet delivery is never answered (the
    point of it), so a bridge still holds one per task for 5 s (~800 tasks a second before the walks
    start); and a long read (a bridge's start, the gateway's open tasks and first listing of a session)
    is pushed ahead of the client's answers, so part of it is still walked — an ordered pull consumer
