@@ -160,9 +160,9 @@ ${
   each of their publishes and subscriptions (cheap) and, for every message it delivers with a reply-to
   subject to a user allowed to answer (a delivery, each change a watch brings), remembers that subject for
   the reply window (${r.run.natsUsers.replyWindow}). nats-server 2.9 walks all it remembers on every such message once it
-  holds over 4,096: above ~${Math.floor(4096 / Math.max(1, parseInt(r.run.natsUsers.replyWindow, 10)))} of them a second per connection (the bridge gets two per task: the
-  delivery and its own write coming back through its watch) part of nats-server's CPU per task grows
-  with the rate. People's sessions come nowhere near that; the throughput figures here do.
+  holds over 4,096: above ~${Math.floor(4096 / Math.max(1, parseInt(r.run.natsUsers.replyWindow, 10)))} unanswered a second per connection part of nats-server's CPU per task grows
+  with the rate. The watches answer theirs (recommendation 15); a bridge's quiet deliveries stay
+  unanswered, one per task. People's sessions come nowhere near that; the throughput figures here do.
 `
     : ''
 }- **How ours runs:** compiled, as people run it — the built \`shrooms-agent\` CLI, bundled (\`services/shrooms-agent/bundle\`,
