@@ -1,28 +1,20 @@
 import { jetstreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS } from '@shrooms/protocol';
-import { connectNats, createLogger } from '@shrooms/runtime';
-import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildSchedule } from './create.js';
 import { ScheduleStore } from './store.js';
 
 /** ScheduleStore on a real nats-server: what a rescan (`all`) reads, and what it leaves behind. */
-const log = createLogger('scheduler-test', 'silent');
 const limits = { LIMIT_RECIPIENTS: 10, LIMIT_TEXT_BYTES: 65_536, SCHEDULER_MIN_INTERVAL_MS: 1000 };
-let server: NatsServerHandle;
-let nc: NatsConnection;
+let nats: NatsWithConnection;
 let store: ScheduleStore;
 
 beforeAll(async () => {
-  server = await startNatsServer();
-  nc = await connectNats({ NATS_URL: server.url }, log, 'scheduler-test');
-  store = await ScheduleStore.open(nc);
+  nats = await startNatsWithConnection();
+  store = await ScheduleStore.open(nats.nc);
 });
-afterAll(async () => {
-  await nc?.close();
-  await server?.stop();
-});
+afterAll(() => nats?.stop());
 
 const schedule = (id: string) =>
   buildSchedule(
@@ -48,6 +40,6 @@ it('reads every schedule as it stands, and no removed one or other value, withou
     expect(all.find((s) => s.schedule.id === 'b2')).toEqual(changed);
   }
   // kv.keys() left one consumer per listing, each deleted by the server only five minutes later.
-  const jsm = await jetstreamManager(nc);
+  const jsm = await jetstreamManager(nats.nc);
   expect(await jsm.consumers.list(`KV_${BUCKETS.schedules}`).next()).toEqual([]);
 });

@@ -2,22 +2,22 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS } from '@shrooms/protocol';
 import { connectNats, createLogger } from '@shrooms/runtime';
-import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
+import { startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PolicyOverrides } from './overrides.js';
 
 /** The rules set through the control endpoint, on a real nats-server, as each admitter opens them. */
 const log = createLogger('overrides-test', 'silent');
-let server: NatsServerHandle;
+let nats: NatsWithConnection;
 let conns: NatsConnection[];
 
 beforeAll(async () => {
-  server = await startNatsServer();
-  conns = [await connectNats({ NATS_URL: server.url }, log, 'first'), await connectNats({ NATS_URL: server.url }, log, 'second')];
+  nats = await startNatsWithConnection();
+  conns = [nats.nc, await connectNats({ NATS_URL: nats.url }, log, 'second admitter')];
 });
 afterAll(async () => {
-  for (const nc of conns ?? []) await nc.close();
-  await server?.stop();
+  await conns?.[1]?.close();
+  await nats?.stop();
 });
 
 it('opens with the stored rules in hand, a removed one not among them, following with one consumer each', async () => {
