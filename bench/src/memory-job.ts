@@ -51,17 +51,16 @@ export async function runMemoryJob(plan: Plan, log: Log): Promise<Figures> {
  */
 async function idleProcesses(idleMs: number, figures: Figures, log: Log): Promise<void> {
   const nats = await startBenchNats(MACHINE, IDLE_BRIDGES);
-  const { login, sessionLogin } = nats.users;
   let mesh: Mesh | undefined;
   try {
     mesh = await startMesh({
       nats: nats.server,
       machine: MACHINE,
-      sessions: IDLE_BRIDGES.map((name) => ({ name, env: sessionLogin(name) })),
+      sessions: IDLE_BRIDGES.map((name) => ({ name, env: nats.users.sessionLogin(name) })),
       guard: true,
       scheduler: true,
       env: { GATEWAY_GUARD: 'local' },
-      serviceEnv: { gateway: login('gateway'), guard: login('guard'), scheduler: login('scheduler') },
+      serviceEnv: nats.serviceEnv,
       built: BUILT,
     });
     const m = mesh;
@@ -110,7 +109,7 @@ async function gatewayAtRetained(plan: Plan, figures: Figures, log: Log): Promis
       machine: MACHINE,
       built: BUILT,
       env: { ...RAISED_LIMITS, LIMIT_RETAINED_TASKS: '1000000' },
-      serviceEnv: { gateway: nats.users.login('gateway') },
+      serviceEnv: nats.serviceEnv,
     });
     await mesh.gateway.stop();
     const ledger = await Ledger.open(nc, { limits: { retainedTasks: 1_000_000 } });

@@ -16,6 +16,8 @@ export interface BenchNats {
   replyWindow: string;
   /** NATS_USER and NATS_PASS of `admin`, for the bench's own connections and children (login.ts). */
   adminEnv: Record<string, string>;
+  /** The services' logins, as startMesh's `serviceEnv` takes them. */
+  serviceEnv: Record<'gateway' | 'guard' | 'scheduler', Record<string, string>>;
   stop(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export async function startBenchNats(machine: string, sessions: string[]): Promi
       users,
       replyWindow: generator.REPLY_WINDOW,
       adminEnv: users.login('admin'),
+      serviceEnv: { gateway: users.login('gateway'), guard: users.login('guard'), scheduler: users.login('scheduler') },
       async stop() {
         try {
           await server.stop();

@@ -79,7 +79,7 @@ export async function startOurs(
     sessions: [SESSION, ...spread].map((name) => ({ name, harness: 'echo' as const, env: nats.users.sessionLogin(name) })),
     guard: opts.admission === 'service',
     env: { ...RAISED_LIMITS, GATEWAY_GUARD: opts.admission, ...opts.env },
-    serviceEnv: { gateway: nats.users.login('gateway'), guard: nats.users.login('guard') },
+    serviceEnv: nats.serviceEnv,
     built: BUILT && opts.unbundled ? 'unbundled' : BUILT,
   });
   const nc = await connect({ servers: nats.server.url, name: 'bench preload', ...benchLogin(nats.adminEnv) });

@@ -111,7 +111,7 @@ export async function watchTasks(kv: KV, filter: string, w: WatchTasks): Promise
  * reading a long history — a bridge starting on a long session, the gateway learning its open tasks —
  * then cost the server time in the square of its length, and a busy one grew its CPU with the rate.
  * An answered subject goes at the next walk. The entry's message is the kv client's own field (pinned
- * nats.js; the watch test shows the set staying small).
+ * nats.js; the watch test fails if it stops answering).
  */
 function answer(e: KvWatchEntry): void {
   (e as unknown as { sm?: { ack?: () => void } }).sm?.ack?.();
