@@ -106,6 +106,7 @@ describe("the worker's update while the ledger is away", () => {
   it('is kept, frees the session, and reaches the ledger once it answers', async () => {
     const t = await working('kept');
     const taskId = t.s.entry.task.id;
+    const said = Date.now();
     await expect(updateOrKeep(t.core, t.outbox, taskId, 'done', 'the answer')).rejects.toMatchObject({
       key: 'NATS_UNAVAILABLE',
       message: expect.stringContaining('is kept and written when it answers'),
@@ -113,10 +114,15 @@ describe("the worker's update while the ledger is away", () => {
     // The session is not held by the task it has finished: the next one may start.
     expect([t.outbox.size, t.view.current, t.view.openCount, t.view.busy(true)]).toEqual([1, undefined, 0, false]);
     (t.core as { ledger: Ledger }).ledger = real.ledger;
+    const back = Date.now();
     await eventually(() => t.settled() > 0, OUTBOX_FIRST_RETRY_MS * 10);
     const stored = (await real.ledger.get(t.s.key))!.entry.task;
     expect([stored.status.state, t.outbox.size]).toEqual(['TASK_STATE_COMPLETED', 0]);
     expect(JSON.stringify(stored.artifacts ?? stored.status.message)).toContain('the answer');
+    // Finished when the worker said so, not when the ledger took it (the queue's order stays readable).
+    const finishedAt = Date.parse(stored.status.timestamp!);
+    expect(finishedAt).toBeGreaterThanOrEqual(said);
+    expect(finishedAt).toBeLessThan(back);
   });
 
   it('is let go when the task was finished by someone else meanwhile', async () => {
@@ -155,6 +161,7 @@ describe("the worker's update while the ledger is away", () => {
       const t = await working('restarted', file);
       const taskId = t.s.entry.task.id;
       await expect(updateOrKeep(t.core, t.outbox, taskId, 'done', 'before the restart')).rejects.toMatchObject({ key: 'NATS_UNAVAILABLE' });
+      const keptAt = (JSON.parse(readFileSync(file.path, 'utf8')) as { updates: { at: string }[] }).updates[0]!.at;
       expect(JSON.parse(readFileSync(file.path, 'utf8'))).toMatchObject({
         machine: 'box',
         session: 's',
@@ -173,6 +180,7 @@ describe("the worker's update while the ledger is away", () => {
         false,
       ]);
       expect(JSON.stringify(stored.artifacts)).toContain('before the restart');
+      expect(stored.status.timestamp).toBe(keptAt);
     } finally {
       await dir.remove();
     }

@@ -17,6 +17,8 @@ const KeptSchema = z.object({
   status: HarnessUpdateStatusSchema,
   text: z.string(),
   parts: z.array(PartSchema).optional(),
+  /** When the worker said it (ISO); files written before it was kept lack it. */
+  at: z.string().datetime().optional(),
 });
 export type KeptUpdate = z.infer<typeof KeptSchema>;
 

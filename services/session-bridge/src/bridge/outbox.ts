@@ -32,6 +32,8 @@ interface Kept {
   status: HarnessUpdateStatus;
   text: string;
   parts?: Part[];
+  /** When the worker said it (ISO): the task's status carries that time, not the later write's. */
+  at?: string;
 }
 
 export class Outbox {
@@ -150,7 +152,7 @@ export class Outbox {
     for (const [taskId, u] of [...this.kept]) {
       if (this.c.stopping()) return;
       try {
-        await this.c.serial.run(() => finishTask(this.c, taskId, u.status, u.text, u.parts));
+        await this.c.serial.run(() => finishTask(this.c, taskId, u.status, u.text, u.parts, u.at ? new Date(u.at) : undefined));
         this.c.log.info({ taskId, status: u.status }, "the worker's kept update reached the ledger");
       } catch (err) {
         if (isNatsOutage(err)) {

@@ -12,14 +12,22 @@ import type { HarnessUpdateStatus } from '../harness/types.js';
 import type { Outbox } from './outbox.js';
 
 /** Run under the lock. `taskId` is `SESSION:ID` (or `MACHINE/SESSION:ID`) of a task of this session. */
-export async function finishTask(c: Core, taskId: string, status: HarnessUpdateStatus, text: string, parts: Part[] = []): Promise<Stored> {
+/** `at`: when the worker said it (an update kept while the ledger was away is written later). */
+export async function finishTask(
+  c: Core,
+  taskId: string,
+  status: HarnessUpdateStatus,
+  text: string,
+  parts: Part[] = [],
+  at = new Date(),
+): Promise<Stored> {
   let key: string;
   try {
     key = localTaskKey(c.ledger, c.machine, c.session, taskId);
   } catch {
     throw new ShroomsError('UPDATE_FORBIDDEN', `task ${taskId} is not a task of ${c.machine}/${c.session}`);
   }
-  const now = new Date();
+  const now = at;
   const line = c.activity.lines.of(key);
   const md = line ? { [META.lastWorkerLine]: line } : {};
   let s: Stored;
@@ -55,15 +63,16 @@ export async function updateOrKeep(
   text: string,
   parts?: Part[],
 ): Promise<Stored> {
+  const at = new Date();
   try {
-    const s = await c.serial.run(() => finishTask(c, taskId, status, text, parts));
+    const s = await c.serial.run(() => finishTask(c, taskId, status, text, parts, at));
     // Said again and written: an update kept before for the task is no longer the last word.
     outbox.forget(taskId);
     return s;
   } catch (err) {
     if (!isNatsOutage(err)) throw err;
     const key = localTaskKey(c.ledger, c.machine, c.session, taskId);
-    await c.serial.run(async () => outbox.keep(taskId, { key, status, text, ...(parts ? { parts } : {}) }));
+    await c.serial.run(async () => outbox.keep(taskId, { key, status, text, at: at.toISOString(), ...(parts ? { parts } : {}) }));
     throw natsUnavailable(
       `the ledger did not answer; this update of ${taskId} is kept and written when it answers — no need to send it again`,
     );
