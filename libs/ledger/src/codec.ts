@@ -1,9 +1,17 @@
 /** A ledger entry as the bucket holds it: JSON, at most `taskBytes` long. */
-import type { KvEntry } from '@nats-io/kv';
 import { ShroomsError } from '@shrooms/protocol';
 import type { LedgerEntry, Stored } from './entry.js';
 
 const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** What decode reads of a stored message: a KV entry, or a value read by a consumer (read-last.ts). */
+export interface StoredMessage {
+  key: string;
+  revision: number;
+  operation: string;
+  value: Uint8Array;
+}
 
 /** The entry's bytes; LIMIT_EXCEEDED `taskBytes` when they would be more than `taskBytes`. */
 export function encode(entry: LedgerEntry, taskBytes: number): Uint8Array {
@@ -18,10 +26,10 @@ export function encode(entry: LedgerEntry, taskBytes: number): Uint8Array {
 }
 
 /** A task as stored, or null for a delete, an empty value or a key that holds no task. */
-export function decode(e: KvEntry | null): Stored | null {
+export function decode(e: StoredMessage | null): Stored | null {
   if (!e || e.operation !== 'PUT' || e.value.length === 0) return null;
   // Only task entries: the bucket also holds health checks' writes under `_health.` keys.
   if (e.key.startsWith('_health.')) return null;
-  const entry = e.json<LedgerEntry>();
+  const entry = JSON.parse(dec.decode(e.value)) as LedgerEntry;
   return entry && typeof entry === 'object' && entry.task ? { key: e.key, revision: e.revision, entry } : null;
 }

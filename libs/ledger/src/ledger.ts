@@ -1,16 +1,16 @@
 /**
- * The ledger: the retained truth of every task (spec §3). A JetStream KV bucket (`shrooms_tasks`,
- * file storage) holding, per task, the task as it now stands; every change is a compare-and-set on
- * the key's last revision (casPut of @shrooms/runtime, exact on the R3 bucket), so concurrent writers (bridge, gateway, sweeper) can never lose or reorder
- * a change, and nothing reopens a finished task.
+ * The ledger: the retained truth of every task (spec §3). A JetStream KV bucket (`shrooms_tasks`, file
+ * storage) holding each task as it now stands; every change is a compare-and-set on the key's last
+ * revision (casPut of @shrooms/runtime, exact on the R3 bucket): writers (bridge, gateway, sweeper)
+ * never lose or reorder a change, nor reopen a finished task.
  *
  * The bucket retains at most `retainedTasks` entries (the stream's max messages, discard new): at the
  * limit a new task is refused with LIMIT_EXCEEDED `retainedTasks` and nothing is dropped — every
  * retained task can still change, and room comes back as finished tasks age out (finishedRetentionMs).
  *
- * Reading one task is a direct get of its key (cost flat in ledger size). Reads and writes ride out
- * a stream leader's election (a few seconds in a cluster) with bounded retries. `reads` counts KV reads so
- * tests can show a page touches only what it returns.
+ * Reading one task is a direct get of its key (cost flat in ledger size). Reads and writes ride out a
+ * stream leader's election (a few seconds in a cluster) with bounded retries. `reads` counts KV reads
+ * so tests can show a page touches only what it returns.
  */
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -69,6 +69,7 @@ export class Ledger {
   };
 
   private constructor(
+    private readonly nc: NatsConnection,
     readonly kv: KV,
     readonly limits: Limits,
     private readonly link?: LinkState,
@@ -91,7 +92,7 @@ export class Ledger {
     };
     const found = await createHardenedBucket(nc, BUCKETS.tasks, { ...bucket, ttlMs: bucket.ttl, maxMsgs: limits.retainedTasks });
     const kv = await retryJetStream(() => new Kvm(nc).create(BUCKETS.tasks, bucket));
-    const ledger = new Ledger(kv, limits, opts.link);
+    const ledger = new Ledger(nc, kv, limits, opts.link);
     if (!opts.owner) {
       if (found && found.max_msgs > 0) ledger.retained = found.max_msgs;
       return ledger;
@@ -114,7 +115,7 @@ export class Ledger {
     // all, so each probe waits PROBE_TIMEOUT_MS, not the 5-s request timeout.
     const probe = await new Kvm(jetstream(nc, { timeout: PROBE_TIMEOUT_MS })).open(BUCKETS.tasks, { allow_direct: true });
     await retryJetStream(() => probe.get(opts.probeKey), { attempts: 25, maxDelayMs: 1_000 });
-    return new Ledger(kv, limits, opts.link);
+    return new Ledger(nc, kv, limits, opts.link);
   }
 
   key(machine: string, session: string, messageId: string): string {
@@ -267,12 +268,11 @@ export class Ledger {
   }
 
   /**
-   * Watches keys matching `filter`: first the last value of each (isUpdate false), then every
-   * change as it is stored. `onReady` runs once the initial values have been delivered; `onEnd`
-   * when the watch ends without being stopped (its consumer closed, or it failed). `only`: the
-   * changes from now on, or the initial values alone (watch.ts). `ownWrites: 'skip'`:
-   * changes this process wrote itself and already knows (`followWrites`) are not decoded nor passed on
-   * — the one that comes back before its write's acknowledgement still is.
+   * Watches keys matching `filter`: the last value of each (isUpdate false), then every change as
+   * stored. `onReady` runs once the initial values are in; `onEnd` when the watch ends unstopped (its
+   * consumer closed, or it failed). `only`: the changes from now on, or the initial values alone
+   * (watch.ts). `ownWrites: 'skip'`: changes this process wrote and already knows (`followWrites`)
+   * are not decoded nor passed on — the one back before its write's acknowledgement still is.
    */
   async watch(
     filter: string,
@@ -281,7 +281,7 @@ export class Ledger {
     onEnd?: (err?: unknown) => void,
     opts: { only?: 'updates' | 'initial'; ownWrites?: 'skip' } = {},
   ): Promise<() => void> {
-    return watchTasks(this.kv, filter, {
+    return watchTasks(this.nc, this.kv, filter, {
       onEntry,
       ...(onReady ? { onReady } : {}),
       ...(onEnd ? { onEnd } : {}),

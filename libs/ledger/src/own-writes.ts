@@ -4,7 +4,7 @@
  * lately and the writes not yet acknowledged (so a watch can skip its own changes without decoding
  * them), and who follows them (`follow`).
  */
-import type { KvWatchEntry } from '@nats-io/kv';
+import type { StoredMessage } from './codec.js';
 import type { Stored } from './entry.js';
 
 /** Keys whose last write is remembered (about 1–2 KB each for a typical task). */
@@ -77,7 +77,7 @@ export class OwnWrites {
    * has not come yet (its bytes are the write's) — held back until the write ends, and passed on by
    * `deliver` if it did not end as that revision.
    */
-  isOwn(e: KvWatchEntry, deliver: () => void): boolean {
+  isOwn(e: StoredMessage, deliver: () => void): boolean {
     if (this.revisions.has(e.revision)) return true;
     const pending = this.inflight.get(e.key);
     if (!pending || e.operation !== 'PUT' || !sameBytes(e.value, pending.data)) return false;

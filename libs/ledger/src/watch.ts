@@ -1,8 +1,10 @@
 /** Following the ledger's keys as they change (Ledger.watch): decoded tasks, in order, and when the initial values are in. */
 import { KvWatchInclude, type KV, type KvWatchEntry } from '@nats-io/kv';
-import type { QueuedIterator } from '@nats-io/nats-core';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { BUCKETS } from '@shrooms/protocol';
 import type { Stored } from './entry.js';
-import { decode } from './codec.js';
+import { decode, type StoredMessage } from './codec.js';
+import { readLastValues, type LastValues } from './read-last.js';
 import type { OwnWrites } from './own-writes.js';
 
 export interface WatchTasks {
@@ -22,13 +24,14 @@ export interface WatchTasks {
 
 /**
  * With initial values, two consumers: the changes from now on (deliver new) are subscribed to first,
- * then the last value of each key is read by a second one, stopped once they are in; a change the
- * first brings that the second already did (its revision at or below the last one read) is skipped.
- * One consumer delivering the last value per subject would do, but nats-server (2.9) recounts such a
- * consumer's pending messages over every subject of its filter on each message it delivers once it
- * has caught up — with one write per task that is every message, and the cost grows with the ledger.
+ * then the last value of each key is read by a second one (read-last.ts), let go once they are in; a
+ * change the first brings that the second already did (its revision at or below the last one read)
+ * is skipped. One consumer delivering the last value per subject would do, but nats-server (2.9)
+ * recounts such a consumer's pending messages over every subject of its filter on each message it
+ * delivers once it has caught up — with one write per task that is every message, and the cost
+ * grows with the ledger.
  */
-export async function watchTasks(kv: KV, filter: string, w: WatchTasks): Promise<() => void> {
+export async function watchTasks(nc: NatsConnection, kv: KV, filter: string, w: WatchTasks): Promise<() => void> {
   let stopped = false;
   let ready = false;
   const markReady = () => {
@@ -38,49 +41,37 @@ export async function watchTasks(kv: KV, filter: string, w: WatchTasks): Promise
     }
   };
   const iter = w.only === 'initial' ? undefined : await kv.watch({ key: filter, include: KvWatchInclude.UpdatesOnly });
-  let first: QueuedIterator<KvWatchEntry> | undefined;
+  let first: LastValues | undefined;
   const stopAll = () => {
     first?.stop();
     iter?.stop();
   };
-  // Whether there are initial values at all (none: no entry will say the last was delivered).
-  // The first key answers it: listing every key would make the start follow history.
-  let any = false;
+  const own = w.own;
+  const pass = (e: StoredMessage, isUpdate: boolean) => {
+    const s = decode(e);
+    if (s) {
+      w.counted(false);
+      w.onEntry(s, isUpdate);
+    }
+  };
+  const change = (e: StoredMessage) => {
+    if (own?.isOwn(e, () => stopped || pass(e, true))) w.counted(true);
+    else pass(e, true);
+  };
+  // The last revision the initial values brought: a change at or below it is one of them.
+  let read = 0;
   try {
     if (w.only !== 'updates')
-      for await (const _ of await kv.keys(filter)) {
-        any = true;
-        break;
-      }
-    if (any) first = await kv.watch({ key: filter });
+      first = await readLastValues(nc, BUCKETS.tasks, filter, (v) => {
+        read = Math.max(read, v.revision);
+        if (!stopped) pass(v, false);
+      });
   } catch (err) {
     stopAll();
     throw err;
   }
-  const own = w.own;
-  const pass = (e: KvWatchEntry) => {
-    const s = decode(e);
-    if (s) {
-      w.counted(false);
-      w.onEntry(s, e.isUpdate);
-    }
-  };
-  const change = (e: KvWatchEntry) => {
-    if (own?.isOwn(e, () => stopped || pass(e))) w.counted(true);
-    else pass(e);
-  };
   void (async () => {
-    // The initial values, and what the first consumer brings until they are in.
-    let read = 0;
-    let complete = !first;
-    if (first)
-      for await (const e of first) {
-        answer(e);
-        read = Math.max(read, e.revision);
-        if (e.isUpdate) change(e);
-        else pass(e);
-        if ((complete = e.isUpdate || e.delta === 0)) break;
-      }
+    const complete = first ? await first.done : true;
     if (stopped) return;
     // Its consumer went away before the initial values were in: the watch ends (its owner starts it again).
     if (!complete) throw new Error(`the watch of ${filter} ended before its initial values were in`);
