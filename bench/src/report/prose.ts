@@ -433,10 +433,11 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    run fell with them); answering only while a connection receives more than ~2,000 in a window would
    keep both. Left: a successful quiet delivery is never answered (the
    point of it), so a bridge still holds one per task for 5 s (~800 tasks a second before the walks
-   start); and a long read (a bridge's start, the gateway's open tasks and first listing of a session)
-   is pushed ahead of the client's answers, so part of it is still walked — an ordered pull consumer
-   fetching a few hundred at a time and answering them would bound that (bridges would need
-   \`CONSUMER.MSG.NEXT\` on their own consumers). A newer nats-server limits how often it walks (the
+   start). A long read (a bridge's start, the gateway's open tasks and first listing of a session) was
+   pushed megabytes ahead of its answers by the kv client's ordered consumer, so still walked: since
+   2026-12-04 it has a consumer of its own that sends at most 1,000 ahead of their acks (the answers),
+   and a read of 100,000 tasks as a session's user takes 2.5–2.7 s, as for a user with no permissions
+   (7.5 s before; libs/ledger/src/read-last.ts). A newer nats-server limits how often it walks (the
    compose and k3s deploys run 2.10; not measured here — Debian bookworm ships 2.9.10).
 16. **Admit and deliver in one message (for recommendation 12, keeping the separate processes).** A new
    task's path is the window's compare-and-set (gateway → nats-server → gateway), the delivery
