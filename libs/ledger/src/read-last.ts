@@ -16,8 +16,9 @@
  * nats-server 2.9.10 loses some of a last-per-subject consumer's messages when it waits for acks
  * (seen: 7 of 3,000 never delivered, the consumer still counting them pending).
  */
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import { createInbox, nanos, nuid, type NatsConnection } from '@nats-io/nats-core';
+import type { StoredMessage } from './codec.js';
 
 /** Deliveries the server sends before their answers: far under 4,096, enough to keep the reader busy. */
 export const READ_AHEAD = 1_000;
@@ -25,14 +26,6 @@ export const READ_AHEAD = 1_000;
 const HEARTBEAT_MS = 2_000;
 /** How long the server keeps the consumer once nobody reads it: it goes soon after the read ends. */
 const LET_GO_MS = 5_000;
-
-/** A stored message as the ledger's decode takes it. */
-export interface LastValue {
-  key: string;
-  revision: number;
-  operation: 'PUT' | 'DEL' | 'PURGE';
-  value: Uint8Array;
-}
 
 export interface LastValues {
   /** The reading consumer's name. */
@@ -59,7 +52,7 @@ export async function readLastValues(
   nc: NatsConnection,
   bucket: string,
   filter: string,
-  onValue: (v: LastValue) => void,
+  onValue: (v: StoredMessage) => void,
 ): Promise<LastValues> {
   const stream = `KV_${bucket}`;
   const prefix = `$KV.${bucket}.`;
@@ -82,16 +75,14 @@ export async function readLastValues(
   let finished = false;
   let settle!: (complete: boolean) => void;
   const done = new Promise<boolean>((r) => (settle = r));
-  const taking: { messages?: ConsumerMessages } = {};
   const end = (complete: boolean) => {
     if (finished) return;
     finished = true;
-    void taking.messages?.stop();
     settle(complete);
   };
   let i = 0;
   const consumer = await jetstream(nc).consumers.getPushConsumer(stream, info.name);
-  const messages = (taking.messages = await consumer.consume({
+  const messages = await consumer.consume({
     abort_on_missing_resource: true,
     callback: (m: JsMsg) => {
       if (finished) return;
@@ -100,8 +91,9 @@ export async function readLastValues(
       onValue(lastValue(m, prefix.length));
       if (++i >= count || m.info.pending === 0) end(true);
     },
-  }));
-  if (finished) void messages.stop();
+  });
+  // However the read ends, nothing more is taken (a value passed after the end is dropped above).
+  void done.then(() => messages.stop());
   void messages.closed().then(
     () => end(false),
     () => end(false),
@@ -113,7 +105,8 @@ export async function readLastValues(
   })();
   return { consumer: info.name, count, done, stop: () => end(false) };
 }
-function lastValue(m: JsMsg, prefixLength: number): LastValue {
+
+function lastValue(m: JsMsg, prefixLength: number): StoredMessage {
   const op = m.headers?.get('KV-Operation');
   return {
     key: m.subject.substring(prefixLength),
