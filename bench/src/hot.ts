@@ -1,8 +1,9 @@
 /**
  * `pnpm bench --hot`: ours alone, only what one change to the hot path moves — NATS messages per
  * blocking send (the server's per-connection counters), blocking p50 and SSE first event p50 at
- * concurrency 1, tasks/s and
- * CPU per task (by process) at concurrency 16. About a minute; no floor, no reference, no memory job,
+ * concurrency 1 with each process's CPU per send there (at concurrency 1 the latency is mostly the
+ * CPU the path spends, process after process), tasks/s and CPU and system calls per task (by
+ * process) at concurrency 16. About a minute; no floor, no reference, no memory job,
  * so its figures are for an A/B of two trees or two settings run alternately on the same machine,
  * never for the aims (those come from the full run, arms interleaved).
  */
@@ -10,7 +11,7 @@ import { startBenchNats } from './arms/nats.js';
 import { MACHINE, OURS_SERVING, OURS_SESSIONS, startOurs, type Admission } from './arms/ours.js';
 import { startChild } from './child.js';
 import type { LatencyResult, ThroughputResult } from './loadgen/jobs.js';
-import { clockTickMs, loadavgNow, messagesPerSend, natsInByConnection, processTicks } from './machine.js';
+import { loadavgNow, messagesPerSend, natsInByConnection, usage, type Usage } from './machine.js';
 import { median, percentiles, round } from './stats.js';
 
 export interface HotResult {
@@ -28,6 +29,10 @@ export interface HotResult {
   tasksPerS: number | null;
   cpuMsPerTask: number | null;
   cpuMsPerTaskByProcess: Record<string, number | null>;
+  /** System calls per task at concurrency 16 by process (socket reads and writes, most of them). */
+  syscallsPerTaskByProcess: Record<string, { writes: number | null; reads: number | null }>;
+  /** CPU ms per blocking send at concurrency 1 by process (the p50's sends). */
+  c1CpuMsPerSendByProcess: Record<string, number | null>;
 }
 
 export async function runHot(
@@ -59,23 +64,26 @@ export async function runHot(
     const p50s: (number | null)[] = [];
     const sseP50s: (number | null)[] = [];
     const rates: number[] = [];
-    const cpu: Record<string, number[]> = {};
+    const c16: Record<string, Usage>[] = [];
+    const c1: Record<string, Usage>[] = [];
     const msgs: Record<string, number[]> = {};
     for (let rep = 0; rep < opts.reps; rep++) {
       const before = await natsInByConnection(nats.server.monitorUrl);
+      const atC1 = usage(serving());
       const l = await lat(opts.sends);
+      c1.push(atC1.per(l.samples.length + l.errors));
       const perSend = messagesPerSend(before, await natsInByConnection(nats.server.monitorUrl), OURS_SERVING, l.samples.length + l.errors);
       for (const [name, n] of Object.entries(perSend)) (msgs[name] ??= []).push(n);
       p50s.push(percentiles(l.samples).p50);
       sseP50s.push(percentiles((await lat(opts.sends, 'stream')).samples).p50);
-      const ticks0 = Object.entries(serving()).map(([name, pid]) => [name, pid, processTicks(pid)] as const);
+      const atC16 = usage(serving());
       const t = await thr(opts.throughputMs);
       rates.push(t.perS);
-      for (const [name, pid, t0] of ticks0) if (t.done) (cpu[name] ??= []).push(((processTicks(pid) - t0) * clockTickMs()) / t.done);
+      if (t.done) c16.push(atC16.per(t.done));
       log(`rep ${rep + 1}: p50 ${round(p50s.at(-1) ?? null)} ms, SSE first ${round(sseP50s.at(-1) ?? null)} ms, ${round(t.perS)} tasks/s`);
     }
     const byConnection = Object.fromEntries(Object.entries(msgs).map(([k, v]) => [k, round(median(v))]));
-    const byProcess = Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, round(median(v))]));
+    const byProcess = medianOf(c16, (u) => u.cpuMs);
     return {
       schema: 'shrooms-bench-hot/1',
       startedAt: new Date().toISOString(),
@@ -90,10 +98,23 @@ export async function runHot(
       tasksPerS: round(median(rates)),
       cpuMsPerTask: round(Object.values(byProcess).reduce<number>((a, b) => a + (b ?? 0), 0)),
       cpuMsPerTaskByProcess: byProcess,
+      syscallsPerTaskByProcess: Object.fromEntries(
+        Object.entries(medianOf(c16, (u) => u.writes)).map(([k, writes]) => [
+          k,
+          { writes, reads: medianOf(c16, (u) => u.reads)[k] ?? null },
+        ]),
+      ),
+      c1CpuMsPerSendByProcess: medianOf(c1, (u) => u.cpuMs),
     };
   } finally {
     await loadgen.stop().catch(() => {});
     await ours.stop().catch(() => {});
     await nats.stop();
   }
+}
+
+/** Each process's median over the repetitions of one figure of its usage. */
+function medianOf(reps: Record<string, Usage>[], figure: (u: Usage) => number): Record<string, number | null> {
+  const names = [...new Set(reps.flatMap((r) => Object.keys(r)))];
+  return Object.fromEntries(names.map((name) => [name, round(median(reps.flatMap((r) => (r[name] ? [figure(r[name])] : []))))]));
 }

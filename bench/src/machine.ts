@@ -65,6 +65,44 @@ export function processTicks(pid: number): number {
   }
 }
 
+/** Read and write system calls a process has made so far (all its threads), from /proc/PID/io. */
+export function processSyscalls(pid: number): { reads: number; writes: number } {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? 0);
+    return { reads: field('syscr'), writes: field('syscw') };
+  } catch {
+    return { reads: 0, writes: 0 };
+  }
+}
+
+/** What each process used between `usage()` and the `per(n)` it returns: CPU ms and system calls per unit of work. */
+export interface Usage {
+  cpuMs: number;
+  writes: number;
+  reads: number;
+}
+
+export function usage(pids: Record<string, number>): { per(n: number): Record<string, Usage> } {
+  const snap = () =>
+    Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, { ticks: processTicks(pid), ...processSyscalls(pid) }]));
+  const before = snap();
+  return {
+    per(n) {
+      const after = snap();
+      return Object.fromEntries(
+        Object.entries(after).map(([name, a]) => {
+          const b = before[name]!;
+          return [
+            name,
+            { cpuMs: ((a.ticks - b.ticks) * clockTickMs()) / n, writes: (a.writes - b.writes) / n, reads: (a.reads - b.reads) / n },
+          ];
+        }),
+      );
+    },
+  };
+}
+
 /** Measures, between `start()` and `stop()`, the share of the machine other processes used. */
 export class NoiseMeter {
   private first?: CpuSnapshot;

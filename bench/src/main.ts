@@ -33,7 +33,7 @@ const { values } = parseArgs({
 });
 if (values.help) {
   process.stdout.write(
-    'usage: pnpm bench [--quick] [--profile [--phase all|c16 [--sessions N]]] [--render] [--memory] [--hot [--sessions N]] [--admission local|service|off] [--out DIR]\n\n--admission how ours admits new tasks: in the gateway (local, as `up` runs it), by asking a guard process (service), or not at all (off: measures what admission costs; never how people run it)\n--hot measures ours alone (messages per send, p50, tasks/s and CPU per task at concurrency 16), for an A/B of two trees; writes hot.json\n--sessions N spreads the load of the throughput of --hot and of --phase c16 over N sessions (1 to 8; default 1), as the full run does for its figure over sessions\n--phase c16 profiles only blocking sends 16 at once (what the tasks/s and CPU aims measure) instead of every kind of request in turn\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--memory runs the memory job alone and puts its figures into the last latest.json\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
+    'usage: pnpm bench [--quick] [--profile [--phase all|c16|c1 [--sessions N]]] [--render] [--memory] [--hot [--sessions N]] [--admission local|service|off] [--out DIR]\n\n--admission how ours admits new tasks: in the gateway (local, as `up` runs it), by asking a guard process (service), or not at all (off: measures what admission costs; never how people run it)\n--hot measures ours alone (messages per send, p50, tasks/s and CPU per task at concurrency 16), for an A/B of two trees; writes hot.json\n--sessions N spreads the load of the throughput of --hot and of --phase c16 over N sessions (1 to 8; default 1), as the full run does for its figure over sessions\n--phase c16 profiles only blocking sends 16 at once (what the tasks/s and CPU aims measure) instead of every kind of request in turn; --phase c1 only blocking sends one at a time (what the p50 aim measures)\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--memory runs the memory job alone and puts its figures into the last latest.json\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
   );
   process.exit(0);
 }
@@ -80,8 +80,8 @@ if (values.render) {
   await writeFile(join(RESULTS, 'hot.json'), `${JSON.stringify(hot, null, 2)}\n`);
   process.stdout.write(`${JSON.stringify(hot)}\n`);
 } else if (values.profile) {
-  if (values.phase !== 'all' && values.phase !== 'c16') {
-    process.stderr.write(`--phase is all or c16, not ${JSON.stringify(values.phase)}\n`);
+  if (values.phase !== 'all' && values.phase !== 'c16' && values.phase !== 'c1') {
+    process.stderr.write(`--phase is all, c16 or c1, not ${JSON.stringify(values.phase)}\n`);
     process.exit(2);
   }
   const summary = await runProfile(PLANS[values.quick ? 'quick' : 'full'], join(RESULTS, 'profiles'), log, values.phase, sessions);

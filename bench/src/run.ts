@@ -108,6 +108,16 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
     const natsIn = () => natsInByConnection(nats.monitorUrl);
     const natsPerTask: Record<'floor' | 'ours', Record<string, number>> = { floor: {}, ours: {} };
     const cpuByProcess: Record<string, number[]> = {};
+    const cpuC1ByProcess: Record<string, number[]> = {};
+    /** Each of `arm`'s processes' CPU ms per unit of work since `byPid0`, into `into` under "arm: process". */
+    const cpuPerProcess = (arm: Arm, byPid0: Map<number, number>, n: number, into: Record<string, number[]>) => {
+      const names = Object.fromEntries(Object.entries(pids()).map(([k, v]) => [v, k]));
+      for (const [pid, before] of byPid0) {
+        const name = `${arm}: ${(names[pid] ?? String(pid)).replace(/^(ours|floor|reference)_/, '')}`;
+        into[name] ??= [];
+        if (n) into[name].push(((processTicks(pid) - before) * TICK_MS) / n);
+      }
+    };
     const SERVING: Record<'floor' | 'ours', RegExp> = { floor: /^bench floor hop/, ours: OURS_SERVING };
     const lat = (job: Omit<LatencyJob, 'type'>) => loadgen.call<LatencyResult>({ type: 'latency', ...job });
     const thr = (job: Omit<ThroughputJob, 'type'>) => loadgen.call<ThroughputResult>({ type: 'throughput', ...job });
@@ -165,8 +175,19 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
     for (let rep = 0; rep < plan.reps; rep++) {
       for (const arm of ARMS) {
         const before = arm === 'reference' ? {} : await natsIn();
+        const t0 = ticks(arm);
+        const byPid0 = new Map(armPids(arm).map((pid) => [pid, processTicks(pid)]));
         const r = await lat({ target: target(arm, 'send'), op: 'send', n: plan.latencyN, maxMs: 120_000 });
         figures.latency('send_blocking_c1', 'blocking SendMessage latency at concurrency 1', arm, r);
+        const sent = r.samples.length + r.errors;
+        figures.single(
+          'cpu_ms_per_send_c1',
+          'CPU time of the serving processes per blocking send at concurrency 1 (nats-server included for floor and ours)',
+          'ms',
+          arm,
+          sent ? round(((ticks(arm) - t0) * TICK_MS) / sent) : null,
+        );
+        cpuPerProcess(arm, byPid0, sent, cpuC1ByProcess);
         if (arm === 'reference') continue;
         const perSend = messagesPerSend(before, await natsIn(), SERVING[arm], r.samples.length + r.errors);
         for (const [name, n] of Object.entries(perSend)) natsPerTask[arm][name] = (natsPerTask[arm][name] ?? 0) + n / plan.reps;
@@ -182,6 +203,9 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
         round(total),
       );
     }
+    figures.context('cpu_ms_per_send_c1', {
+      byProcess: Object.fromEntries(Object.entries(cpuC1ByProcess).map(([k, v]) => [k, round(median(v))])),
+    });
     figures.context('nats_messages_per_blocking_send', {
       byConnection: Object.fromEntries(Object.entries({ ...natsPerTask.floor, ...natsPerTask.ours }).map(([k, v]) => [k, round(v)])),
     });
@@ -212,12 +236,7 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
                 arm,
                 r.done ? round(((ticks(arm) - t0) * TICK_MS) / r.done) : null,
               );
-              const names = Object.fromEntries(Object.entries(pids()).map(([k, v]) => [v, k]));
-              for (const [pid, before] of byPid0) {
-                const name = `${arm}: ${(names[pid] ?? String(pid)).replace(/^(ours|floor|reference)_/, '')}`;
-                cpuByProcess[name] ??= [];
-                if (r.done) cpuByProcess[name].push(((processTicks(pid) - before) * TICK_MS) / r.done);
-              }
+              cpuPerProcess(arm, byPid0, r.done, cpuByProcess);
             }
             if (op === 'send_nb')
               figures.throughput(

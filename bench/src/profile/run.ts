@@ -24,8 +24,12 @@ export interface ProfileReport {
   processes: Record<string, ProfileSummary & { requests: string }>;
 }
 
-/** What the profiled load is: every kind of request in turn, or only blocking sends 16 at once (the tasks/s and CPU aims). */
-export type ProfilePhase = 'all' | 'c16';
+/**
+ * What the profiled load is: every kind of request in turn, only blocking sends 16 at once (the
+ * tasks/s and CPU aims), or only blocking sends one at a time (the p50 aim: at concurrency 1 each
+ * process's time per request is its share of the latency).
+ */
+export type ProfilePhase = 'all' | 'c16' | 'c1';
 
 export async function runProfile(
   plan: Plan,
@@ -73,7 +77,9 @@ export async function runProfile(
       return r;
     };
     const k = plan.mode === 'full' ? 3 : 1;
-    if (phase === 'c16') {
+    if (phase === 'c1') {
+      await lat({ target, op: 'send', n: 3_000 * k, maxMs: 300_000 }, 'blocking SendMessage, one at a time');
+    } else if (phase === 'c16') {
       await thr(
         {
           target: sessions > 1 ? { ...target, urls: o.spreadUrls } : target,

@@ -39,6 +39,11 @@ function table(r: BenchResult, rows: { key: string; label: string }[]): string {
 }
 
 const pct = (r: BenchResult, key: string) => r.figures[key];
+/** A figure's `byProcess` context as "arm: process 0.12, …". */
+const byProcess = (r: BenchResult, key: string) =>
+  Object.entries((pct(r, key)?.context?.byProcess as Record<string, number>) ?? {})
+    .map(([k, v]) => `${k.replace(/_/g, ' ')} ${fmt(v)}`)
+    .join(', ');
 
 export function renderReport(r: BenchResult, profile?: ProfileReport): string {
   const m = r.machine;
@@ -186,6 +191,7 @@ Every process here runs compiled JavaScript (ours: the built \`shrooms-agent\` C
 ${table(r, [
   { key: 'nats_messages_per_blocking_send', label: 'NATS messages published per blocking send' },
   { key: 'cpu_ms_per_task', label: `CPU ms per blocking task at concurrency ${c[0]}` },
+  { key: 'cpu_ms_per_send_c1', label: 'CPU ms per blocking send at concurrency 1 (the p50 figure)' },
   { key: 'bridge_start_large_session_ms', label: `a bridge starting on a ${large}-task session, ms to ready` },
 ])}
 
@@ -194,10 +200,8 @@ Messages per connection: ${Object.entries(
   )
     .map(([k, v]) => `${k} ${fmt(v)}`)
     .join(', ')}.
-CPU ms per task by process: ${Object.entries((pct(r, 'cpu_ms_per_task')?.context?.byProcess as Record<string, number>) ?? {})
-    .map(([k, v]) => `${k.replace(/_/g, ' ')} ${fmt(v)}`)
-    .join(', ')} (clock-tick resolution, ${r.run.mode === 'quick' ? 'short runs: coarse' : 'summed over each run'}).
-`);
+CPU ms per task by process: ${byProcess(r, 'cpu_ms_per_task')} (clock-tick resolution, ${r.run.mode === 'quick' ? 'short runs: coarse' : 'summed over each run'}).
+${pct(r, 'cpu_ms_per_send_c1') ? `CPU ms per blocking send at concurrency 1 by process: ${byProcess(r, 'cpu_ms_per_send_c1')}. One at a time, nothing overlaps: the path's CPU, process after process, is most of the latency.\n` : ''}`);
   s.push(`## What limits each figure\n\n${limits(r)}\n`);
   if (profile) s.push(`## Profile of ours' hot path\n\n${profileFindings(profile)}\n`);
   s.push(`## Changes made to the hot path\n\n${changes()}\n`);

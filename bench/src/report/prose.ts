@@ -23,6 +23,22 @@ function verdict(f: Figure | undefined): string {
   return f.better === 'lower' ? `not met: ours takes ${fmt(x, 1)}× as long` : `not met: ours does ${fmt(x, 2)}× as many`;
 }
 
+/** What the concurrency-1 CPU figure says about the p50 (an older run has no such figure). */
+function c1Cpu(r: BenchResult): string {
+  const ours = v(r, 'cpu_ms_per_send_c1', 'ours');
+  if (ours === null) return '';
+  const by = (r.figures.cpu_ms_per_send_c1?.context?.byProcess as Record<string, number>) ?? {};
+  const parts = Object.entries(by)
+    .filter(([k]) => k.startsWith('ours: '))
+    .map(([k, x]) => `${k.slice('ours: '.length).replace(/_/g, ' ')} ${fmt(x)}`)
+    .join(', ');
+  return `
+  One at a time nothing overlaps, and the hops are not what takes the time: ours spends ${fmt(ours)} ms of CPU per
+  send there (${parts}), the reference ${fmt(v(r, 'cpu_ms_per_send_c1', 'reference'))} ms, the floor
+  ${fmt(v(r, 'cpu_ms_per_send_c1', 'floor'))} ms, against a p50 of ${fmt(v(r, 'send_blocking_c1_p50_ms', 'ours'))} ms: each process's work on the path, one after the other,
+  is most of the latency — more per task than at concurrency 16, where one wake-up serves several.`;
+}
+
 export function aims(r: BenchResult): string {
   const c = r.run.plan.throughput.concurrency;
   const rows: [string, string][] = [
@@ -135,7 +151,7 @@ export function limits(r: BenchResult): string {
 - **Blocking latency, ours:** six sequential NATS hops, each a wake-up of another process — admission's
   compare-and-set on its window (gateway to nats-server and back), the delivery (gateway to the bridge
   through nats-server), the bridge's one write and its echo to the gateway's watch — and two JetStream
-  file-store writes (no fsync per write in nats-server 2.9 by default, so the disk is not the limit).
+  file-store writes (no fsync per write in nats-server 2.9 by default, so the disk is not the limit).${c1Cpu(r)}
 - **Tasks/s, ours, one session:** the bridge runs one task at a time and records create, start and complete
   with compare-and-set: a blocking send's create waits up to 100 ms for its next change, and a queued
   task's start and complete are one write when the worker answers within 100 ms (the echo harness always
