@@ -4,6 +4,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS } from '@shrooms/protocol';
 import type { Stored } from './entry.js';
 import { decode, type StoredMessage } from './codec.js';
+import { Answers } from './answers.js';
 import { readLastValues, type LastValues } from './read-last.js';
 import type { OwnWrites } from './own-writes.js';
 
@@ -42,9 +43,11 @@ export async function watchTasks(nc: NatsConnection, kv: KV, filter: string, w: 
   };
   const iter = w.only === 'initial' ? undefined : await kv.watch({ key: filter, include: KvWatchInclude.UpdatesOnly });
   let first: LastValues | undefined;
+  const answers = new Answers();
   const stopAll = () => {
     first?.stop();
     iter?.stop();
+    answers.flush();
   };
   const own = w.own;
   const pass = (e: StoredMessage, isUpdate: boolean) => {
@@ -78,7 +81,7 @@ export async function watchTasks(nc: NatsConnection, kv: KV, filter: string, w: 
     markReady();
     if (!iter) return 'read';
     for await (const e of iter as AsyncIterable<KvWatchEntry>) {
-      answer(e);
+      answer(answers, e);
       if (e.revision > read) change(e);
     }
   })().then(
@@ -96,14 +99,16 @@ export async function watchTasks(nc: NatsConnection, kv: KV, filter: string, w: 
 
 /**
  * Answers the reply-to subject a delivery carries (its ack subject; the consumer takes no acks, so
- * nats-server drops the answer). Our NATS users may answer requests (allow_responses), and
- * nats-server 2.9 remembers each reply-to subject it delivers to such a user until it is answered or
- * the reply window ends, walking all it remembers on every delivery once it holds over 4,096: a watch
- * reading a long history — a bridge starting on a long session, the gateway learning its open tasks —
- * then cost the server time in the square of its length, and a busy one grew its CPU with the rate.
- * An answered subject goes at the next walk. The entry's message is the kv client's own field (pinned
- * nats.js; the watch test fails if it stops answering).
+ * nats-server drops the answer), with the watch's next batch of answers (answers.ts). Our NATS users
+ * may answer requests (allow_responses), and nats-server 2.9 remembers each reply-to subject it
+ * delivers to such a user until it is answered or the reply window ends, walking all it remembers on
+ * every delivery once it holds over 4,096: a watch reading a long history — a bridge starting on a
+ * long session, the gateway learning its open tasks — then cost the server time in the square of its
+ * length, and a busy one grew its CPU with the rate. An answered subject goes at the next walk. The
+ * entry's message is the kv client's own field (pinned nats.js; the watch test fails if it stops
+ * answering).
  */
-function answer(e: KvWatchEntry): void {
-  (e as unknown as { sm?: { ack?: () => void } }).sm?.ack?.();
+function answer(answers: Answers, e: KvWatchEntry): void {
+  const sm = (e as unknown as { sm?: { ack?: () => void } }).sm;
+  if (sm?.ack) answers.add(() => sm.ack!());
 }
