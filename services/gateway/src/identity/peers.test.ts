@@ -58,6 +58,18 @@ describe('PeersMap.identify', () => {
     expect(map.identify('')).toBeUndefined();
   });
 
+  it('answers an address it was asked before the same, named or not, past the most answers it keeps', () => {
+    const m = new PeersMap([{ range: '10.8.0.0/16', name: 'router', mesh: 'home' }], { machine: 'laptop', addresses: ['10.9.0.1'] });
+    // More distinct addresses than a map keeps answers for, each asked twice, named ones and strangers alike.
+    for (let round = 0; round < 2; round++)
+      for (let i = 0; i < 1_500; i++) {
+        expect(m.identify(`10.8.${i >> 8}.${i & 255}`)?.device).toBe('router.home');
+        expect(m.identify(`192.168.${i >> 8}.${i & 255}`)).toBeUndefined();
+      }
+    expect(m.identify('10.9.0.1')?.self).toBe(true);
+    expect(m.identify('10.9.0.1')?.self).toBe(true);
+  });
+
   it('refuses a map with a range it cannot read', () => {
     expect(() => new PeersMap([{ range: '10.8.0.0/40', name: 'x', mesh: 'm' }], { machine: 'm', addresses: [] })).toThrow(/10.8.0.0\/40/);
   });

@@ -36,6 +36,9 @@ export interface SelfSpec {
   addresses: string[];
 }
 
+/** Source addresses whose answer a peers map keeps (PeersMap.identify). */
+const IDENTIFIED_MAX = 1_024;
+
 interface Compiled {
   cidr: Cidr;
   identity: Identity;
@@ -62,8 +65,25 @@ export class PeersMap {
     this.self = { device: self.machine, name: self.machine, mesh: self.mesh ?? 'local', self: true };
   }
 
+  /**
+   * The answers given, by source address: every request is identified (the door, then the caller),
+   * and a keep-alive connection asks again with the same address; parsing it costs more than the
+   * rest of the look-up. A map is immutable (a change of the peers builds a new one), so an answer
+   * never goes stale; at most `IDENTIFIED_MAX` are kept, then the memory starts again.
+   */
+  private readonly identified = new Map<string, Identity | null>();
+
   /** The device a source address belongs to, or undefined when the mesh does not name it. */
   identify(sourceAddress: string): Identity | undefined {
+    const known = this.identified.get(sourceAddress);
+    if (known !== undefined) return known ?? undefined;
+    const id = this.lookUp(sourceAddress);
+    if (this.identified.size >= IDENTIFIED_MAX) this.identified.clear();
+    this.identified.set(sourceAddress, id ?? null);
+    return id;
+  }
+
+  private lookUp(sourceAddress: string): Identity | undefined {
     const a = parseAddress(sourceAddress);
     if (!a) return undefined;
     if (this.own.some((c) => contains(c, a))) return this.self;
