@@ -21,8 +21,11 @@ export class SignalField {
   hardening?: Hardening;
   /** Signals read from the bucket by `get` (tests show a followed signal costs none). */
   reads = 0;
-  /** Per followed machine, the last value the watch brought of each session's signal (raw JSON). */
-  private followed = new Map<string, Map<string, unknown>>();
+  /**
+   * Per followed machine, the last signal the watch brought of each session, checked once as it
+   * arrived (null: a value that is no signal); `get` only works out how faded it is.
+   */
+  private followed = new Map<string, Map<string, Signal | null>>();
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -64,7 +67,7 @@ export class SignalField {
    */
   async get(machine: string, session: string, now = Date.now()): Promise<SignalView | null> {
     const known = this.followed.get(machine)?.get(session);
-    const live = known === undefined ? null : view(known, now);
+    const live = known ? fresh(known, now) : null;
     if (live) return live;
     this.reads++;
     const e = await this.kv.get(keys.signal(machine, session));
@@ -81,7 +84,7 @@ export class SignalField {
     let stopped = false;
     let stopWatch = () => {};
     const start = async (): Promise<void> => {
-      const signals = new Map<string, unknown>();
+      const signals = new Map<string, Signal | null>();
       const iter = await this.kv.watch({ key: keys.tasksOfMachine(machine) });
       this.followed.set(machine, signals);
       stopWatch = () => iter.stop();
@@ -94,7 +97,7 @@ export class SignalField {
       void (async () => {
         for await (const e of iter as AsyncIterable<KvWatchEntry>) {
           const session = decodeToken(e.key.slice(e.key.indexOf('.') + 1));
-          if (e.operation === 'PUT' && e.value.length > 0) signals.set(session, e.json<unknown>());
+          if (e.operation === 'PUT' && e.value.length > 0) signals.set(session, parseSignal(e.json<unknown>()));
           else signals.delete(session);
         }
       })().then(() => ended(), ended);
@@ -123,8 +126,17 @@ export class SignalField {
 }
 
 function view(raw: unknown, now: number): SignalView | null {
+  const signal = parseSignal(raw);
+  return signal ? fresh(signal, now) : null;
+}
+
+function parseSignal(raw: unknown): Signal | null {
   const parsed = SignalSchema.safeParse(raw);
-  if (!parsed.success) return null;
-  const fresh = signalFreshness(parsed.data, now);
-  return fresh ? { ...parsed.data, ...fresh } : null;
+  return parsed.success ? parsed.data : null;
+}
+
+/** The signal as seen at `now`, or null once it has faded. */
+function fresh(signal: Signal, now: number): SignalView | null {
+  const f = signalFreshness(signal, now);
+  return f ? { ...signal, ...f } : null;
 }
