@@ -15,6 +15,13 @@ describe('token encoding', () => {
     expect(encodeToken('my.session')).toBe('my_2Esession');
   });
 
+  it('decodes a token with no escape to itself, and one that is not what encoding gives as before', () => {
+    for (const t of ['web-app2', 'a-b-C9', '']) expect(decodeToken(t)).toBe(t);
+    // Not produced by encodeToken: a non-ASCII character is read as one byte of its code, as always.
+    expect(decodeToken('\u00e4')).toBe(Buffer.from([0xe4]).toString('utf8'));
+    expect(() => decodeToken('a_zz')).toThrow(/bad escape/);
+  });
+
   it('never maps two different inputs to the same token', () => {
     expect(encodeToken('a_2Eb')).not.toBe(encodeToken('a.b'));
   });

@@ -21,7 +21,11 @@ export function encodeToken(raw: string): string {
   return out;
 }
 
+/** A token of printable ASCII with no escape decodes to itself (every key the ledger follows). */
+const PLAIN = /^[\x20-\x5e\x60-\x7e]*$/;
+
 export function decodeToken(token: string): string {
+  if (PLAIN.test(token)) return token;
   const bytes: number[] = [];
   for (let i = 0; i < token.length; i++) {
     const ch = token[i]!;
