@@ -7,9 +7,12 @@
  * is readable for operators, never contains `.`, `*`, `>` or whitespace, and decodes back exactly.
  */
 const SAFE = /^[A-Za-z0-9-]$/;
+/** A name of safe characters only (most machine and session names) is its own token. */
+const ALL_SAFE = /^[A-Za-z0-9-]+$/;
 
 export function encodeToken(raw: string): string {
   if (raw.length === 0) throw new Error('cannot encode an empty token');
+  if (ALL_SAFE.test(raw)) return raw;
   let out = '';
   for (const ch of raw) {
     if (SAFE.test(ch)) {
