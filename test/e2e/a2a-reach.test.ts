@@ -333,6 +333,9 @@ describe('the tck harness behind the host root, as the A2A TCK finds it', () => 
     expect(card.supportedInterfaces.map((i: any) => i.url)).toEqual([`${mesh.gatewayUrl}/a2a/tck`, `${mesh.gatewayUrl}/a2a/tck`]);
     const done = await rpc(`${mesh.gatewayUrl}/a2a`, 'SendMessage', msg('tck-complete-task-1', 'hi'));
     expect(done.result.task).toMatchObject({ id: 'tck:tck-complete-task-1', status: { state: 'TASK_STATE_COMPLETED' } });
+    // With a trailing slash it is the same endpoint, not a session named "".
+    const slash = await rpc(`${mesh.gatewayUrl}/a2a/`, 'SendMessage', msg('tck-complete-task-2', 'hi'));
+    expect(slash.result.task).toMatchObject({ id: 'tck:tck-complete-task-2', status: { state: 'TASK_STATE_COMPLETED' } });
   });
 
   it('behaves by message-id prefix: input-required until answered, failed for tck-fail', async () => {

@@ -99,9 +99,12 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
       return fail(err);
     }
   };
-  app.post('/a2a/:session', (req, reply) => handle(req, reply, (req.params as { session: string }).session));
+  // `POST /a2a/` comes here with an empty session: it is `POST /a2a`, not a session named "".
+  const bySession = (req: FastifyRequest, reply: FastifyReply) =>
+    handle(req, reply, (req.params as { session: string }).session || undefined);
+  app.post('/a2a/:session', bySession);
   // The endpoint as `up` prints it (with its slash), pasted into curl.
-  app.post('/a2a/:session/', (req, reply) => handle(req, reply, (req.params as { session: string }).session));
+  app.post('/a2a/:session/', bySession);
   app.post('/a2a', (req, reply) => handle(req, reply));
 }
 
