@@ -229,16 +229,17 @@ What the profile says is avoidable:
 }
 
 export function changes(): string {
-  return `The latest round (2026-12-04), measured where it acts — at concurrency 1, 3,000 blocking sends one at a
-time, three times per variant, the commit before (A) and the commit (B) alternated on this machine, CPU per
-send from each process's clock ticks:
+  return `The latest round (2026-12-04), measured where it acts, at concurrency 1: the first change by an A/B —
+3,000 blocking sends one at a time, three times per variant, the commit before and the commit alternated on
+this machine, CPU per send from each process's clock ticks; the others, too small for that on a machine
+this noisy, by a CPU profile of 3,000 such sends before and after (\`pnpm bench --profile --phase c1 --quick\`):
 
 | change | where | blocking p50 at c1 | CPU ms per send at c1 (gateway / bridge / nats-server) | at c16 |
 |---|---|---|---|---|
 | A watch's answers to the reply-to subjects of its deliveries (recommendation 15) leave together: those gathered within 50 ms (at most 512) in one socket write, instead of one write in the gateway and the bridge and one read by nats-server per task. At concurrency 1 each answer woke nats-server while the next send was on its way. | \`libs/ledger/src/answers.ts\`, \`watch.ts\` | 2.34 2.67 2.76 2.34 2.47 2.29 → 2.64 1.98 2.07 2.09 1.90 1.88 ms | 1.17–1.35 / 0.73–0.88 / 0.83–0.92 → 0.93–1.23 / 0.57–0.78 / 0.60–0.78 | tasks/s and CPU per task unchanged within the noise (\`--hot\`, three runs each); the gateway's write calls per task 1.86–1.93 → 1.56–1.66, nats-server's reads 3.75–3.80 → 3.19–3.33 |
-| A peers map answers a source address it was asked before from memory (every request is identified twice, by its door and for its caller; the address was parsed into a BigInt each time). | \`services/gateway/src/identity/peers.ts\` | within the noise | the identify frames in a c1 profile: 65 → under 15 ms per 3,000 sends | — |
-| The signal field checks a followed signal once, as the watch brings it, instead of on every look-up (the gateway looks the session and the caller up on each send). | \`libs/ledger/src/signals.ts\` | within the noise | \`SignalField.get\` 88 → 35 ms per 3,000 sends | — |
-| A key token of plain characters is encoded and decoded without walking it character by character. | \`libs/protocol/src/names.ts\` | within the noise | the gateway's \`sessionOfKey\` 40 → under 15 ms, the bridge's \`encodeToken\` 28 ms, per 3,000 sends | — |
+| A peers map answers a source address it was asked before from memory (every request is identified twice, by its door and for its caller; the address was parsed into a BigInt each time). | \`services/gateway/src/identity/peers.ts\` | not measured apart | the identify frames in a c1 profile: 65 → under 15 ms per 3,000 sends | — |
+| The signal field checks a followed signal once, as the watch brings it, instead of on every look-up (the gateway looks the session and the caller up on each send). | \`libs/ledger/src/signals.ts\` | not measured apart | \`SignalField.get\` 88 → 35 ms per 3,000 sends | — |
+| A key token of plain characters is encoded and decoded without walking it character by character. | \`libs/protocol/src/names.ts\` | not measured apart | the gateway's \`sessionOfKey\` 40 → under 15 ms, the bridge's \`encodeToken\` 28 ms, per 3,000 sends | — |
 
 The round before (2026-12-03, afternoon), each in its own commit, \`pnpm bench --hot\` alternated with
 the commit before on this machine (two or three runs each):
