@@ -19,6 +19,8 @@ describe('isTransientJetStreamError', () => {
     expect(isTransientJetStreamError(apiError(10008, 503, 'JetStream system temporarily unavailable'))).toBe(true);
     expect(isTransientJetStreamError(apiError(10009, 500, 'JetStream cluster can not handle request'))).toBe(true);
     expect(isTransientJetStreamError(apiError(10023, 503, 'insufficient resources'))).toBe(true);
+    // An R3 bucket created while a peer of the forming cluster is still offline (seen in the quorum chaos test).
+    expect(isTransientJetStreamError(apiError(10005, 400, 'no suitable peers for placement, peer offline'))).toBe(true);
   });
 
   it('is false for refusals and for a text that only reads like an outage', () => {

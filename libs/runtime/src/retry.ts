@@ -9,10 +9,12 @@ import { RETRY_AFTER_SECONDS, ShroomsError } from '@shrooms/protocol';
 
 /**
  * JetStream API errors (`err_code`) that say the cluster could not take the request just now:
- * 10004 incomplete results, 10008 temporarily unavailable (no meta leader), 10009 cannot handle the
- * request (not the leader), 10023 insufficient resources, 10041 a raft error (not leader, not current).
+ * 10004 incomplete results, 10005 no suitable peers for placement (a peer still offline while the
+ * cluster forms: an R3 bucket created then), 10008 temporarily unavailable (no meta leader), 10009
+ * cannot handle the request (not the leader), 10023 insufficient resources, 10041 a raft error (not
+ * leader, not current).
  */
-const UNAVAILABLE_API_CODES: ReadonlySet<number> = new Set([10004, 10008, 10009, 10023, 10041]);
+const UNAVAILABLE_API_CODES: ReadonlySet<number> = new Set([10004, 10005, 10008, 10009, 10023, 10041]);
 
 /** The error and its causes, outermost first. */
 function chain(err: unknown): Error[] {
