@@ -173,6 +173,7 @@ describe.skipIf(why !== undefined)(`trust across the mesh${why ? ` (skipped: ${w
       // JSON-RPC: the machine's root endpoint, a session's, v0.3's method names on it.
       for (const [path, body] of [
         ['/a2a', rpcBody('SendMessage', msg('s-6', 'hi', {}, { 'shrooms/session': 'target' }))],
+        ['/a2a/', rpcBody('SendMessage', msg('s-8', 'hi', {}, { 'shrooms/session': 'target' }))],
         [
           '/a2a/target',
           rpcBody('message/send', { message: { kind: 'message', messageId: 's-7', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } }),
@@ -184,7 +185,7 @@ describe.skipIf(why !== undefined)(`trust across the mesh${why ? ` (skipped: ${w
       }
       // The health probes alone answer anyone (they reveal nothing; orchestrators probe from outside).
       expect((await stranger.request(`${base}/healthz`)).status).toBe(200);
-      for (const id of ['s-3', 's-4', 's-5', 's-6', 's-7']) expect(await task('target', `target:${id}`)).toBeUndefined();
+      for (const id of ['s-3', 's-4', 's-5', 's-6', 's-7', 's-8']) expect(await task('target', `target:${id}`)).toBeUndefined();
       const rpc = await stranger.request(`${base}/a2a/target`, {
         method: 'POST',
         headers: JSON_HEADERS,
