@@ -98,12 +98,7 @@ export async function runHot(
       tasksPerS: round(median(rates)),
       cpuMsPerTask: round(Object.values(byProcess).reduce<number>((a, b) => a + (b ?? 0), 0)),
       cpuMsPerTaskByProcess: byProcess,
-      syscallsPerTaskByProcess: Object.fromEntries(
-        Object.entries(medianOf(c16, (u) => u.writes)).map(([k, writes]) => [
-          k,
-          { writes, reads: medianOf(c16, (u) => u.reads)[k] ?? null },
-        ]),
-      ),
+      syscallsPerTaskByProcess: syscallsOf(c16),
       c1CpuMsPerSendByProcess: medianOf(c1, (u) => u.cpuMs),
     };
   } finally {
@@ -111,6 +106,13 @@ export async function runHot(
     await ours.stop().catch(() => {});
     await nats.stop();
   }
+}
+
+/** Each process's read and write system calls per task, medians over the repetitions. */
+function syscallsOf(reps: Record<string, Usage>[]): HotResult['syscallsPerTaskByProcess'] {
+  const writes = medianOf(reps, (u) => u.writes);
+  const reads = medianOf(reps, (u) => u.reads);
+  return Object.fromEntries(Object.keys(writes).map((k) => [k, { writes: writes[k] ?? null, reads: reads[k] ?? null }]));
 }
 
 /** Each process's median over the repetitions of one figure of its usage. */

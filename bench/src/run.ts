@@ -13,7 +13,7 @@ import { SHELF } from './arms/shelf.js';
 import { startChild, type Child } from './child.js';
 import { ARMS, Figures, type Arm, type Figure } from './figures.js';
 import type { LatencyJob, LatencyResult, Op, Target, ThroughputJob, ThroughputResult } from './loadgen/jobs.js';
-import { NoiseMeter, clockTickMs, machineInfo, messagesPerSend, natsInByConnection, processTicks, type MachineInfo } from './machine.js';
+import { NoiseMeter, machineInfo, messagesPerSend, natsInByConnection, usage, type MachineInfo } from './machine.js';
 import { MemorySampler, procMemoryMb } from './memory.js';
 import type { Plan } from './plan.js';
 import { median, round } from './stats.js';
@@ -103,20 +103,27 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
       if (arm === 'reference') return [p.reference_server!];
       return [p.ours_gateway!, p.ours_bridge!, ...(p.ours_guard ? [p.ours_guard] : []), ...natsPid];
     };
-    const ticks = (arm: Arm) => armPids(arm).reduce((sum, pid) => sum + processTicks(pid), 0);
-    const TICK_MS = clockTickMs();
     const natsIn = () => natsInByConnection(nats.monitorUrl);
     const natsPerTask: Record<'floor' | 'ours', Record<string, number>> = { floor: {}, ours: {} };
     const cpuByProcess: Record<string, number[]> = {};
     const cpuC1ByProcess: Record<string, number[]> = {};
-    /** Each of `arm`'s processes' CPU ms per unit of work since `byPid0`, into `into` under "arm: process". */
-    const cpuPerProcess = (arm: Arm, byPid0: Map<number, number>, n: number, into: Record<string, number[]>) => {
+    /** The usage of `arm`'s serving processes from now on, each under its report name ("ours: gateway"). */
+    const armUsage = (arm: Arm) => {
       const names = Object.fromEntries(Object.entries(pids()).map(([k, v]) => [v, k]));
-      for (const [pid, before] of byPid0) {
-        const name = `${arm}: ${(names[pid] ?? String(pid)).replace(/^(ours|floor|reference)_/, '')}`;
+      return usage(
+        Object.fromEntries(
+          armPids(arm).map((pid) => [`${arm}: ${(names[pid] ?? String(pid)).replace(/^(ours|floor|reference)_/, '')}`, pid]),
+        ),
+      );
+    };
+    /** The arm's CPU ms per unit of work since `u` began (null for none), each process's into `into`. */
+    const cpuPer = (u: ReturnType<typeof armUsage>, n: number, into: Record<string, number[]>): number | null => {
+      const by = Object.entries(u.per(n));
+      for (const [name, x] of by) {
         into[name] ??= [];
-        if (n) into[name].push(((processTicks(pid) - before) * TICK_MS) / n);
+        if (n) into[name].push(x.cpuMs);
       }
+      return n ? round(by.reduce((sum, [, x]) => sum + x.cpuMs, 0)) : null;
     };
     const SERVING: Record<'floor' | 'ours', RegExp> = { floor: /^bench floor hop/, ours: OURS_SERVING };
     const lat = (job: Omit<LatencyJob, 'type'>) => loadgen.call<LatencyResult>({ type: 'latency', ...job });
@@ -175,8 +182,7 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
     for (let rep = 0; rep < plan.reps; rep++) {
       for (const arm of ARMS) {
         const before = arm === 'reference' ? {} : await natsIn();
-        const t0 = ticks(arm);
-        const byPid0 = new Map(armPids(arm).map((pid) => [pid, processTicks(pid)]));
+        const used = armUsage(arm);
         const r = await lat({ target: target(arm, 'send'), op: 'send', n: plan.latencyN, maxMs: 120_000 });
         figures.latency('send_blocking_c1', 'blocking SendMessage latency at concurrency 1', arm, r);
         const sent = r.samples.length + r.errors;
@@ -185,9 +191,8 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
           'CPU time of the serving processes per blocking send at concurrency 1 (nats-server included for floor and ours)',
           'ms',
           arm,
-          sent ? round(((ticks(arm) - t0) * TICK_MS) / sent) : null,
+          cpuPer(used, sent, cpuC1ByProcess),
         );
-        cpuPerProcess(arm, byPid0, sent, cpuC1ByProcess);
         if (arm === 'reference') continue;
         const perSend = messagesPerSend(before, await natsIn(), SERVING[arm], r.samples.length + r.errors);
         for (const [name, n] of Object.entries(perSend)) natsPerTask[arm][name] = (natsPerTask[arm][name] ?? 0) + n / plan.reps;
@@ -217,8 +222,7 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
         const mode = op === 'send' ? 'blocking' : 'nonblocking';
         for (let rep = 0; rep < plan.reps; rep++) {
           for (const arm of ARMS) {
-            const t0 = ticks(arm);
-            const byPid0 = new Map(armPids(arm).map((pid) => [pid, processTicks(pid)]));
+            const used = armUsage(arm);
             const r = await thr({
               target: target(arm, op),
               op,
@@ -234,9 +238,8 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
                 `CPU time of the serving processes per blocking task at concurrency ${c} (nats-server included for floor and ours)`,
                 'ms',
                 arm,
-                r.done ? round(((ticks(arm) - t0) * TICK_MS) / r.done) : null,
+                cpuPer(used, r.done, cpuByProcess),
               );
-              cpuPerProcess(arm, byPid0, r.done, cpuByProcess);
             }
             if (op === 'send_nb')
               figures.throughput(
