@@ -78,7 +78,7 @@ wrote last), the delivery, and one bridge write for the whole task when the work
 send's create, start and result go together (its sender hears nothing before its end) — followed back to
 the gateway by its ledger watch (a bridge that stores a new task sends no reply of its own)${
     r.run.natsUsers
-      ? "; and an answer from each watch (the gateway's, the bridge's own) to the reply-to subject of that write's delivery, for nats-server's reply tracking (recommendation 15; the answers of 50 ms leave in one socket write)"
+      ? "; and, for nats-server's reply tracking (recommendation 15), an answer from each watch (the gateway's, the bridge's own) to the reply-to subject of that write's delivery and the bridge's later \"taken\" to the delivery it answered with nothing else (the answers of 50 ms leave in one socket write)"
       : ''
   }; the session
 look-up and the resend check are answered from the gateway's memory. One session also does
@@ -177,8 +177,8 @@ ${
   subject to a user allowed to answer (a delivery, each change a watch brings), remembers that subject for
   the reply window (${r.run.natsUsers.replyWindow}). nats-server 2.9 walks all it remembers on every such message once it
   holds over 4,096: above ~${Math.floor(4096 / Math.max(1, parseInt(r.run.natsUsers.replyWindow, 10)))} unanswered a second per connection part of nats-server's CPU per task grows
-  with the rate. The watches answer theirs (recommendation 15); a bridge's quiet deliveries stay
-  unanswered, one per task. People's sessions come nowhere near that; the throughput figures here do.
+  with the rate. The watches answer theirs and a bridge its quiet deliveries, together every 50 ms
+  (recommendation 15), so a connection holds about 50 ms of them, not the window's.
 `
     : ''
 }- **How ours runs:** compiled, as people run it — the built \`shrooms-agent\` CLI, bundled (\`services/shrooms-agent/bundle\`,
@@ -229,19 +229,26 @@ What the profile says is avoidable:
 }
 
 export function changes(): string {
-  return `The latest round (2026-12-04), measured where it acts, at concurrency 1: the first change by an A/B —
+  return `Last (2026-12-04, evening), measured where it acts, at concurrency 16 on one session: \`pnpm bench --hot\`,
+the commit before and the commit alternated three times on this machine:
+
+| change | where | tasks/s at c16 | CPU ms per task (gateway / bridge / nats-server; all) | NATS messages per send |
+|---|---|---|---|---|
+| A bridge answers a delivery it takes quietly (the gateway learns of the task from its ledger watch) with a bare "taken", in the same 50 ms batches as the watches' answers: nats-server had kept each such reply-to subject for the 5 s window, more than 4,096 of them above ~800 tasks a second, and then walked them all at each message to the bridge (recommendation 15). The gateway passes the answer over. | \`libs/runtime/src/service.ts\`, \`answers.ts\` | 967 969 966 → 1,058 1,047 1,073 | 0.61–0.64 / 0.44–0.47 / 0.39–0.47; 1.50–1.56 → 0.63 / 0.45–0.46 / 0.34–0.37; 1.42–1.45 | 5.07–5.16 → 6.14–6.24 |
+
+The round before (2026-12-04), measured where it acts, at concurrency 1: the first change by an A/B —
 3,000 blocking sends one at a time, three times per variant, the commit before and the commit alternated on
 this machine, CPU per send from each process's clock ticks; the others, too small for that on a machine
 this noisy, by a CPU profile of 3,000 such sends before and after (\`pnpm bench --profile --phase c1 --quick\`):
 
 | change | where | blocking p50 at c1 | CPU ms per send at c1 (gateway / bridge / nats-server) | at c16 |
 |---|---|---|---|---|
-| A watch's answers to the reply-to subjects of its deliveries (recommendation 15) leave together: those gathered within 50 ms (at most 512) in one socket write, instead of one write in the gateway and the bridge and one read by nats-server per task. At concurrency 1 each answer woke nats-server while the next send was on its way. | \`libs/ledger/src/answers.ts\`, \`watch.ts\` | 2.34 2.67 2.76 2.34 2.47 2.29 → 2.64 1.98 2.07 2.09 1.90 1.88 ms | 1.17–1.35 / 0.73–0.88 / 0.83–0.92 → 0.93–1.23 / 0.57–0.78 / 0.60–0.78 | tasks/s and CPU per task unchanged within the noise (\`--hot\`, three runs each); the gateway's write calls per task 1.86–1.93 → 1.56–1.66, nats-server's reads 3.75–3.80 → 3.19–3.33 |
+| A watch's answers to the reply-to subjects of its deliveries (recommendation 15) leave together: those gathered within 50 ms (at most 512) in one socket write, instead of one write in the gateway and the bridge and one read by nats-server per task. At concurrency 1 each answer woke nats-server while the next send was on its way. | \`answers.ts\` (now in libs/runtime), libs/ledger \`watch.ts\` | 2.34 2.67 2.76 2.34 2.47 2.29 → 2.64 1.98 2.07 2.09 1.90 1.88 ms | 1.17–1.35 / 0.73–0.88 / 0.83–0.92 → 0.93–1.23 / 0.57–0.78 / 0.60–0.78 | tasks/s and CPU per task unchanged within the noise (\`--hot\`, three runs each); the gateway's write calls per task 1.86–1.93 → 1.56–1.66, nats-server's reads 3.75–3.80 → 3.19–3.33 |
 | A peers map answers a source address it was asked before from memory (every request is identified twice, by its door and for its caller; the address was parsed into a BigInt each time). | \`services/gateway/src/identity/peers.ts\` | not measured apart | the identify frames in a c1 profile: 65 → under 15 ms per 3,000 sends | — |
 | The signal field checks a followed signal once, as the watch brings it, instead of on every look-up (the gateway looks the session and the caller up on each send). | \`libs/ledger/src/signals.ts\` | not measured apart | \`SignalField.get\` 88 → 35 ms per 3,000 sends | — |
 | A key token of plain characters is encoded and decoded without walking it character by character. | \`libs/protocol/src/names.ts\` | not measured apart | the gateway's \`sessionOfKey\` 40 → under 15 ms, the bridge's \`encodeToken\` 28 ms, per 3,000 sends | — |
 
-The round before (2026-12-03, afternoon), each in its own commit, \`pnpm bench --hot\` alternated with
+Before that (2026-12-03, afternoon), each in its own commit, \`pnpm bench --hot\` alternated with
 the commit before on this machine (two or three runs each):
 
 | change | where | CPU ms per task (ours + nats-server) | tasks/s, 1 session, c16 | blocking p50 at c1 |
@@ -459,9 +466,11 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    four sessions each connection gets a quarter of the deliveries, and four quick runs alternated
    without and with them gave 754 / 562 against 547 / 478 tasks/s (the four-session figures of this
    run fell with them); answering only while a connection receives more than ~2,000 in a window would
-   keep both. Left: a successful quiet delivery is never answered (the
-   point of it), so a bridge still holds one per task for 5 s (~800 tasks a second before the walks
-   start). A long read (a bridge's start, the gateway's open tasks and first listing of a session) was
+   keep both. A successful quiet delivery was left unanswered (the point of it), so a bridge held one
+   per task for 5 s and above ~800 tasks a second was walked again: since 2026-12-04 (evening) the
+   bridge answers it too, with a bare "taken" the gateway passes over, in the same 50 ms batches
+   (tasks/s at concurrency 16 +9 %, CPU per task −5 %, nats-server's −15 %; one more message per
+   send). A long read (a bridge's start, the gateway's open tasks and first listing of a session) was
    pushed megabytes ahead of its answers by the kv client's ordered consumer, so still walked: since
    2026-12-04 it has a consumer of its own that sends at most 1,000 ahead of their acks (the answers),
    and a read of 100,000 tasks as a session's user takes 2.5–2.7 s, as for a user with no permissions

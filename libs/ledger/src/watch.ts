@@ -2,9 +2,9 @@
 import { KvWatchInclude, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS } from '@shrooms/protocol';
+import { Answers } from '@shrooms/runtime';
 import type { Stored } from './entry.js';
 import { decode, type StoredMessage } from './codec.js';
-import { Answers } from './answers.js';
 import { readLastValues, type LastValues } from './read-last.js';
 import type { OwnWrites } from './own-writes.js';
 
@@ -99,7 +99,7 @@ export async function watchTasks(nc: NatsConnection, kv: KV, filter: string, w: 
 
 /**
  * Answers the reply-to subject a delivery carries (its ack subject; the consumer takes no acks, so
- * nats-server drops the answer), with the watch's next batch of answers (answers.ts). Our NATS users
+ * nats-server drops the answer), with the watch's next batch of answers (libs/runtime answers.ts). Our NATS users
  * may answer requests (allow_responses), and nats-server 2.9 remembers each reply-to subject it
  * delivers to such a user until it is answered or the reply window ends, walking all it remembers on
  * every delivery once it holds over 4,096: a watch reading a long history — a bridge starting on a

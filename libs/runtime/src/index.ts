@@ -8,6 +8,7 @@ export {
   RENAMED_SETTINGS,
   withRenamedSettings,
 } from './config.js';
+export { ANSWER_DELAY_MS, Answers } from './answers.js';
 export { createLogger, type Logger } from './log.js';
 export { keepWatching, type KeepWatchingOptions, type OpenWatch } from './keep-watching.js';
 export { NATS_LINK_GRACE_MS, NatsLink, type LinkState } from './nats-link.js';

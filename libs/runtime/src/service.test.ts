@@ -1,8 +1,10 @@
 import { TimeoutError } from '@nats-io/nats-core';
 import { ERRORS } from '@shrooms/protocol';
+import { startNatsServer } from '@shrooms/testing';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './log.js';
-import { jsonEndpoint, type ServiceMsg } from './service.js';
+import { connectNats } from './nats.js';
+import { NO_REPLY, addService, jsonEndpoint, type ServiceMsg } from './service.js';
 
 /**
  * The error a NATS service endpoint answers with when its handler failed. The endpoint's group and
@@ -41,5 +43,30 @@ describe('jsonEndpoint', () => {
 
   it('still answers a plain failure as INTERNAL', async () => {
     expect((await answerTo(new Error('boom'))).error.key).toBe('INTERNAL');
+  });
+
+  it('answers a request its handler took without a reply later, with "taken" only (so nats-server forgets its subject)', async () => {
+    const server = await startNatsServer();
+    const log = createLogger('service-test', 'silent');
+    const nc = await connectNats({ NATS_URL: server.url }, log, 'service-test');
+    try {
+      const svc = await addService(nc, { name: 'probe', version: '0.0.1', description: 'probe' });
+      const took: unknown[] = [];
+      jsonEndpoint(
+        svc,
+        'quiet',
+        { subject: 'probe.quiet' },
+        (d) => d,
+        async (req) => (took.push(req), NO_REPLY),
+        log,
+      );
+      await nc.flush();
+      const reply = await nc.request('probe.quiet', JSON.stringify({ n: 1 }), { timeout: 5000 });
+      expect(took).toEqual([{ n: 1 }]);
+      expect(reply.json()).toEqual({ ok: true, taken: true });
+    } finally {
+      await nc.close();
+      await server.stop();
+    }
   });
 });

@@ -2,6 +2,7 @@ import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } from '@nats-io/nats-core';
 import { ShroomsError, fromWireError, toWireError, type WireError } from '@shrooms/protocol';
 import type { Logger } from 'pino';
+import { Answers } from './answers.js';
 import { isNatsOutage, natsUnavailable } from './retry.js';
 import { SpanKind, contextFromTraceparent, inSpan, traceHeaders } from './telemetry.js';
 
@@ -38,9 +39,16 @@ export function subscriptionsTaken(nc: NatsConnection): Promise<void> {
 
 /**
  * What a `jsonEndpoint` handler returns to send no reply: only for a caller that asked for that
- * (`quietRequests`), which learns the outcome elsewhere (the ledger's watch, for a delivery).
+ * (`quietRequests`), which learns the outcome elsewhere (the ledger's watch, for a delivery). The
+ * request is still answered, later and together with others (answers.ts), by `TAKEN`, which the
+ * caller passes over: nats-server 2.9 remembers every reply-to subject it delivers to a user allowed
+ * to answer until it is answered or 5 s pass, and walks them all at each further message once it
+ * holds over 4,096 — a bridge taking more than ~800 quiet deliveries a second cost it CPU per task.
  */
 export const NO_REPLY: unique symbol = Symbol('no reply');
+
+/** The later answer to a request its endpoint took without a reply (NO_REPLY): no outcome, only "taken". */
+const TAKEN = JSON.stringify({ ok: true, taken: true });
 
 /**
  * A JSON endpoint: parses the request, runs `handle`, replies `{ ok: true, ...result }` or
@@ -58,6 +66,7 @@ export function jsonEndpoint<Req, Res extends object>(
   handle: (req: Req, msg: ServiceMsg) => Promise<Res | typeof NO_REPLY>,
   log: Logger,
 ): void {
+  const later = new Answers();
   group.addEndpoint(name, {
     subject: opts.subject,
     ...(opts.queue !== undefined ? { queue: opts.queue } : {}),
@@ -77,7 +86,7 @@ export function jsonEndpoint<Req, Res extends object>(
             { parent, kind: SpanKind.SERVER, attributes: { 'messaging.destination': opts.subject } },
             () => handle(req, msg),
           );
-          if (res === NO_REPLY) return;
+          if (res === NO_REPLY) return later.add(() => msg.respond(TAKEN));
           msg.respond(JSON.stringify({ ok: true, ...res }));
         } catch (e) {
           const se = e instanceof ShroomsError ? e : asInvalidOrInternal(e);
@@ -116,9 +125,16 @@ export async function requestJson<Res>(
   } catch {
     throw opts.unavailable();
   }
-  const data = reply.json<{ ok: boolean; error?: WireError } & Res>();
+  return replyOf<Res>(reply, opts.unavailable);
+}
+
+/** A reply's body when `ok`; the refusal it carries, or `unavailable()` for a bodiless status, thrown. */
+function replyOf<Res>(m: Msg, unavailable: () => ShroomsError): Res & { ok: true } {
+  // A status without a body is the server's: 503 when nobody serves the subject.
+  if (m.data.length === 0) throw unavailable();
+  const data = m.json<{ ok: boolean; error?: WireError } & Res>();
   if (!data.ok) throw fromWireError(data.error ?? { key: 'INTERNAL', message: 'no error in reply' });
-  return data;
+  return data as Res & { ok: true };
 }
 
 /** `request` of `quietRequests`: the reply, or what `seen` resolved with first. */
@@ -133,9 +149,9 @@ export type QuietRequest = <Res, Seen>(
  * Requests to endpoints that answer only when the caller would not learn the outcome otherwise
  * (their handler returns NO_REPLY): each resolves with the reply or with what the caller's own
  * `seen` resolves with, whichever comes first. No reply and nothing seen within `timeoutMs`, or no
- * responder at all, throws `unavailable()` — as `requestJson` does. One reply subscription on
- * `nc` serves every such request (a message per request saved is the point; a subscription each
- * would cost two protocol writes).
+ * responder at all, throws `unavailable()` — as `requestJson` does. The endpoint's later "taken"
+ * (NO_REPLY) is not a reply: the caller goes on waiting for what it sees. One reply subscription on
+ * `nc` serves every such request (a subscription each would cost two protocol writes).
  */
 export function quietRequests(nc: NatsConnection, inboxPrefix?: string): { request: QuietRequest; close(): void } {
   const inbox = createInbox(inboxPrefix);
@@ -153,16 +169,17 @@ export function quietRequests(nc: NatsConnection, inboxPrefix?: string): { reque
       };
       const timer = setTimeout(() => (done(), reject(opts.unavailable())), opts.timeoutMs);
       pending.set(token, (m) => {
-        done();
-        // A status without a body is the server's: 503 when nobody serves the subject.
-        if (m.data.length === 0) return reject(opts.unavailable());
+        let data: { ok: true; taken?: true };
         try {
-          const data = m.json<{ ok: boolean; error?: WireError }>();
-          if (data.ok) resolve({ reply: data as never });
-          else reject(fromWireError(data.error ?? { key: 'INTERNAL', message: 'no error in reply' }));
+          data = replyOf<{ taken?: true }>(m, opts.unavailable);
         } catch (err) {
-          reject(err as Error);
+          done();
+          return reject(err as Error);
         }
+        // The endpoint's later "taken" to a request it took quietly: no outcome, go on waiting.
+        if (data.taken) return;
+        done();
+        resolve({ reply: data as never });
       });
       seen.then(
         (s) => {

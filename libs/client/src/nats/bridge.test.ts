@@ -55,6 +55,27 @@ describe('bridgeClient.deliverQuietly', () => {
     expect(responder.stats().outMsgs - before).toBe(0);
   });
 
+  it("passes over the bridge's later 'taken' answer and resolves with what the caller sees", async () => {
+    let seen!: (s: string) => void;
+    responder.subscribe(deliver, {
+      // The bridge's answer to a delivery it took quietly (for nats-server's reply tracking), here before the task is seen.
+      callback: (_e, m) => {
+        m.respond(JSON.stringify({ ok: true, taken: true }));
+        void responder.flush().then(() => seen('stored'));
+      },
+    });
+    await responder.flush();
+    expect(await bridgeClient(nc, { timeoutMs: 5000 }).deliverQuietly(req, new Promise<string>((res) => (seen = res)))).toEqual({
+      seen: 'stored',
+    });
+  });
+
+  it("takes a bridge's 'taken' for no outcome: BRIDGE_UNAVAILABLE when the task is not seen in time", async () => {
+    responder.subscribe(deliver, { callback: (_e, m) => void m.respond(JSON.stringify({ ok: true, taken: true })) });
+    await responder.flush();
+    await expect(bridgeClient(nc, { timeoutMs: 300 }).deliverQuietly(req, never)).rejects.toMatchObject({ key: 'BRIDGE_UNAVAILABLE' });
+  });
+
   it("resolves with the bridge's reply when it sends one", async () => {
     responder.subscribe(deliver, { callback: (_e, m) => void m.respond(JSON.stringify({ ok: true, task, v: 3 })) });
     await responder.flush();

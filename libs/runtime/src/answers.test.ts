@@ -1,7 +1,10 @@
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { ANSWER_BATCH, ANSWER_DELAY_MS, Answers } from './answers.js';
 
-/** The batching alone, on a fake clock; watch.test.ts shows a real watch's answers reaching nats-server. */
+/**
+ * The batching alone, on a fake clock; libs/ledger watch.test.ts shows a real watch's answers reaching
+ * nats-server, service.test.ts a quiet endpoint's.
+ */
 beforeEach(() => {
   vi.useFakeTimers();
 });

@@ -1,10 +1,11 @@
 /**
- * A watch's answers to the reply-to subjects of its deliveries (watch.ts `answer`), sent together:
- * each answer is a message nobody waits for — nats-server only forgets the subject on seeing it —
- * so instead of one socket write (and one read by the server) per delivery, the answers gathered
- * within `ANSWER_DELAY_MS` leave in one. A subject answered that late is still well inside the
- * users' reply window (5 s, deploy/nats), and the server holds at most the rate times the delay
- * of them unanswered (50 at 1,000 changes a second), far under the 4,096 where it starts walking.
+ * Answers to reply-to subjects nobody waits on, sent together: the ledger watch's to each change it
+ * brings (libs/ledger watch.ts `answer`) and a quiet endpoint's to each request it takes without a
+ * reply (service.ts `jsonEndpoint`). nats-server forgets a subject it tracks for a user only on
+ * seeing it answered, so instead of one socket write (and one read by the server) per message, the
+ * answers gathered within `ANSWER_DELAY_MS` leave in one. A subject answered that late is still well
+ * inside the users' reply window (5 s, deploy/nats), and the server holds at most the rate times the
+ * delay of them unanswered (50 at 1,000 a second), far under the 4,096 where it starts walking.
  */
 
 /** How long an answer may wait for others to leave with it (ms). */
