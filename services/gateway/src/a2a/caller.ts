@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { META, ShroomsError, parseAgent } from '@shrooms/protocol';
 import { looseParams } from './params.js';
 import type { Caller } from '../tasks/caller.js';
+import type { ClientGone } from '../tasks/live.js';
 
 /** Names a request's device from its source address only (never forwarded-for headers). */
 export type Identify = (sourceAddress: string) => { device: string; self: boolean; name?: string } | undefined;
@@ -18,4 +19,15 @@ export function callerOf(req: FastifyRequest, identify: Identify, params: unknow
   const claimed = p.metadata?.[META.from] ?? p.message?.metadata?.[META.from];
   const from = typeof claimed === 'string' && claimed.length <= 200 && parseAgent(claimed)?.session ? claimed : undefined;
   return { device: id.device, machine: id.name ?? id.device, self: id.self, ...(from ? { from } : {}) };
+}
+
+/** The client of `req` going away (its socket closing), as a blocking wait follows it. */
+export function clientGone(req: FastifyRequest): ClientGone {
+  const socket = req.raw.socket;
+  return (then) => {
+    // Removed when the wait ends: a keep-alive socket serves many requests, and each listener left
+    // behind would hold its request's state until the connection closes.
+    socket.once('close', then);
+    return () => socket.off('close', then);
+  };
 }

@@ -5,7 +5,7 @@ import { V03_METHODS, paramsFromV03, resultToV03, streamEventToV03 } from '../v0
 import { isNatsOutage, natsUnavailable } from '@shrooms/runtime';
 import { TaskService } from '../tasks/service.js';
 import type { A2AContext } from './context.js';
-import { callerOf } from './caller.js';
+import { callerOf, clientGone } from './caller.js';
 import { MACHINE_METHODS, callMethod } from './methods.js';
 import { checkVersion } from './version.js';
 import { v03Stream } from './stream.js';
@@ -65,36 +65,27 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
       const machineLevel = MACHINE_METHODS.has(method);
       const session = sessionParam ?? (machineLevel ? '-' : await routeSession(ctx, params));
       const caller = callerOf(req, ctx.identify, params);
-      const abort = new AbortController();
-      // Removed when the request is done: a keep-alive socket serves many requests, and each
-      // listener left behind would hold its request's state until the connection closes.
-      const onClose = () => abort.abort();
-      req.raw.socket.once('close', onClose);
-      try {
-        const out = await callMethod(method, params, {
-          tasks: ctx.tasks,
-          session: machineLevel ? session : ctx.sessionName(session),
-          caller,
-          schedules: ctx.schedules,
-          signal: abort.signal,
-          schedule: ctx.schedule,
-          parent: headerContext(req),
-        });
-        if ('stream' in out) {
-          const shape = v03 ? streamEventToV03 : (e: unknown) => e;
-          await ctx.sse.pipe(
-            req,
-            reply,
-            v03 ? v03Stream(out.stream) : out.stream,
-            (e) => ({ jsonrpc: '2.0', id, result: shape(e) }),
-            (se) => ({ jsonrpc: '2.0', id, error: toJsonRpcError(se) }),
-          );
-          return reply;
-        }
-        return reply.code(200).send({ jsonrpc: '2.0', id, result: v03 ? resultToV03(v03, out.result) : out.result });
-      } finally {
-        req.raw.socket.off('close', onClose);
+      const out = await callMethod(method, params, {
+        tasks: ctx.tasks,
+        session: machineLevel ? session : ctx.sessionName(session),
+        caller,
+        schedules: ctx.schedules,
+        gone: clientGone(req),
+        schedule: ctx.schedule,
+        parent: headerContext(req),
+      });
+      if ('stream' in out) {
+        const shape = v03 ? streamEventToV03 : (e: unknown) => e;
+        await ctx.sse.pipe(
+          req,
+          reply,
+          v03 ? v03Stream(out.stream) : out.stream,
+          (e) => ({ jsonrpc: '2.0', id, result: shape(e) }),
+          (se) => ({ jsonrpc: '2.0', id, error: toJsonRpcError(se) }),
+        );
+        return reply;
       }
+      return reply.code(200).send({ jsonrpc: '2.0', id, result: v03 ? resultToV03(v03, out.result) : out.result });
     } catch (err) {
       return fail(err);
     }

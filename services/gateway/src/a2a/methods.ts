@@ -20,6 +20,7 @@ import { SpanKind, contextFromTraceparent, inSpan, type Context } from '@shrooms
 import type { z } from 'zod';
 import { authorize } from '../authz/rules.js';
 import type { Caller } from '../tasks/caller.js';
+import type { ClientGone } from '../tasks/live.js';
 import type { TaskService } from '../tasks/service.js';
 import type { ScheduleHook } from '../tasks/schedule.js';
 import type { ScheduleClient } from '@shrooms/client';
@@ -50,7 +51,8 @@ export interface MethodContext {
   tasks: TaskService;
   session: string;
   caller: Caller;
-  signal?: AbortSignal;
+  /** The client's going away: a blocking wait ends with what it has then. */
+  gone?: ClientGone;
   /** Trace context from the request's headers; a valid one wins over metadata. */
   parent?: Context;
   /** Hook for SendMessage metadata that asks for a schedule instead of a task. */
@@ -106,7 +108,7 @@ async function dispatch(method: string, params: unknown, ctx: MethodContext): Pr
       await tasks.requireSession(session);
       const scheduled = ctx.schedule ? await ctx.schedule(p, { machine: tasks.machine, session, caller }) : undefined;
       if (scheduled !== undefined) return { result: { task: scheduled } };
-      return { result: { task: await tasks.send(session, p, caller, ctx.signal) } };
+      return { result: { task: await tasks.send(session, p, caller, ctx.gone) } };
     }
     case 'SendStreamingMessage': {
       const p = parse(SendMessageParamsSchema, params);

@@ -14,7 +14,7 @@ import { ShroomsError, toJsonRpcError, toRestError } from '@shrooms/protocol';
 import { resultToV03Rest, sendParamsFromV03Rest, streamEventToV03Rest } from '../v03/rest.js';
 import type { StreamResponse } from '@shrooms/protocol';
 import type { A2AContext } from './context.js';
-import { callerOf } from './caller.js';
+import { callerOf, clientGone } from './caller.js';
 import { asShroomsError, frontSessionOf, parseBody, retryAfter } from './jsonrpc.js';
 import { callMethod } from './methods.js';
 import { checkVersion } from './version.js';
@@ -80,30 +80,22 @@ function runner(ctx: A2AContext, shape: RestShape, sessionOf: SessionOf = fromPa
       const session = ctx.sessionName(await sessionOf(req));
       const p = params();
       const caller = callerOf(req, ctx.identify, p);
-      const abort = new AbortController();
-      // Removed when the request is done (keep-alive sockets serve many requests; see jsonrpc.ts).
-      const onClose = () => abort.abort();
-      req.raw.socket.once('close', onClose);
-      try {
-        const out = await callMethod(method, p, {
-          tasks: ctx.tasks,
-          session,
-          caller,
-          signal: abort.signal,
-          schedule: ctx.schedule,
-          parent: headerContext(req),
-        });
-        if ('stream' in out) {
-          await ctx.sse.pipe(req, reply, shape.stream(out.stream), shape.event, shape.error);
-          return reply;
-        }
-        return reply
-          .code(status)
-          .header('content-type', shape.contentType)
-          .send(JSON.stringify(shape.result(method, out.result)));
-      } finally {
-        req.raw.socket.off('close', onClose);
+      const out = await callMethod(method, p, {
+        tasks: ctx.tasks,
+        session,
+        caller,
+        gone: clientGone(req),
+        schedule: ctx.schedule,
+        parent: headerContext(req),
+      });
+      if ('stream' in out) {
+        await ctx.sse.pipe(req, reply, shape.stream(out.stream), shape.event, shape.error);
+        return reply;
       }
+      return reply
+        .code(status)
+        .header('content-type', shape.contentType)
+        .send(JSON.stringify(shape.result(method, out.result)));
     } catch (err) {
       const se = asShroomsError(err);
       if (se.key === 'INTERNAL') req.log.error({ err }, 'internal error');

@@ -22,6 +22,13 @@ type Listener = (s: Stored) => void;
 /** How often a waiting request reads its task itself, in case the watch stalls (ms). */
 export const LIVE_REFRESH_MS = 2_000;
 
+/**
+ * Calls `then` once when the client of a request has gone (its socket closed), until the returned
+ * function is called. A socket listener, not an AbortController: one per request cost the gateway
+ * ~6 µs warm and ~20 µs at concurrency 1 (Node 20), where the listener costs a tenth.
+ */
+export type ClientGone = (then: () => void) => () => void;
+
 /** An open task as the expiry sweep needs it. */
 export interface OpenTask {
   key: string;
@@ -239,7 +246,7 @@ export class LiveTasks {
     key: string,
     done: (e: LedgerEntry) => boolean,
     timeoutMs: number,
-    signal?: AbortSignal,
+    gone?: ClientGone,
     first: () => Promise<Stored | null> = () => this.ledger.get(key),
   ): Promise<Stored | null> {
     let latest = null as Stored | null;
@@ -257,8 +264,7 @@ export class LiveTasks {
     const timer = setTimeout(() => resolve(latest), timeoutMs);
     const stopRefresh = this.refreshEvery(key, LIVE_REFRESH_MS, (err) => reject(err));
     const stopOutage = this.link?.onOutage((err) => reject(err));
-    const onAbort = () => resolve(latest);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const stopGone = gone?.(() => resolve(latest));
     try {
       const cur = await first();
       if (cur && (!latest || isOlderView(view(latest), view(cur)))) latest = cur;
@@ -269,7 +275,7 @@ export class LiveTasks {
       stopRefresh();
       stopOutage?.();
       unlisten();
-      signal?.removeEventListener('abort', onAbort);
+      stopGone?.();
     }
   }
 }

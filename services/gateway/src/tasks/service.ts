@@ -38,7 +38,7 @@ import { isNatsOutage, natsUnavailable, traceparentOf, type NatsConnection } fro
 import type { Logger } from '@shrooms/runtime';
 import { authorize, waitsOnPermission } from '../authz/rules.js';
 import type { Caller } from './caller.js';
-import type { LiveTasks } from './live.js';
+import type { ClientGone, LiveTasks } from './live.js';
 import { looseParams } from '../a2a/params.js';
 import { validateMessage, type MessageLimits } from './validate.js';
 import { budgetAgent, chainOf, claimedSignal, resultMetadata } from './derive.js';
@@ -180,7 +180,7 @@ export class TaskService {
   }
 
   /** SendMessage: submits, then waits (unless told not to) until the task finishes or needs input. */
-  async send(session: string, params: SendMessageParams, caller: Caller, signal?: AbortSignal): Promise<Task> {
+  async send(session: string, params: SendMessageParams, caller: Caller, gone?: ClientGone): Promise<Task> {
     const cfg = params.configuration;
     const immediate = cfg?.returnImmediately === true || cfg?.blocking === false;
     if (immediate) return viewTask((await this.submit(session, params, caller)).stored.entry.task, { historyLength: cfg?.historyLength });
@@ -195,7 +195,7 @@ export class TaskService {
         this.keyOfSend(session, params),
         finished,
         this.d.limits.blockingWaitMs,
-        signal,
+        gone,
         // Nobody hears of the task before its end: its bridge may store it with its next change.
         async () => (stored = (await this.submit(session, params, caller, { awaited: true })).stored),
       );
