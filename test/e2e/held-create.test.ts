@@ -2,11 +2,12 @@
  * A new task whose sender waits for its end (a blocking SendMessage) is created with its next change
  * when the worker is quick: gateway, bridge and echo harness as separate processes, the ledger read by
  * the test's own connection. A send whose sender is told of the task at once is stored before the
- * answer (docs/reliability.md).
+ * answer (docs/reliability.md). And what a bridge answers a delivery it took quietly.
  */
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Ledger, SignalField } from '@shrooms/ledger';
+import { subjects } from '@shrooms/protocol';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
 
@@ -93,4 +94,26 @@ it('writes a held create within half the time the gateway waits to see it, howev
     .filter((l) => l.includes('bridge not answering') && l.includes('in-time'));
   expect(fallback).toEqual([]);
   void answer;
+});
+
+it('answers a delivery it took quietly with a later "taken" only for a sender that passes it over; an older one is sent nothing', async () => {
+  const deliver = (id: string, takenLater: boolean) =>
+    nc.request(
+      subjects.bridge(mesh.machine, 'demo', 'deliver'),
+      JSON.stringify({
+        machine: mesh.machine,
+        session: 'demo',
+        message: { messageId: id, role: 'ROLE_USER', parts: [{ text: id }] },
+        origin: { device: mesh.machine },
+        metadata: {},
+        quiet: true,
+        ...(takenLater ? { takenLater: true } : {}),
+      }),
+      { timeout: 3000 },
+    );
+  expect((await deliver('quiet-now', true)).json()).toEqual({ ok: true, taken: true });
+  await expect(deliver('quiet-before', false)).rejects.toThrow();
+  // Both taken, and stored: the gateway learns of them from its ledger watch.
+  for (const id of ['quiet-now', 'quiet-before'])
+    await eventually(async () => (await ledger.get(ledger.key(mesh.machine, 'demo', id))) !== null);
 });

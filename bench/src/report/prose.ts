@@ -235,7 +235,7 @@ the commit before and the commit alternated three times on this machine:
 
 | change | where | tasks/s at c16 | CPU ms per task (gateway / bridge / nats-server; all) | NATS messages per send |
 |---|---|---|---|---|
-| A bridge answers a delivery it takes quietly (the gateway learns of the task from its ledger watch) with a bare "taken", in the same 50 ms batches as the watches' answers: nats-server had kept each such reply-to subject for the 5 s window, more than 4,096 of them above ~800 tasks a second, and then walked them all at each message to the bridge (recommendation 15). The gateway passes the answer over. | \`libs/runtime/src/service.ts\`, \`answers.ts\` | 967 969 966 → 1,058 1,047 1,073 | 0.61–0.64 / 0.44–0.47 / 0.39–0.47; 1.50–1.56 → 0.63 / 0.45–0.46 / 0.34–0.37; 1.42–1.45 | 5.07–5.16 → 6.14–6.24 |
+| A bridge answers a delivery it takes quietly (the gateway learns of the task from its ledger watch) with a bare "taken", in the same 50 ms batches as the watches' answers, when the delivery says its sender passes it over (a gateway from before is sent nothing): nats-server had kept each such reply-to subject for the 5 s window, more than 4,096 of them above ~800 tasks a second, and then walked them all at each message to the bridge (recommendation 15). The gateway passes the answer over. | \`libs/runtime/src/service.ts\`, \`answers.ts\` | 967 969 966 → 1,058 1,047 1,073 | 0.61–0.64 / 0.44–0.47 / 0.39–0.47; 1.50–1.56 → 0.63 / 0.45–0.46 / 0.34–0.37; 1.42–1.45 | 5.07–5.16 → 6.14–6.24 |
 | The gateway follows a blocking wait's client by a listener on its socket instead of an AbortController per request (only a blocking send's wait used it). | \`services/gateway/src/tasks/live.ts\`, \`a2a/caller.ts\` | not measured apart: a micro-benchmark of what each request did, ~6 → 0.2 µs warm and ~20 → 2 µs at one call every 2 ms (Node 20) | \`createAbortSignal\` had been 1.5 % of the gateway's self time at concurrency 16 | unchanged |
 
 The round before (2026-12-04), measured where it acts, at concurrency 1: the first change by an A/B —
@@ -470,7 +470,7 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    run fell with them); answering only while a connection receives more than ~2,000 in a window would
    keep both. A successful quiet delivery was left unanswered (the point of it), so a bridge held one
    per task for 5 s and above ~800 tasks a second was walked again: since 2026-12-04 (evening) the
-   bridge answers it too, with a bare "taken" the gateway passes over, in the same 50 ms batches
+   bridge answers it too (when the delivery asks: \`takenLater\`), with a bare "taken" the gateway passes over, in the same 50 ms batches
    (tasks/s at concurrency 16 +9 %, CPU per task −5 %, nats-server's −15 %; one more message per
    send). A long read (a bridge's start, the gateway's open tasks and first listing of a session) was
    pushed megabytes ahead of its answers by the kv client's ordered consumer, so still walked: since

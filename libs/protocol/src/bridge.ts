@@ -20,6 +20,13 @@ export const DeliverRequestSchema = z.object({
    */
   quiet: z.boolean().optional(),
   /**
+   * With `quiet`: the sender passes over a later `{ ok: true, taken: true }`, so the bridge answers a
+   * delivery it took quietly that way, with others, later (nats-server then forgets its reply-to
+   * subject: libs/runtime `REPLY_TAKEN`). A sender that does not say so (a gateway from before
+   * 2026-12-04, during an upgrade) would take that answer for the task: it is sent nothing, as before.
+   */
+  takenLater: z.boolean().optional(),
+  /**
    * The sender waits for the new task's end and is told nothing of it before (a blocking
    * SendMessage): the bridge may hold its create back a moment and write it with the task's next
    * change, one write for a quick worker's whole task. Absent: the task is stored before the bridge

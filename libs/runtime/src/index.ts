@@ -15,6 +15,7 @@ export { NATS_LINK_GRACE_MS, NatsLink, type LinkState } from './nats-link.js';
 export { connectNats, drainNats, type NatsConnection, onShutdown } from './nats.js';
 export {
   NO_REPLY,
+  REPLY_TAKEN,
   addService,
   jsonEndpoint,
   quietRequests,

@@ -4,7 +4,7 @@ import { startNatsServer } from '@shrooms/testing';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './log.js';
 import { connectNats } from './nats.js';
-import { NO_REPLY, addService, jsonEndpoint, type ServiceMsg } from './service.js';
+import { NO_REPLY, REPLY_TAKEN, addService, jsonEndpoint, type ServiceMsg } from './service.js';
 
 /**
  * The error a NATS service endpoint answers with when its handler failed. The endpoint's group and
@@ -45,25 +45,31 @@ describe('jsonEndpoint', () => {
     expect((await answerTo(new Error('boom'))).error.key).toBe('INTERNAL');
   });
 
-  it('answers a request its handler took without a reply later, with "taken" only (so nats-server forgets its subject)', async () => {
+  it('answers a request taken without a reply later, with "taken" only (so nats-server forgets its subject), and one with NO_REPLY never', async () => {
     const server = await startNatsServer();
     const log = createLogger('service-test', 'silent');
     const nc = await connectNats({ NATS_URL: server.url }, log, 'service-test');
     try {
       const svc = await addService(nc, { name: 'probe', version: '0.0.1', description: 'probe' });
       const took: unknown[] = [];
-      jsonEndpoint(
-        svc,
-        'quiet',
-        { subject: 'probe.quiet' },
-        (d) => d,
-        async (req) => (took.push(req), NO_REPLY),
-        log,
-      );
+      for (const [name, outcome] of [
+        ['later', REPLY_TAKEN],
+        ['never', NO_REPLY],
+      ] as const)
+        jsonEndpoint(
+          svc,
+          name,
+          { subject: `probe.${name}` },
+          (d) => d,
+          async (req) => (took.push(req), outcome),
+          log,
+        );
       await nc.flush();
-      const reply = await nc.request('probe.quiet', JSON.stringify({ n: 1 }), { timeout: 5000 });
-      expect(took).toEqual([{ n: 1 }]);
+      const reply = await nc.request('probe.later', JSON.stringify({ n: 1 }), { timeout: 5000 });
       expect(reply.json()).toEqual({ ok: true, taken: true });
+      // What a sender that does not pass "taken" over is sent: nothing (it times out, as before).
+      await expect(nc.request('probe.never', JSON.stringify({ n: 2 }), { timeout: 500 })).rejects.toThrow();
+      expect(took).toEqual([{ n: 1 }, { n: 2 }]);
     } finally {
       await nc.close();
       await server.stop();

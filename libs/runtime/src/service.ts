@@ -39,15 +39,20 @@ export function subscriptionsTaken(nc: NatsConnection): Promise<void> {
 
 /**
  * What a `jsonEndpoint` handler returns to send no reply: only for a caller that asked for that
- * (`quietRequests`), which learns the outcome elsewhere (the ledger's watch, for a delivery). The
- * request is still answered, later and together with others (answers.ts), by `TAKEN`, which the
- * caller passes over: nats-server 2.9 remembers every reply-to subject it delivers to a user allowed
- * to answer until it is answered or 5 s pass, and walks them all at each further message once it
- * holds over 4,096 — a bridge taking more than ~800 quiet deliveries a second cost it CPU per task.
+ * (`quietRequests`), which learns the outcome elsewhere (the ledger's watch, for a delivery).
  */
 export const NO_REPLY: unique symbol = Symbol('no reply');
 
-/** The later answer to a request its endpoint took without a reply (NO_REPLY): no outcome, only "taken". */
+/**
+ * As NO_REPLY, for a caller that passes over a later "taken" (quietRequests does): the request is
+ * answered by `TAKEN`, later and together with others (answers.ts). nats-server 2.9 remembers every
+ * reply-to subject it delivers to a user allowed to answer until it is answered or 5 s pass, and
+ * walks them all at each further message once it holds over 4,096 — a bridge taking more than ~800
+ * quiet deliveries a second cost it CPU per task.
+ */
+export const REPLY_TAKEN: unique symbol = Symbol('reply taken, later');
+
+/** The later answer to a request its endpoint took without a reply (REPLY_TAKEN): no outcome, only "taken". */
 const TAKEN = JSON.stringify({ ok: true, taken: true });
 
 /**
@@ -63,7 +68,7 @@ export function jsonEndpoint<Req, Res extends object>(
   name: string,
   opts: { subject: string; queue?: string; metadata?: Record<string, string> },
   parse: (data: unknown) => Req,
-  handle: (req: Req, msg: ServiceMsg) => Promise<Res | typeof NO_REPLY>,
+  handle: (req: Req, msg: ServiceMsg) => Promise<Res | typeof NO_REPLY | typeof REPLY_TAKEN>,
   log: Logger,
 ): void {
   const later = new Answers();
@@ -86,7 +91,8 @@ export function jsonEndpoint<Req, Res extends object>(
             { parent, kind: SpanKind.SERVER, attributes: { 'messaging.destination': opts.subject } },
             () => handle(req, msg),
           );
-          if (res === NO_REPLY) return later.add(() => msg.respond(TAKEN));
+          if (res === NO_REPLY) return;
+          if (res === REPLY_TAKEN) return later.add(() => msg.respond(TAKEN));
           msg.respond(JSON.stringify({ ok: true, ...res }));
         } catch (e) {
           const se = e instanceof ShroomsError ? e : asInvalidOrInternal(e);
@@ -147,10 +153,10 @@ export type QuietRequest = <Res, Seen>(
 
 /**
  * Requests to endpoints that answer only when the caller would not learn the outcome otherwise
- * (their handler returns NO_REPLY): each resolves with the reply or with what the caller's own
+ * (their handler returns NO_REPLY or REPLY_TAKEN): each resolves with the reply or with what the caller's own
  * `seen` resolves with, whichever comes first. No reply and nothing seen within `timeoutMs`, or no
  * responder at all, throws `unavailable()` — as `requestJson` does. The endpoint's later "taken"
- * (NO_REPLY) is not a reply: the caller goes on waiting for what it sees. One reply subscription on
+ * (REPLY_TAKEN) is not a reply: the caller goes on waiting for what it sees. One reply subscription on
  * `nc` serves every such request (a subscription each would cost two protocol writes).
  */
 export function quietRequests(nc: NatsConnection, inboxPrefix?: string): { request: QuietRequest; close(): void } {

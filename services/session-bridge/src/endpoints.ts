@@ -7,7 +7,7 @@ import {
   UpdateRequestSchema,
   subjects,
 } from '@shrooms/protocol';
-import { NO_REPLY, addService, jsonEndpoint, type Service } from '@shrooms/runtime';
+import { NO_REPLY, REPLY_TAKEN, addService, jsonEndpoint, type Service } from '@shrooms/runtime';
 import type { NatsConnection } from '@shrooms/runtime';
 import type { Bridge } from './bridge/bridge.js';
 import type { BridgeConfig } from './config.js';
@@ -35,7 +35,8 @@ export async function registerBridgeService(
     async (req) => {
       const { task, v, created } = await bridge.deliver(req);
       // A quiet delivery's new task reaches the gateway through its ledger watch.
-      return req.quiet && created ? NO_REPLY : { task, v };
+      if (!req.quiet || !created) return { task, v };
+      return req.takenLater ? REPLY_TAKEN : NO_REPLY;
     },
     log,
   );

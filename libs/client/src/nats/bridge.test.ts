@@ -50,8 +50,9 @@ describe('bridgeClient.deliverQuietly', () => {
     const before = responder.stats().outMsgs;
     const r = await bridgeClient(nc, { timeoutMs: 5000 }).deliverQuietly(req, new Promise<string>((res) => (seen = res)));
     expect(r).toEqual({ seen: 'stored' });
-    // Quiet, and how long it waits to see the task (a bridge holding the create writes it sooner).
-    expect(asked).toEqual([{ ...req, quiet: true, seenWithinMs: 5000 }]);
+    // Quiet (a later "taken" passed over), and how long it waits to see the task (a bridge holding the
+    // create writes it sooner).
+    expect(asked).toEqual([{ ...req, quiet: true, takenLater: true, seenWithinMs: 5000 }]);
     expect(responder.stats().outMsgs - before).toBe(0);
   });
 

@@ -41,10 +41,15 @@ export function bridgeClient(nc: NatsConnection, { timeoutMs }: { timeoutMs: num
   return {
     deliverQuietly(req, seen) {
       quiet ??= quietRequests(nc).request;
-      return quiet(subjects.bridge(req.machine, req.session, 'deliver'), { ...req, quiet: true, seenWithinMs: timeoutMs }, seen, {
-        timeoutMs,
-        unavailable: () => requestTimeoutError('BRIDGE_UNAVAILABLE', `${req.machine}/${req.session}`),
-      });
+      return quiet(
+        subjects.bridge(req.machine, req.session, 'deliver'),
+        { ...req, quiet: true, takenLater: true, seenWithinMs: timeoutMs },
+        seen,
+        {
+          timeoutMs,
+          unavailable: () => requestTimeoutError('BRIDGE_UNAVAILABLE', `${req.machine}/${req.session}`),
+        },
+      );
     },
     async deliver(req) {
       const { task, v } = await call<{ task: Task; v?: number }>(req.machine, req.session, 'deliver', req);
