@@ -21,10 +21,17 @@ export function callerOf(req: FastifyRequest, identify: Identify, params: unknow
   return { device: id.device, machine: id.name ?? id.device, self: id.self, ...(from ? { from } : {}) };
 }
 
-/** The client of `req` going away (its socket closing), as a blocking wait follows it. */
-export function clientGone(req: FastifyRequest): ClientGone {
+/**
+ * The client of `req` going away (its socket closing), as a blocking wait follows it: at once for a
+ * client already gone (its 'close' came while the request was being looked at, before anyone listened).
+ */
+export function clientGone(req: Pick<FastifyRequest, 'raw'>): ClientGone {
   const socket = req.raw.socket;
   return (then) => {
+    if (socket.destroyed) {
+      then();
+      return () => {};
+    }
     // Removed when the wait ends: a keep-alive socket serves many requests, and each listener left
     // behind would hold its request's state until the connection closes.
     socket.once('close', then);
