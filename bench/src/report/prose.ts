@@ -516,7 +516,7 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    Node 24 instead of 20 (two runs each) — no change beyond the noise, though one parse of a delivery's
    schema every 2 ms takes 11–14 µs on Node 22 and 24 against 38 µs on Node 20 (V8's Maglev compiles
    code that runs seldom, which is what concurrency 1 runs). Where four sessions lose: at concurrency 16
-   over four sessions each bridge spends 0.8–1.3 ms of CPU per task of its own, where one busy bridge
+   over four sessions each bridge spends 0.7–1.35 ms of CPU per task of its own (five \`--hot\` runs), where one busy bridge
    spends 0.45 and one taking a task at a time 0.5–0.9, with the same read and write calls per task;
    six busy processes share the two cores and each wake-up finds its code and data cold (the bridges'
    profiles are flat: the delivery's schema 8 %, the ledger write 13 %, nats.js 12 %). On two cores
