@@ -51,6 +51,12 @@ describe('task transitions', () => {
     expect(done.events.map((e) => Object.keys(e)[0])).toEqual(['artifactUpdate', 'statusUpdate']);
   });
 
+  it('names a new task in its creation event, without a second copy of its message and metadata', () => {
+    const asked = fresh();
+    expect(asked.events).toEqual([{ task: { id: 's:m1', contextId: 'c', status: asked.task.status } }]);
+    expect(asked.task.history?.[0]?.parts[0]?.text).toBe('do it');
+  });
+
   it('stores a task started at once as two writes would leave it, with the events of both', () => {
     const message = { messageId: 'm1', role: 'ROLE_USER' as const, parts: [{ text: 'do it' }] };
     const input = { id: 's:m1', contextId: 'c', message, metadata: {}, now };
