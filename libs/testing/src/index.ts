@@ -1,6 +1,7 @@
 export { type NatsWithConnection, startNatsWithConnection } from './nats-connection.js';
 export { NATS_SERVER_ENV, natsServerBinary, type NatsServerHandle, type StartNatsOptions, startNatsServer } from './nats-server.js';
-export { builtFile, eventually, freePort, nodeArgs, REPO_ROOT, runTs, type Built, type ServiceProcess, wrap } from './processes.js';
+export { builtFile, eventually, nodeArgs, REPO_ROOT, runTs, type Built, type ServiceProcess, wrap } from './processes.js';
+export { freePort } from './ports.js';
 export { leftByRun, TEST_RUN_ENV, tempDir, type TempDir, tempDirSync } from './temp.js';
 export { parseUpOutput, type UpPrinted } from './up-output.js';
 export { sendsInFlight } from './scheduler-log.js';

@@ -6,7 +6,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startNatsServer, type NatsServerHandle } from './nats-server.js';
-import { freePort, runTs, type Built, type ServiceProcess } from './processes.js';
+import { freePort } from './ports.js';
+import { runTs, type Built, type ServiceProcess } from './processes.js';
 import { tempDir } from './temp.js';
 
 export const CLI = 'services/shrooms-agent/src/main.ts';

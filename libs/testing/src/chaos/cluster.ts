@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { natsServerBinary, type NatsServerHandle } from '../nats-server.js';
-import { freePort } from '../processes.js';
+import { freePort } from '../ports.js';
 import { tempDir } from '../temp.js';
 
 export interface ClusterNode {
