@@ -237,6 +237,7 @@ the commit before and the commit alternated three times on this machine:
 |---|---|---|---|---|
 | A bridge answers a delivery it takes quietly (the gateway learns of the task from its ledger watch) with a bare "taken", in the same 50 ms batches as the watches' answers, when the delivery says its sender passes it over (a gateway from before is sent nothing): nats-server had kept each such reply-to subject for the 5 s window, more than 4,096 of them above ~800 tasks a second, and then walked them all at each message to the bridge (recommendation 15). The gateway passes the answer over. | \`libs/runtime/src/service.ts\`, \`answers.ts\` | 967 969 966 → 1,058 1,047 1,073 | 0.61–0.64 / 0.44–0.47 / 0.39–0.47; 1.50–1.56 → 0.63 / 0.45–0.46 / 0.34–0.37; 1.42–1.45 | 5.07–5.16 → 6.14–6.24 |
 | The gateway follows a blocking wait's client by a listener on its socket instead of an AbortController per request (only a blocking send's wait used it). | \`services/gateway/src/tasks/live.ts\`, \`a2a/caller.ts\` | not measured apart: a micro-benchmark of what each request did, ~6 → 0.2 µs warm and ~20 → 2 µs at one call every 2 ms (Node 20) | \`createAbortSignal\` had been 1.5 % of the gateway's self time at concurrency 16 | unchanged |
+| A new task's stored creation event names the task (id, context, status) instead of carrying a whole copy of it: every stream sends the task first from its own read and passes that event over, so nobody read the copy, a sixth or more of a task asked and finished in one write (2,235 → 1,918 bytes for a one-word echo). | \`libs/ledger/src/transitions.ts\` | 1,083 1,329 1,255 → 1,259 1,222 1,201 (the noise) | all: 1.41 1.15 1.24 → 1.21 1.27 1.28 (the noise) | unchanged |
 
 The round before (2026-12-04), measured where it acts, at concurrency 1: the first change by an A/B —
 3,000 blocking sends one at a time, three times per variant, the commit before and the commit alternated on
@@ -505,8 +506,9 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    (its own write comes back to it before the gateway's copy goes out) — no change at concurrency 1
    beyond the noise, CPU per task −3 % at 16; nats-server with \`GOGC=400\` — no change. Left: recommendation
    16 takes two writes off the path (the gateway's wait for its window write's answer, and the
-   delivery); a stored task of 2.3 KB carries its events with a copy of the task as created (about
-   half of it), which the bridge encodes, nats-server stores and the gateway decodes on every write.
+   delivery); a stored task of 2.3 KB carried its events with a copy of the task as created, which the
+   bridge encoded, nats-server stored and the gateway decoded (done since: the creation event names the
+   task only; CPU per task unchanged within the noise).
 18. **What four sessions and the rest need (2026-12-04, evening).** Done: a bridge answers its quiet
    deliveries, and the gateway follows a blocking wait's client by its socket (table above). Measured and
    not kept (\`--hot\`, three runs each, alternated): the loop-guard bucket in memory instead of file
@@ -524,7 +526,22 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    (${fmt(v(r, 'cpu_ms_per_task', 'reference'))} ms against ${fmt(v(r, 'cpu_ms_per_task', 'ours'))} here): reaching it, and 1.5× its p50, takes fewer processes
    and wake-ups on the path (recommendations 12 and 16), not tuning — the spec's flow (the gateway asks
    the session's bridge over NATS, the bridge writes the ledger) keeps two processes and two durable
-   writes on it.`;
+   writes on it.
+19. **Fewer processes would not do it (2026-12-04, night).** Recommendations 12 and 18 left a question:
+   would the gateway and its machine's bridges in one process reach the aims? Measured as an upper bound
+   with a scratch launcher (not kept) that ran the bridges' compiled code inside the gateway's process,
+   each on its own NATS connection, against the usual processes, alternated (\`--hot\`, two runs each):
+   one session, p50 1.72 1.56 → 1.50 1.59 ms, tasks/s at concurrency 16 1,233 1,328 → 924 924, CPU per
+   task 1.20 1.14 → 1.33 1.34 ms (the one process 0.97–1.00 against 0.85–0.90 for the two, nats-server's
+   writes and reads per task 4.5 / 3.3 → 5.9 / 4.4); four sessions, tasks/s 1,226 1,140 → 1,175 962, p50
+   1.51 1.72 → 1.60 2.14 ms. One event loop does what two did on two cores, and no hop is saved: every
+   message still passes nats-server, whose reads and writes per task rose. What stands between ours and
+   the aims is the work and the durable writes at each step of the path (recommendation 17), not how many
+   processes take the steps; the spec's separate bridges cost nothing measurable at concurrency 1 and
+   gain throughput on two cores, and the ratios stay where recommendations 16–18 put them. In that hour
+   four sessions served as many tasks a second as one (each bridge 0.5–0.6 ms of CPU per task of its
+   own, against 0.7–1.35 in the runs of recommendation 18): how four sessions fare moves with the
+   machine's hour more than with anything measured here.`;
 }
 
 export function reproduce(): string {
