@@ -100,8 +100,12 @@ history: it holds the open tasks of its session (peak ${fmt(brPeak, 0)} MB for t
 start-up does not either: it answers before reading anything of the ledger's history, keeps only the open tasks
 of the machine (learnt in the background, for the expiry sweep), and builds a session's listing index when that
 session is first listed or sent to (the memory job's figures). What it holds then follows the sessions in use: the
-bench lists its ${large.toLocaleString('en')}-task session, so the gateway holds that session's index, about ${fmt(perTaskKb, 1)} KB per
-task here (RSS ${fmt(gwSmall, 0)} MB after ${small.toLocaleString('en')} tasks, ${fmt(gwLarge, 0)} MB after ${large.toLocaleString('en')}; a GC-noisy
+bench lists its ${large.toLocaleString('en')}-task session, so the gateway holds that session's index, ${
+    perTaskKb !== null && perTaskKb >= 0.05
+      ? `about ${fmt(perTaskKb, 1)} KB per
+task here`
+      : 'too little per task to show in its RSS here'
+  } (RSS ${fmt(gwSmall, 0)} MB after ${small.toLocaleString('en')} tasks, ${fmt(gwLarge, 0)} MB after ${large.toLocaleString('en')}; a GC-noisy
 measure), bounded by the ledger's retention (finished tasks kept a week) and its count: the ledger holds at most \`retainedTasks\` (200,000). A bridge starting on a
 session with ${large.toLocaleString('en')} finished tasks reads them all once (peak ${fmt(brStart, 0)} MB, against ${fmt(brPeak, 0)} MB for a fresh one);
 since this round it keeps only the open ones while it recovers. For contrast, the reference holds every
@@ -124,7 +128,7 @@ function spreadSentence(r: BenchResult): string {
     return `Spread over ${n} sessions ours served ${gain >= 1 ? 'hardly' : 'no'} more here (${fmt(spread, 0)} against ${fmt(one, 0)} tasks/s for one): on this machine the CPU, not the session, was the limit.`;
   // Fewer over several sessions than over one: measured by `--hot --sessions 4` (recommendation 18), each
   // bridge then wakes for fewer tasks at a time and spends more CPU per task of its own.
-  return `Spread over ${n} sessions ours served fewer here (${fmt(spread, 0)} against ${fmt(one, 0)} tasks/s for one): each session's bridge wakes for fewer tasks at a time, and a task costs it two to three times the CPU it costs one busy bridge (recommendation 18); the repetitions' spread says how steady that was.`;
+  return `Spread over ${n} sessions ours served fewer here (${fmt(spread, 0)} against ${fmt(one, 0)} tasks/s for one): each session's bridge wakes for fewer tasks at a time, and a task can cost it up to three times the CPU it costs one busy bridge (recommendations 18 and 19); the repetitions' spread says how steady that was.`;
 }
 
 function listSentence(r: BenchResult): string {
@@ -165,7 +169,13 @@ export function limits(r: BenchResult): string {
   its warm-up, so the figure measures their path, not V8 still optimising their code.
 - **Tasks/s, reference:** one Node process doing HTTP, JSON-RPC, the executor and the store; CPU-bound.
 - **SSE first event, ours:** the stream's first event is the task as the bridge took it, so it waits for
-  the same admission and delivery as a blocking send, but not for the work.
+  the same admission and delivery as a blocking send, but not for the work. It is measured late in the
+  run, after the throughput phases, when ours is slower than at its start: a blocking send took
+  ${fmt(v(r, 'send_blocking_c1_p50_ms', 'ours'))} ms at the start and ${fmt(v(r, 'send_blocking_c1_large_p50_ms', 'ours'))} ms after the large preload (the reference
+  ${fmt(v(r, 'send_blocking_c1_p50_ms', 'reference'))} and ${fmt(v(r, 'send_blocking_c1_large_p50_ms', 'reference'))}). Measured apart (2026-12-04, night: \`up\`'s mesh, 3 × 300 of each
+  one at a time, alternated between a session holding 100,000 finished tasks and a new one), ours' first
+  event came as soon as its blocking answer (1.28–2.25 ms against 1.33–2.32) and neither moved with the
+  session's history.
 - **GetTask:** one KV direct get in ours (flat in ledger size); a Map lookup plus a structured clone in the
   reference. **ListTasks:** ours reads the page's ${r.run.plan.reads.pageSize} tasks with as many direct gets in parallel; the reference
   sorts all tasks of the tenant on every call.
@@ -523,8 +533,8 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    six busy processes share the two cores and each wake-up finds its code and data cold (the bridges'
    profiles are flat: the delivery's schema 8 %, the ledger write 13 %, nats.js 12 %). On two cores
    the four-session figures are the CPU per task, and the reference spends half of ours
-   (${fmt(v(r, 'cpu_ms_per_task', 'reference'))} ms against ${fmt(v(r, 'cpu_ms_per_task', 'ours'))} here): reaching it, and 1.5× its p50, takes fewer processes
-   and wake-ups on the path (recommendations 12 and 16), not tuning — the spec's flow (the gateway asks
+   (${fmt(v(r, 'cpu_ms_per_task', 'reference'))} ms against ${fmt(v(r, 'cpu_ms_per_task', 'ours'))} here): reaching it, and 1.5× its p50, takes fewer
+   wake-ups on the path (recommendation 16; fewer processes would not do it, recommendation 19), not tuning — the spec's flow (the gateway asks
    the session's bridge over NATS, the bridge writes the ledger) keeps two processes and two durable
    writes on it.
 19. **Fewer processes would not do it (2026-12-04, night).** Recommendations 12 and 18 left a question:
