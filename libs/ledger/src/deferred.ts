@@ -6,6 +6,7 @@
  * milliseconds later is stored once, finished, with its start among its events; a task whose
  * sender waits for its end (and is told nothing before) can be created with it too.
  */
+import { withFields } from '@shrooms/protocol';
 import type { LedgerEntry } from './entry.js';
 
 export type Change = (current: LedgerEntry) => LedgerEntry | null;
@@ -48,7 +49,7 @@ export class DeferredChanges {
       w.seen = seen;
       return;
     }
-    this.waiting.set(key, { held: { ...what, waited: ms }, seen, timer: arm(key, ms, due) });
+    this.waiting.set(key, { held: withFields(what, { waited: ms }), seen, timer: arm(key, ms, due) });
   }
 
   has(key: string): boolean {
@@ -95,7 +96,7 @@ export class DeferredChanges {
   putBack(key: string, held: Held, due: (key: string) => void): void {
     if (this.waiting.has(key) || !('create' in held)) return;
     const ms = Math.min((held.waited ?? 0) * 2 || 100, RETRY_MAX_MS);
-    this.waiting.set(key, { held: { ...held, waited: ms }, seen: held.create, timer: arm(key, ms, due) });
+    this.waiting.set(key, { held: withFields(held, { waited: ms }), seen: held.create, timer: arm(key, ms, due) });
   }
 }
 

@@ -4,7 +4,16 @@
  * task waits in the ledger and the bridge takes it up when it starts).
  */
 import { randomUUID } from 'node:crypto';
-import { META, ShroomsError, formatTaskId, parseTaskName, type DeliverRequest, type Message, type Metadata } from '@shrooms/protocol';
+import {
+  META,
+  ShroomsError,
+  formatTaskId,
+  parseTaskName,
+  type DeliverRequest,
+  type Message,
+  type Metadata,
+  withFields,
+} from '@shrooms/protocol';
 import type { Stored } from './entry.js';
 import type { Ledger } from './ledger.js';
 import { answer, newStarted, newTask } from './transitions.js';
@@ -66,7 +75,7 @@ export async function intake(
   const key = ledger.key(req.machine, req.session, messageId);
   const id = formatTaskId(req.session, messageId);
   const asked = { id, contextId: req.message.contextId ?? randomUUID(), message: req.message, metadata: taskMetadata(req), now };
-  const entry = opts.start ? newStarted(asked) : newTask({ ...asked, queued: opts.queued });
+  const entry = opts.start ? newStarted(asked) : newTask(withFields(asked, { queued: opts.queued }));
   const created = opts.hold ? await ledger.deferCreate(key, entry, opts.hold.ms, opts.hold.onError) : await ledger.create(key, entry);
   if (created) return { stored: created, created: true, answered: false };
 

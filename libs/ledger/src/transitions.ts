@@ -18,6 +18,7 @@ import {
   type StreamResponse,
   type Task,
   type TaskState,
+  withFields,
 } from '@shrooms/protocol';
 import type { LedgerEntry } from './entry.js';
 
@@ -33,9 +34,9 @@ export interface NewTaskInput {
 const iso = (d: Date) => d.toISOString();
 
 export function newTask(input: NewTaskInput): LedgerEntry {
-  const metadata: Metadata = { ...input.metadata, [META.createdAt]: iso(input.now) };
+  const metadata: Metadata = withFields(input.metadata, { [META.createdAt]: iso(input.now) });
   if (input.queued) metadata[META.queued] = true;
-  const message: Message = { ...input.message, taskId: input.id, contextId: input.contextId };
+  const message: Message = withFields(input.message, { taskId: input.id, contextId: input.contextId });
   const task: Task = {
     id: input.id,
     contextId: input.contextId,
@@ -62,7 +63,7 @@ function created(task: Task): Task {
  * entry, as `start(newTask(…))` would leave it after two writes, with the events of both.
  */
 export function newStarted(input: Omit<NewTaskInput, 'queued'>): LedgerEntry {
-  const asked = newTask({ ...input, queued: false });
+  const asked = newTask(withFields(input, { queued: false }));
   const started = start(asked, input.now);
   return { ...started, events: [...asked.events, ...started.events] };
 }

@@ -12,6 +12,7 @@ import {
   type DeliverRequest,
   type Task,
   type UpdateRequest,
+  withFields,
 } from '@shrooms/protocol';
 import { quietRequests, requestJson, type NatsConnection, type QuietRequest } from '@shrooms/runtime';
 
@@ -43,7 +44,7 @@ export function bridgeClient(nc: NatsConnection, { timeoutMs }: { timeoutMs: num
       quiet ??= quietRequests(nc).request;
       return quiet(
         subjects.bridge(req.machine, req.session, 'deliver'),
-        { ...req, quiet: true, takenLater: true, seenWithinMs: timeoutMs },
+        withFields(req, { quiet: true, takenLater: true, seenWithinMs: timeoutMs }),
         seen,
         {
           timeoutMs,

@@ -21,6 +21,7 @@ import {
   type Part,
   type SendMessageParams,
   type Task,
+  withFields,
 } from '@shrooms/protocol';
 import {
   assertResend,
@@ -222,7 +223,7 @@ export class TaskService {
       machine: this.machine,
       session,
       message: part.message,
-      metadata: traceparent ? { ...part.metadata, [META.traceparent]: traceparent } : part.metadata,
+      metadata: traceparent ? withFields(part.metadata, { [META.traceparent]: traceparent }) : part.metadata,
       origin: { device: caller.device, ...(caller.from ? { from: caller.from } : {}) },
       ...(part.taskId ? { taskId: part.taskId } : {}),
       ...(part.awaited ? { awaited: true } : {}),

@@ -16,7 +16,7 @@
  * whole task. Nobody can see it missing: the sender is told nothing before the task's end, and this
  * process's own reads write it first.
  */
-import { META, type DeliverRequest } from '@shrooms/protocol';
+import { META, withFields, type DeliverRequest } from '@shrooms/protocol';
 import { intake, type IntakeResult } from '@shrooms/ledger';
 import type { Core } from './core.js';
 import { takeUp } from './recovery.js';
@@ -152,5 +152,5 @@ function settle(c: Core, p: Plan, r: IntakeResult): TakenIn {
   // A resend of a task the view does not run: its first create may have been stored although it
   // seemed to fail (recovery.ts takeUp).
   else takeUp(c, r.stored);
-  return { ...r, started };
+  return withFields(r, { started });
 }
