@@ -247,7 +247,7 @@ class of its own; Node 22 and 24 share one.
 
 | change | where | measured | before → after (Node 20) |
 |---|---|---|---|
-| The listing index's slot is written out field by field instead of spread. | \`libs/ledger/src/task-index.ts\` | 100,000 tasks in one session, heap after a full GC; a filtered page (a status no task has) | heap per task 1,098 → 425 bytes; upsert 3.0 → 1.5 µs; the filtered page 27–29 → 0.5–0.6 ms; the memory job's gateway once its 100,000-task session is listed 178 → 139 MB RSS (10,000: 92 → 80 MB) |
+| The listing index's slot is made with \`withFields\` instead of a spread (at first written out field by field: 425 bytes per task, 460 now). | \`libs/ledger/src/task-index.ts\` | 100,000 tasks in one session, heap after a full GC; a filtered page (a status no task has) | heap per task 1,098 → 425 / 460 bytes; upsert 3.0 → 1.5 µs; the filtered page 27–29 → 0.5–0.6 ms; the memory job's gateway once its 100,000-task session is listed 178 → 139 MB RSS (10,000: 92 → 80 MB) |
 | Copies made once per task or request (the quiet delivery, a new task's message and metadata, the held create, the bridge's intake result, the traceparent metadata) are made with \`withFields\` (Object.assign into a new object). | \`libs/protocol/src/objects.ts\` and its callers | a micro-benchmark of a delivery-sized object made and JSON-encoded; \`pnpm bench --hot\`, three runs each alternated | 4.7–5.5 → 1.6–1.8 µs per object; CPU per task 1.07–1.35 → 1.08–1.34 ms (the noise) |
 
 Before that (2026-12-04, evening and night), measured where it acts, at concurrency 16 on one session: \`pnpm bench --hot\`,
