@@ -14,15 +14,15 @@ import { createServer } from 'node:net';
 const BLOCK = 1000;
 const FIRST = 10_000;
 
-/** The low end of the kernel's ephemeral range (Linux), or undefined where it cannot be read. */
-function ephemeralLow(): number | undefined {
+/** The low end of the kernel's ephemeral range (Linux), or undefined where it cannot be read. Read once. */
+const ephemeralLow = ((): number | undefined => {
   try {
     const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
     return Number.isInteger(low) && low > FIRST + BLOCK ? low : undefined;
   } catch {
     return undefined;
   }
-}
+})();
 
 /** Listens on `port` (0: any) and closes again; the port it had, or undefined when it was taken. */
 function probe(port: number, host: string): Promise<number | undefined> {
@@ -47,7 +47,7 @@ export const freePort = portPicker();
 export function portPicker(): (host?: string) => Promise<number> {
   const given = new Set<number>();
   return async (host = '127.0.0.1') => {
-    const low = ephemeralLow();
+    const low = ephemeralLow;
     if (low === undefined) return (await probe(0, host))!;
     const blocks = Math.floor((low - FIRST) / BLOCK);
     const worker = Number(process.env.VITEST_POOL_ID ?? process.pid) || 0;
