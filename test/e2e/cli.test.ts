@@ -1,7 +1,7 @@
 /**
  * `shrooms-agent a2a | mcp | config` as a person or a shell-minded agent runs them: each command a
- * subprocess against a mesh of real processes (nats-server, gateway, echo bridges, scheduler);
- * `--json` output parsed, exit codes 0/1/2 checked, errors one line saying what to do.
+ * subprocess against a mesh of real processes (nats-server, gateway, echo bridges); `--json` output
+ * parsed, exit codes 0/1/2 checked, errors one line saying what to do. Schedules: cli-schedule.test.ts.
  */
 import { join } from 'node:path';
 import { REPO_ROOT } from '@shrooms/testing';
@@ -13,7 +13,7 @@ let mesh: ClientMesh;
 
 beforeAll(async () => {
   mesh = await startClientMesh({ machine: M, sessions: [{ name: 'demo' }, { name: 'slow', env: { ECHO_DELAY_MS: '600000' } }] });
-  await Promise.all([startSleepingSession(mesh, 'sleepy'), mesh.startScheduler()]);
+  await startSleepingSession(mesh, 'sleepy');
 });
 afterAll(async () => {
   await mesh?.stop();
@@ -218,51 +218,6 @@ describe('a2a', () => {
         `shrooms-agent ${args.slice(0, 2).join(' ')}: cannot reach the gateway at http://127.0.0.1:1 — is \`shrooms-agent up\` running? (set SHROOMS_GATEWAY_URL if it listens elsewhere)\n`,
       );
     }
-  });
-
-  it('schedule create, list and cancel go through the scheduler', async () => {
-    const created = await mesh.cli(
-      [
-        'a2a',
-        'schedule',
-        'create',
-        '--to',
-        'demo',
-        '--at',
-        '2035-06-01T08:00',
-        '--zone',
-        'Europe/Berlin',
-        '--repeat',
-        'weekly:mon',
-        'weekly',
-        'report',
-        '--json',
-      ],
-      {
-        SHROOMS_AGENT_SESSION: 'slow',
-      },
-    );
-    expect(created.code).toBe(0);
-    const s = json(created.stdout).schedule;
-    expect(s).toMatchObject({ recipients: [`${M}/demo`], prompt: 'weekly report', state: 'active', rule: { zone: 'Europe/Berlin' } });
-
-    const mine = await mesh.cli(['a2a', 'schedule', 'list', '--mine', '--json'], { SHROOMS_AGENT_SESSION: 'slow' });
-    expect(json(mine.stdout).schedules.map((x: { id: string }) => x.id)).toContain(s.id);
-    const human = await mesh.cli(['a2a', 'schedule', 'list']);
-    expect(human.stdout).toMatch(new RegExp(`${s.id}  → ${M}/demo  next `));
-
-    const canceled = await mesh.cli(['a2a', 'schedule', 'cancel', s.id, '--json']);
-    expect(canceled.code).toBe(0);
-    expect(json(canceled.stdout).schedule.state).toBe('canceled');
-    const after = await mesh.cli(['a2a', 'schedule', 'list', '--json']);
-    expect(json(after.stdout).schedules.map((x: { id: string }) => x.id)).not.toContain(s.id);
-  });
-
-  it('schedule with the gateway unreachable says what to do in one line (exit 1)', async () => {
-    const r = await mesh.cli(['a2a', 'schedule', 'list', '--gateway', 'http://127.0.0.1:1']);
-    expect(r.code).toBe(1);
-    expect(oneLine(r.stderr)).toBe(true);
-    expect(r.stderr).toMatch(/cannot reach the gateway at http:\/\/127\.0\.0\.1:1/);
   });
 });
 

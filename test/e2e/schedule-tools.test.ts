@@ -23,8 +23,11 @@ const call = async (name: string, args: Record<string, unknown>) => (await clien
 const soon = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 it('creates, lists and cancels schedules with the MCP tools; only the live one fires', async () => {
-  const fires = await call('schedule_task', { to: `${mesh.machine}/demo`, text: 'fires once', at: soon(3000) });
+  // `in` instead of `at`: a delay from now.
+  const asked = Date.now();
+  const fires = await call('schedule_task', { to: `${mesh.machine}/demo`, text: 'fires once', in: '3s' });
   expect(fires.isError, JSON.stringify(fires)).toBeFalsy();
+  expect(Date.parse(fires.structuredContent.schedule.rule.at)).toBeGreaterThanOrEqual(asked + 3000);
   const staysAt = soon(6000);
   const stays = await call('schedule_task', { to: `${mesh.machine}/demo`, text: 'never fires', at: staysAt });
   const firesId = fires.structuredContent.schedule.id as string;
@@ -60,4 +63,20 @@ it('creates, lists and cancels schedules with the MCP tools; only the live one f
   const all = (await rpc(`${mesh.gatewayUrl}/a2a/demo`, 'ListTasks', { pageSize: 100 })).result.tasks;
   expect(all.filter((t: any) => t.metadata['shrooms/schedule'] === staysId)).toEqual([]);
   expect(all.filter((t: any) => t.metadata['shrooms/schedule'] === firesId)).toHaveLength(1);
+});
+
+it('schedule_task refuses a time given twice, none, or a delay it does not take, saying why', async () => {
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ at: soon(60_000), in: '1m' }, /say when with at or in, not both/],
+    [{}, /say when: at \(a time\) or in \(a delay such as 10m\)/],
+    [{ in: 'tomorrow' }, /delay "tomorrow": not a delay/],
+    [{ in: '2y' }, /unknown unit y/],
+  ];
+  for (const [when, why] of cases) {
+    const r = await call('schedule_task', { to: `${mesh.machine}/demo`, text: 'never made', ...when });
+    expect(r.isError, JSON.stringify(r)).toBe(true);
+    expect(r.content[0].text).toMatch(why);
+  }
+  const listed = await call('list_schedules', { all: true });
+  expect(listed.structuredContent.schedules.filter((s: { prompt: string }) => s.prompt === 'never made')).toEqual([]);
 });

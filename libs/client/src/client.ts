@@ -23,7 +23,7 @@ import { normalizeError } from './errors.js';
 import { GatewayWire, guarded } from './http.js';
 import { DEFAULT_GATEWAY_URL, isTraceparent, type ClientOptions } from './options.js';
 import { agentRef, newMessageId, parseAgentName, parseTaskRef, type AgentRef, type TaskRef } from './refs.js';
-import { ScheduleViewSchema, gatewayScheduler, type ScheduleView, type SchedulerPort } from './schedules.js';
+import { ScheduleViewSchema, firstAt, gatewayScheduler, type ScheduleView, type SchedulerPort } from './schedules.js';
 import { waitForTask, type WaitOptions, type WaitResult } from './wait.js';
 
 /** The SDK's message types, loaded with the first call that speaks A2A (as `http.ts` loads its client). */
@@ -65,7 +65,9 @@ export interface ScheduleInput {
   to: string[];
   text: string;
   /** Local date-time with `zone`, an instant with offset, or `2026-10-12T08:00[Europe/Berlin]`. */
-  at: string;
+  at?: string;
+  /** Instead of `at`: how long from now (`10m`, `1h30m`, `2d`; parseDelay), for the first occurrence. */
+  in?: string;
   zone?: string;
   /** Short form (`daily`, `weekly:mon,fri`, `every 15m;count=4`) or the scheduler's object. */
   repeat?: string | Record<string, unknown>;
@@ -379,6 +381,7 @@ export class ShroomsClient {
 
   async createSchedule(input: ScheduleInput): Promise<{ schedule: ScheduleView; created: boolean }> {
     if (input.to.length === 0) throw new ShroomsError('INVALID_PARAMS', 'a schedule needs at least one recipient');
+    const at = firstAt(input);
     const recipients = await Promise.all(input.to.map(async (t) => (await this.resolve(t)).name));
     let replyTo: string | undefined;
     if (input.replyTo === true) {
@@ -392,7 +395,7 @@ export class ShroomsClient {
       ...(input.id ? { id: input.id } : {}),
       recipients,
       prompt: input.text,
-      at: input.at,
+      at,
       ...(input.zone ? { zone: input.zone } : {}),
       ...(input.repeat ? { repeat: input.repeat } : {}),
       origin: await this.origin(),

@@ -3,6 +3,7 @@
  * default (`gatewayScheduler`), or straight over NATS (`natsScheduler` in nats/scheduler.ts).
  * Until a scheduler replica runs every call is `SCHEDULER_UNAVAILABLE` ("the scheduler is not running").
  */
+import { ShroomsError, parseDelay } from '@shrooms/protocol';
 import { z } from 'zod';
 
 export type SchedulerOp = 'create' | 'list' | 'cancel';
@@ -11,6 +12,26 @@ export type SchedulerOp = 'create' | 'list' | 'cancel';
 export interface SchedulerPort {
   request(op: SchedulerOp, body: unknown): Promise<Record<string, unknown>>;
   close(): Promise<void>;
+}
+
+/**
+ * When a schedule first fires, as the scheduler is asked: the `at` given, or `in` (a delay such as
+ * `10m`) from `now` as an instant, to the next whole second. INVALID_PARAMS for neither, both, or a
+ * delay `parseDelay` does not take.
+ */
+export function firstAt(when: { at?: string; in?: string }, now = Date.now()): string {
+  if (when.at !== undefined && when.in !== undefined) throw new ShroomsError('INVALID_PARAMS', 'say when with at or in, not both');
+  if (when.in !== undefined) {
+    let ms: number;
+    try {
+      ms = parseDelay(when.in);
+    } catch (err) {
+      throw new ShroomsError('INVALID_PARAMS', (err as Error).message);
+    }
+    return new Date(Math.ceil((now + ms) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  }
+  if (!when.at) throw new ShroomsError('INVALID_PARAMS', 'say when: at (a time) or in (a delay such as 10m)');
+  return when.at;
 }
 
 /** What the client reads of a schedule (the scheduler owns the full record). */

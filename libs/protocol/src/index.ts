@@ -155,7 +155,9 @@ export {
 export {
   formatRepeat,
   formatWallTime,
+  MAX_DELAY_MS,
   occurrenceMessageId,
+  parseDelay,
   resultMessageId,
   occurrenceStamp,
   parseRepeat,

@@ -9,6 +9,8 @@
  *
  * followed by optional `until=<ISO instant>` and `count=<n>`, separated by `;` or spaces:
  * `weekly:mon;count=10`, `every 2h until=2026-12-31T23:00:00Z`.
+ *
+ * A delay (`parseDelay`: `10m`, `1h30m`, `2 days`) says when a schedule first fires, counted from now.
  */
 import { createHash } from 'node:crypto';
 import { RepeatSchema, WEEKDAYS, type IntervalUnit, type Repeat, type Weekday } from './scheduler.js';
@@ -33,6 +35,32 @@ const UNITS: Record<string, IntervalUnit> = {
   day: 'days',
   days: 'days',
 };
+
+const UNIT_MS: Record<IntervalUnit, number> = { seconds: 1_000, minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
+
+/** The longest delay `parseDelay` takes: a year (a later time is written as an `at`). */
+export const MAX_DELAY_MS = 366 * UNIT_MS.days;
+
+/**
+ * A delay as people write it — `90s`, `10m`, `2h`, `3d`, `10 minutes`, `1 hour`, `1h30m` — in ms.
+ * A RangeError saying what is wrong otherwise: no amount or unit, zero, or more than a year.
+ */
+export function parseDelay(input: string): number {
+  const text = input.trim().toLowerCase();
+  const part = /(\d+)\s*([a-z]+)\s*/gy;
+  let ms = 0;
+  let m: RegExpExecArray | null;
+  while (part.lastIndex < text.length && (m = part.exec(text))) {
+    const unit = UNITS[m[2]!];
+    if (!unit) throw new RangeError(`delay ${JSON.stringify(input)}: unknown unit ${m[2]} (try 90s, 10m, 2h, 3d)`);
+    ms += Number(m[1]) * UNIT_MS[unit];
+  }
+  if (!text || part.lastIndex !== text.length)
+    throw new RangeError(`delay ${JSON.stringify(input)}: not a delay (try 90s, 10m, 2h, 1h30m, 3d)`);
+  if (ms <= 0) throw new RangeError(`delay ${JSON.stringify(input)}: must be more than nothing`);
+  if (ms > MAX_DELAY_MS) throw new RangeError(`delay ${JSON.stringify(input)}: at most a year; give a later time as an \`at\``);
+  return ms;
+}
 
 export class RepeatSyntaxError extends RangeError {
   constructor(text: string, why: string) {

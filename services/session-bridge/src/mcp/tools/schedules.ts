@@ -19,12 +19,14 @@ export function registerScheduleTools(server: McpServer, ctx: ResolvedContext): 
       title: 'Schedule a task',
       description:
         'Give one or more sessions a task at a time, once or repeating. Each occurrence becomes an ordinary task. ' +
-        'at: a local time with zone ("2026-10-12T08:00" + zone "Europe/Berlin", or "2026-10-12T08:00[Europe/Berlin]") or an instant ("2026-10-12T06:00:00Z"). ' +
+        'at: a local time with zone ("2026-10-12T08:00" + zone "Europe/Berlin", or "2026-10-12T08:00[Europe/Berlin]") or an instant ("2026-10-12T06:00:00Z"); ' +
+        'or instead in: a delay from now ("90s", "10m", "1h30m", "3d"). ' +
         'repeat: "daily", "weekly:mon,fri", "monthly:31", "yearly", "every 15m", with ";until=…" or ";count=N".',
       inputSchema: {
         to: z.union([z.string(), z.array(z.string()).min(1)]).describe('MACHINE/SESSION (or several)'),
         text: z.string().min(1).describe('The task each occurrence asks'),
-        at: z.string().min(1).describe('When (first occurrence)'),
+        at: z.string().min(1).optional().describe('When (first occurrence); or give `in`'),
+        in: z.string().min(1).optional().describe('Instead of `at`: how long from now (first occurrence)'),
         zone: z.string().optional().describe('IANA time zone for a local `at`'),
         repeat: z.string().optional().describe('Repeat rule (short form); none = once'),
         reply: z.boolean().default(false).describe('Send each result back to you as a task'),
@@ -33,9 +35,18 @@ export function registerScheduleTools(server: McpServer, ctx: ResolvedContext): 
       outputSchema: { schedule: ScheduleViewSchema, created: z.boolean() },
       annotations: { openWorldHint: true },
     },
-    ({ to, text, at, zone, repeat, reply, id }) =>
+    ({ to, text, at, in: delay, zone, repeat, reply, id }) =>
       tool(async () => {
-        const r = await ctx.client.createSchedule({ to: Array.isArray(to) ? to : [to], text, at, zone, repeat, replyTo: reply, id });
+        const r = await ctx.client.createSchedule({
+          to: Array.isArray(to) ? to : [to],
+          text,
+          at,
+          in: delay,
+          zone,
+          repeat,
+          replyTo: reply,
+          id,
+        });
         return ok(`${r.created ? 'Scheduled' : 'Already scheduled'}: ${scheduleLine(r.schedule)}`, {
           schedule: r.schedule,
           created: r.created,

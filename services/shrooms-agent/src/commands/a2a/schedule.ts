@@ -2,12 +2,13 @@
 import type { ScheduleView } from '@shrooms/client';
 import { makeClient, output, parse, run, UsageError } from './io.js';
 
-export const SCHEDULE_HELP = `usage: shrooms-agent a2a schedule create --to AGENT[,AGENT…] --at TIME [--zone ZONE] [--repeat RULE] [--reply] [--id ID] TEXT...
+export const SCHEDULE_HELP = `usage: shrooms-agent a2a schedule create --to AGENT[,AGENT…] (--at TIME | --in DELAY) [--zone ZONE] [--repeat RULE] [--reply] [--id ID] TEXT...
        shrooms-agent a2a schedule list [--all] [--mine] [--to AGENT] [--json]
        shrooms-agent a2a schedule cancel ID [--json]
 
 Tasks at a time, once or repeating; each occurrence becomes an ordinary task.
   --at      2026-10-12T08:00 with --zone Europe/Berlin, 2026-10-12T08:00[Europe/Berlin], or 2026-10-12T06:00:00Z
+  --in      instead of --at, a delay from now: 90s, 10m, 2h, 1h30m, 3d (at most a year)
   --repeat  daily | weekly:mon,fri | monthly:31 | yearly | every 15m … with ;until=… or ;count=N
   --reply   send each result back to you (SHROOMS_AGENT_SESSION)
 The scheduler is asked over NATS (NATS_URL, default nats://127.0.0.1:4222); when none runs the
@@ -36,6 +37,7 @@ async function create(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
     to: { type: 'string', multiple: true },
     at: { type: 'string' },
+    in: { type: 'string' },
     zone: { type: 'string' },
     repeat: { type: 'string' },
     reply: { type: 'boolean' },
@@ -46,7 +48,8 @@ async function create(args: string[]): Promise<number> {
     .map((t) => t.trim())
     .filter(Boolean);
   if (to.length === 0) throw new UsageError('say who gets the task: --to MACHINE/SESSION');
-  if (!values.at) throw new UsageError('say when: --at TIME');
+  if (values.at === undefined && values.in === undefined) throw new UsageError('say when: --at TIME or --in DELAY');
+  if (values.at !== undefined && values.in !== undefined) throw new UsageError('say when with --at or --in, not both');
   const text = positionals.join(' ');
   if (!text) throw new UsageError('the task needs text');
   const out = output(values.json === true);
@@ -56,6 +59,7 @@ async function create(args: string[]): Promise<number> {
       to,
       text,
       at: values.at,
+      in: values.in,
       zone: values.zone,
       repeat: values.repeat,
       replyTo: values.reply === true,

@@ -1,0 +1,91 @@
+/**
+ * `shrooms-agent a2a schedule` as a person runs it: each command a subprocess against a mesh of real
+ * processes (nats-server, gateway, an echo bridge, the scheduler); `--json` output parsed, exit codes
+ * checked, errors one line saying what to do.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startClientMesh, type ClientMesh } from './support/client-mesh.js';
+
+const M = 'schedbox';
+let mesh: ClientMesh;
+
+beforeAll(async () => {
+  mesh = await startClientMesh({ machine: M, sessions: [{ name: 'demo' }] });
+  await mesh.startScheduler();
+});
+afterAll(async () => {
+  await mesh?.stop();
+});
+
+const json = (s: string) => JSON.parse(s) as any;
+const oneLine = (s: string) => s.trimEnd().split('\n').length === 1;
+
+describe('a2a schedule', () => {
+  it('schedule create, list and cancel go through the scheduler', async () => {
+    const created = await mesh.cli(
+      [
+        'a2a',
+        'schedule',
+        'create',
+        '--to',
+        'demo',
+        '--at',
+        '2035-06-01T08:00',
+        '--zone',
+        'Europe/Berlin',
+        '--repeat',
+        'weekly:mon',
+        'weekly',
+        'report',
+        '--json',
+      ],
+      {
+        SHROOMS_AGENT_SESSION: 'slow',
+      },
+    );
+    expect(created.code).toBe(0);
+    const s = json(created.stdout).schedule;
+    expect(s).toMatchObject({ recipients: [`${M}/demo`], prompt: 'weekly report', state: 'active', rule: { zone: 'Europe/Berlin' } });
+
+    const mine = await mesh.cli(['a2a', 'schedule', 'list', '--mine', '--json'], { SHROOMS_AGENT_SESSION: 'slow' });
+    expect(json(mine.stdout).schedules.map((x: { id: string }) => x.id)).toContain(s.id);
+    const human = await mesh.cli(['a2a', 'schedule', 'list']);
+    expect(human.stdout).toMatch(new RegExp(`${s.id}  → ${M}/demo  next `));
+
+    const canceled = await mesh.cli(['a2a', 'schedule', 'cancel', s.id, '--json']);
+    expect(canceled.code).toBe(0);
+    expect(json(canceled.stdout).schedule.state).toBe('canceled');
+    const after = await mesh.cli(['a2a', 'schedule', 'list', '--json']);
+    expect(json(after.stdout).schedules.map((x: { id: string }) => x.id)).not.toContain(s.id);
+  });
+
+  it('schedule create --in counts from now; --at with --in, or a delay it does not take, is one line (exit 1)', async () => {
+    const before = Date.now();
+    const r = await mesh.cli(['a2a', 'schedule', 'create', '--to', 'demo', '--in', '1h30m', 'later', '--json']);
+    const after = Date.now();
+    expect(r.code, r.stderr).toBe(0);
+    const s = json(r.stdout).schedule;
+    const at = Date.parse(s.rule.at);
+    expect(at).toBeGreaterThanOrEqual(before + 90 * 60_000);
+    expect(at).toBeLessThanOrEqual(after + 90 * 60_000 + 1_000);
+    expect(Date.parse(s.next.at)).toBe(at);
+    await mesh.cli(['a2a', 'schedule', 'cancel', s.id]);
+
+    const both = await mesh.cli(['a2a', 'schedule', 'create', '--to', 'demo', '--at', '2035-06-01T08:00:00Z', '--in', '10m', 'x']);
+    expect(both.code).toBe(1);
+    expect(oneLine(both.stderr)).toBe(true);
+    expect(both.stderr).toMatch(/say when with --at or --in, not both/);
+    const bad = await mesh.cli(['a2a', 'schedule', 'create', '--to', 'demo', '--in', '10 parsecs', 'x']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe(
+      'shrooms-agent a2a schedule create: delay "10 parsecs": unknown unit parsecs (try 90s, 10m, 2h, 3d) [INVALID_PARAMS]\n',
+    );
+  });
+
+  it('schedule with the gateway unreachable says what to do in one line (exit 1)', async () => {
+    const r = await mesh.cli(['a2a', 'schedule', 'list', '--gateway', 'http://127.0.0.1:1']);
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toBe(true);
+    expect(r.stderr).toMatch(/cannot reach the gateway at http:\/\/127\.0\.0\.1:1/);
+  });
+});
