@@ -235,6 +235,28 @@ function withExampleEnvFiles(dir, report, fn) {
   }
 }
 
+/** Bytes of a Kubernetes quantity (`512Mi`, `1G`, `1024`) or a GOMEMLIMIT (`460MiB`); NaN otherwise. */
+export function bytesOf(q) {
+  const m = /^(\d+(?:\.\d+)?)\s*(|k|K|M|G|T|Ki|Mi|Gi|Ti|KiB|MiB|GiB|TiB|B)$/.exec(String(q).trim());
+  if (!m) return NaN;
+  const unit = m[2].replace(/B$/, '');
+  const mult = { '': 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 }[unit];
+  return Number(m[1]) * mult;
+}
+
+/**
+ * nats-server (Go) under a memory limit: Go's collector does not know the container's limit, so
+ * without GOMEMLIMIT below it the server is killed for memory rather than collecting harder.
+ */
+export function goMemLimitProblem(c, env) {
+  const limit = c.resources?.limits?.memory;
+  if (!limit || (c.command ?? [])[0] !== 'nats-server') return undefined;
+  if (env.GOMEMLIMIT === undefined) return `memory limit ${limit} but no GOMEMLIMIT: Go would not collect harder before the limit`;
+  const soft = bytesOf(env.GOMEMLIMIT);
+  if (!(soft > 0 && soft < bytesOf(limit))) return `GOMEMLIMIT ${env.GOMEMLIMIT} is not below the memory limit ${limit}`;
+  return undefined;
+}
+
 export async function checkK8s({ dir, report, cli, repoRoot, useKubectl }) {
   const name = relative(repoRoot, dir) || dir;
   let rendered;
@@ -303,6 +325,8 @@ export async function checkK8s({ dir, report, cli, repoRoot, useKubectl }) {
       for (const m of c.volumeMounts ?? []) if (!volumes.has(m.name)) problems.push(`${cid}: volumeMount ${m.name} has no volume`);
       const { env, problems: envProblems } = containerEnv(c, objects, fieldStandIns(w));
       problems.push(...envProblems.map((p) => `${cid}: ${p}`));
+      const goLimit = goMemLimitProblem(c, env);
+      if (goLimit) problems.push(`${cid}: ${goLimit}`);
       if (isOurContainer(c)) {
         if (!c.readinessProbe || !c.livenessProbe) problems.push(`${cid}: needs liveness and readiness probes`);
         if (env.SHROOMS_REPLICAS !== '3')

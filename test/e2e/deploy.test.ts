@@ -73,6 +73,17 @@ describe('check-deploy', () => {
     );
   });
 
+  it('fails a NATS node under a memory limit without GOMEMLIMIT below it', () => {
+    const over = brokenCopy('k3s/nats.yaml', (t) => t.replace('value: 460MiB', 'value: 600MiB'));
+    expect(check('k8s', over).out).toMatch(
+      /FAIL deploy\/k3s consistency: StatefulSet\/nats container nats: GOMEMLIMIT 600MiB is not below the memory limit 512Mi/,
+    );
+    const none = brokenCopy('k3s/nats.yaml', (t) => t.replace(/^ {12}- name: GOMEMLIMIT\n {14}value: 460MiB\n/m, ''));
+    const r = check('k8s', none);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/StatefulSet\/nats container nats: memory limit 512Mi but no GOMEMLIMIT/);
+  });
+
   it('fails a compose service with a key the compose schema does not have', () => {
     const deploy = brokenCopy('compose/docker-compose.yml', (t) =>
       t.replace('  bridge-demo:\n', '  bridge-demo:\n    restart_policy: always\n'),
