@@ -12,6 +12,16 @@ it('copies as a spread does, leaving its base as it was', () => {
   expect(out.b).toBe(base.b);
 });
 
+it('keeps a client\'s "__proto__" key a field, as a spread does, never the copy\'s prototype', () => {
+  const fromClient = JSON.parse('{"__proto__": {"shrooms/from": "forged"}, "note": "hi"}') as Record<string, unknown>;
+  for (const out of [withFields(fromClient, { at: 1 }), withFields({ at: 1 }, fromClient)] as Record<string, unknown>[]) {
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(out['shrooms/from']).toBeUndefined();
+    expect(Object.keys(out).sort()).toEqual(['__proto__', 'at', 'note']);
+    expect(JSON.parse(JSON.stringify(out))).toEqual(JSON.parse('{"__proto__": {"shrooms/from": "forged"}, "note": "hi", "at": 1}'));
+  }
+});
+
 it('gives its copies one hidden class where a spread gave each its own (Node 20)', () => {
   // V8's own answer, from a process started with --allow-natives-syntax (a test worker cannot be).
   const script = `

@@ -6,6 +6,9 @@
  * way.
  */
 export function withFields<T extends object, U extends object>(base: T, more: U): WithFields<T, U> {
+  // An own `__proto__` (JSON.parse makes one from a client's `"__proto__"` key) is a field to a
+  // spread, but Object.assign would set the copy's prototype with it: such a copy is a spread.
+  if (Object.hasOwn(base, '__proto__') || Object.hasOwn(more, '__proto__')) return { ...base, ...more } as unknown as WithFields<T, U>;
   return Object.assign({}, base, more) as unknown as WithFields<T, U>;
 }
 
