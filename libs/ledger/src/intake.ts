@@ -20,7 +20,7 @@ import { answer, newStarted, newTask } from './transitions.js';
 
 /** Request metadata that the task keeps (everything under `shrooms/`, plus what the sender set). */
 function taskMetadata(req: DeliverRequest): Metadata {
-  const md: Metadata = { ...req.message.metadata, ...req.metadata };
+  const md: Metadata = withFields(req.message.metadata ?? {}, req.metadata);
   md[META.session] = req.session;
   md[META.machine] = req.machine;
   md[META.device] = req.origin.device;

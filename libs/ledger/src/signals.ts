@@ -6,7 +6,17 @@
  */
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { BUCKETS, DEFAULT_SIGNAL_TTL_MS, SignalSchema, decodeToken, keys, signalFreshness, subjects, type Signal } from '@shrooms/protocol';
+import {
+  BUCKETS,
+  DEFAULT_SIGNAL_TTL_MS,
+  SignalSchema,
+  decodeToken,
+  keys,
+  signalFreshness,
+  subjects,
+  withFields,
+  type Signal,
+} from '@shrooms/protocol';
 import { keysNow, retryJetStream } from '@shrooms/runtime';
 import { createHardenedBucket, hardenBucket, type Hardening } from './harden.js';
 
@@ -138,5 +148,5 @@ function parseSignal(raw: unknown): Signal | null {
 /** The signal as seen at `now`, or null once it has faded. */
 function fresh(signal: Signal, now: number): SignalView | null {
   const f = signalFreshness(signal, now);
-  return f ? { ...signal, ...f } : null;
+  return f ? withFields(signal, f) : null;
 }

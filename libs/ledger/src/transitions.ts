@@ -101,7 +101,7 @@ function withState(
 ): Task {
   const task = { ...entry.task };
   task.status = { state, timestamp: iso(now), ...(opts.message ? { message: opts.message } : {}) };
-  task.metadata = { ...task.metadata, ...opts.metadata };
+  task.metadata = withFields(task.metadata ?? {}, opts.metadata ?? {});
   for (const k of opts.drop ?? []) delete task.metadata[k];
   return task;
 }
@@ -213,7 +213,7 @@ export function answer(entry: LedgerEntry, message: Message, now: Date): LedgerE
   if (state !== 'TASK_STATE_INPUT_REQUIRED' && state !== 'TASK_STATE_AUTH_REQUIRED') {
     throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${entry.task.id} is ${state}; only a task that needs input takes an answer`);
   }
-  const msg: Message = { ...message, taskId: entry.task.id, contextId: entry.task.contextId };
+  const msg: Message = withFields(message, { taskId: entry.task.id, contextId: entry.task.contextId });
   const task = withState(entry, 'TASK_STATE_SUBMITTED', now, { metadata: { [META.queued]: true } });
   task.history = [...(task.history ?? []), msg];
   return next(entry, task, [statusEvent(task)]);
@@ -241,7 +241,7 @@ export function annotate(entry: LedgerEntry, metadata: Metadata, eventMetadata?:
   const cur = entry.task.metadata ?? {};
   if (Object.entries(metadata).every(([k, v]) => JSON.stringify(cur[k]) === JSON.stringify(v))) return null;
   const task = { ...entry.task };
-  task.metadata = { ...cur, ...metadata };
+  task.metadata = withFields(cur, metadata);
   return next(entry, task, [statusEvent(task, eventMetadata ?? metadata)]);
 }
 

@@ -99,7 +99,7 @@ function decide(c: Core, req: DeliverRequest): Plan {
       from: req.origin.from,
       depth: Number(req.metadata[META.depth] ?? 0),
     });
-    if (traceparent) req = { ...req, metadata: { ...req.metadata, [META.traceparent]: traceparent } };
+    if (traceparent) req = withFields(req, { metadata: withFields(req.metadata, { [META.traceparent]: traceparent }) });
   }
   const waits = c.view.busy(c.harnessIdle()) || c.view.queued > 0 || c.view.arriving > 0;
   const start = isNew && !waits && !c.stopping() && req.metadata[META.held] !== true;

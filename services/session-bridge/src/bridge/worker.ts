@@ -4,7 +4,7 @@
  * the worker's last line kept on the task. One path for every caller — the MCP tools
  * the bridge hosts, the echo harness, the `update` endpoint, a failed turn.
  */
-import { META, ShroomsError, isInterrupted, type Part } from '@shrooms/protocol';
+import { META, ShroomsError, isInterrupted, withFields, type Part } from '@shrooms/protocol';
 import { localTaskKey, transitions, type LedgerEntry, type Stored } from '@shrooms/ledger';
 import { isNatsOutage, natsUnavailable } from '@shrooms/runtime';
 import type { Core } from './core.js';
@@ -80,5 +80,5 @@ export async function updateOrKeep(
 }
 
 function withMeta(e: LedgerEntry, md: Record<string, unknown>): LedgerEntry {
-  return Object.keys(md).length ? { ...e, task: { ...e.task, metadata: { ...e.task.metadata, ...md } } } : e;
+  return Object.keys(md).length ? withFields(e, { task: withFields(e.task, { metadata: withFields(e.task.metadata ?? {}, md) }) }) : e;
 }
