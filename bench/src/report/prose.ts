@@ -576,7 +576,7 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    1.23 ms (gateway 0.53–0.54 → 0.46–0.52, bridge 0.40–0.43 → 0.36–0.38), tasks/s at concurrency 16 1,166 1,178
    1,232 → 1,265 1,362 1,268; p50 unchanged within the noise. The memory job with it: idle figures as
    before (gateway 64.6 MB, bridge 59.4 MB), but the gateway once its 100,000-task session is listed held
-   181 MB against 139, the young generation grown by the index's build and kept. About 7 % of CPU per task
+   181 MB against 139–149 without it, the young generation grown by the index's build and kept. About 7 % of CPU per task
    at a rate no session asks of it, against 40 MB more in the process people keep running beside their
    agents: not kept. On Node 24 it is what ours gets anyway.`;
 }
