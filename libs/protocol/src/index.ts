@@ -158,6 +158,7 @@ export {
   MAX_DELAY_MS,
   occurrenceMessageId,
   parseDelay,
+  UNIT_MS,
   resultMessageId,
   occurrenceStamp,
   parseRepeat,

@@ -36,7 +36,8 @@ const UNITS: Record<string, IntervalUnit> = {
   days: 'days',
 };
 
-const UNIT_MS: Record<IntervalUnit, number> = { seconds: 1_000, minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
+/** Each interval unit in ms (a day as 24 h: the scheduler steps repeats of days by the calendar instead). */
+export const UNIT_MS: Record<IntervalUnit, number> = { seconds: 1_000, minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
 
 /** The longest delay `parseDelay` takes: a year (a later time is written as an `at`). */
 export const MAX_DELAY_MS = 366 * UNIT_MS.days;

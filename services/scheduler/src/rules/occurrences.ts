@@ -8,7 +8,7 @@
  * Storing the cursor with the occurrence lets the next one be found without searching from the start,
  * and keeps a monthly-on-the-31st rule on the 31st after it fell on a 30th.
  */
-import { type Occurrence, type Repeat, type ScheduleRule as Rule, type Weekday, WEEKDAYS } from '@shrooms/protocol';
+import { type Occurrence, type Repeat, type ScheduleRule as Rule, UNIT_MS, type Weekday, WEEKDAYS } from '@shrooms/protocol';
 import {
   DAY_MS,
   addDays,
@@ -40,8 +40,6 @@ export interface CompiledRule {
   weekdays?: ReadonlySet<number>;
   monthDay?: number;
 }
-
-const UNIT_MS = { seconds: 1000, minutes: 60_000, hours: 3_600_000 } as const;
 
 export class RuleError extends RangeError {
   constructor(message: string) {
