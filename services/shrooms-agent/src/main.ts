@@ -3,7 +3,7 @@
  * `shrooms-agent`: one command for people and sessions. Each subcommand lives in commands/ and
  * loads its service only when run.
  */
-import { initTelemetry } from '@shrooms/runtime';
+import { initTelemetry, releaseMemoryWhenIdle } from '@shrooms/runtime';
 import { COMMANDS, usage } from './commands/index.js';
 import { shellEnv, takeCliName } from './config.js';
 
@@ -42,6 +42,8 @@ async function main(argv: string[]): Promise<number> {
   if (CLIENTS.has(name)) Object.assign(shellEnv(), await (await import('./commands/local-mesh.js')).clientDefaults(shellEnv()));
   // Traces go out only when OTEL_* variables configure an exporter (spec §10).
   const flush = await initTelemetry(`shrooms-${name}`);
+  // Services and the MCP server live as long as their session: on Node 24 they give memory back when quiet.
+  releaseMemoryWhenIdle();
   const code = await cmd.run(rest);
   if (code !== -1) await flush();
   return code;
