@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // Projects: `unit` (beside the code, in-process, may use a real nats-server), `e2e` (root test/,
 // cross-process), `interop` (real third-party A2A/MCP clients against one `up`; serial), `harness`
@@ -22,7 +22,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           globalSetup: [temp, 'test/page.setup.ts'],
-          include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/**/*.test.ts'],
+          include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/**/*.test.ts', 'bench/src/**/*.test.ts'],
+          // A whole `pnpm bench --quick`: run with bench/vitest.config.ts.
+          exclude: [...configDefaults.exclude, 'bench/src/smoke.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

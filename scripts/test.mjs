@@ -5,18 +5,17 @@
 //
 //   node scripts/test.mjs                      every project on this machine's Node
 //   node scripts/test.mjs unit e2e             only those projects (on every Node asked for)
-//   node scripts/test.mjs --node 22,24         also on Node 22 and 24 (majors map to the pins below;
-//                                              an exact version such as 24.21.0 is taken as it is)
+//   node scripts/test.mjs --node 22,24         also on Node 22 and 24 (majors map to the pins of
+//                                              node-versions.mjs; an exact version such as 24.21.0
+//                                              is taken as it is)
 //
-// Other Node versions come from the npm registry's `node` package, installed once per version into
-// the cache folder SHROOMS_NODE_CACHE (default: $XDG_CACHE_HOME/shrooms/node, else
-// ~/.cache/shrooms/node). Each run puts its Node first on PATH, so every process the tests start
-// (services, CLIs, harnesses) runs on it.
+// Other Node versions are installed once from the npm registry (node-versions.mjs). Each run puts
+// its Node first on PATH, so every process the tests start (services, CLIs, harnesses) runs on it.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 import { delimiter, dirname, join, relative } from 'node:path';
+import { nodeBinary, parseNodeVersions } from './node-versions.mjs';
 
 /**
  * The projects, in the order they run. A project is either a `command` (one check: it passes or
@@ -47,9 +46,6 @@ const PROJECTS = [
   { name: 'machines', vitest: true },
 ];
 
-/** What `--node 22` and `--node 24` mean: exact versions, so a run is the same run everywhere. */
-const NODE_PINS = { 22: '22.23.3', 24: '24.21.0' };
-
 const args = process.argv.slice(2);
 const nodeArg = args.flatMap((a, i) => (a.startsWith('--node=') ? [a.slice(7)] : a === '--node' ? [args[i + 1] ?? ''] : []));
 const wanted = args.filter((a, i) => !a.startsWith('-') && args[i - 1] !== '--node');
@@ -58,19 +54,15 @@ if (unknown.length) {
   console.error(`unknown project ${unknown.join(', ')}; the projects are: ${PROJECTS.map((p) => p.name).join(' ')}`);
   process.exit(1);
 }
-const versions = nodeArg
-  .flatMap((v) => v.split(','))
-  .map((v) => v.trim().replace(/^v/, ''))
-  .filter(Boolean)
-  .map((v) => NODE_PINS[v] ?? v);
-for (const v of versions)
-  if (!/^\d+\.\d+\.\d+$/.test(v)) {
-    console.error(`--node ${v}: give a major (${Object.keys(NODE_PINS).join(', ')}) or an exact version such as 24.21.0`);
-    process.exit(1);
-  }
+let versions;
+try {
+  versions = parseNodeVersions(nodeArg);
+} catch (err) {
+  console.error(err.message);
+  process.exit(1);
+}
 
 const outDir = join(process.cwd(), 'test-output');
-const cacheDir = process.env.SHROOMS_NODE_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'shrooms', 'node');
 mkdirSync(outDir, { recursive: true });
 
 /** One run: the chosen projects on one Node binary. Returns its counts. */
@@ -143,21 +135,6 @@ function failuresOf(report, messages = {}) {
     if (failed.length === 0) return f.status === 'failed' ? [`${file}: ${firstLine(f.message)}`] : [];
     return failed.map((a) => `${file} > ${a.fullName}: ${firstLine(messages[`${f.name}\n${a.fullName}`] ?? a.failureMessages?.[0])}`);
   });
-}
-
-/** The `node` binary of `version`, installed into the cache from the npm registry when missing. */
-function nodeBinary(version) {
-  const dir = join(cacheDir, version);
-  const bin = join(dir, 'node_modules', '.bin', 'node');
-  const works = () => existsSync(bin) && spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout?.trim() === `v${version}`;
-  if (works()) return bin;
-  console.log(`\ninstalling Node ${version} from the npm registry into ${dir}`);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
-  // npm warns that the package's install script is not approved; the binary works without it.
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `node@${version}`], { cwd: dir, stdio: 'inherit' });
-  if (r.status !== 0 || !works()) throw new Error(`could not install Node ${version} into ${dir} (npm exit ${r.status})`);
-  return bin;
 }
 
 const summary = (c) => `${c.passed} passed, ${c.failed} failed${c.skipped ? `, ${c.skipped} skipped` : ''}`;

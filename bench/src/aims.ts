@@ -4,7 +4,7 @@
  * reference (or, for "flat", ours at the larger size ÷ ours at the smaller); a value is ours alone.
  * A figure the run did not measure (the quick run has no spread over sessions) is not met.
  */
-import type { Figure } from './figures.js';
+import { onNode, otherNodes, type Figure } from './figures.js';
 
 export interface Aim {
   aim: string;
@@ -59,25 +59,30 @@ export function judgeAims(
   aim('CPU per blocking task, all of ours’ processes and nats-server', { value: ours('cpu_ms_per_task') }, 1.0, 'lower', 'ms');
   aim('NATS messages per blocking send', { value: ours('nats_messages_per_blocking_send') }, 7, 'lower', 'msgs');
   aim('SSE first event p50, ours ÷ reference', { ratio: vsRef('sse_first_event_p50_ms') }, 2, 'lower', '×');
-  aim('idle bridge RSS', { value: ours('idle_rss_bridge_mb') }, 60, 'lower', 'MB');
-  aim('idle gateway RSS', { value: ours('idle_rss_gateway_mb') }, 80, 'lower', 'MB');
   const retained = plan.memory?.retained ?? [10_000, 100_000];
   const [few, many] = [retained[0]!, retained[retained.length - 1]!];
   const sizes = `${few.toLocaleString('en')} → ${many.toLocaleString('en')} retained tasks`;
-  aim(
-    `gateway RSS flat (idle), ${sizes}`,
-    { ratio: growth(`gateway_rss_${many}_tasks_mb`, `gateway_rss_${few}_tasks_mb`) },
-    FLAT,
-    'lower',
-    '×',
-  );
-  aim(
-    `gateway start-up (to listening: sends, GetTask and ListTasks answered) flat, ${sizes}`,
-    { ratio: growth(`gateway_start_${many}_tasks_ms`, `gateway_start_${few}_tasks_ms`) },
-    FLAT,
-    'lower',
-    '×',
-  );
+  // The memory job's aims on this Node, then on each other Node it ran on (other-nodes.ts).
+  for (const version of [null, ...otherNodes(figures)]) {
+    const at = (key: string) => (version ? onNode(key, version) : key);
+    const on = version ? ` on Node ${version}` : '';
+    aim(`idle bridge RSS${on}`, { value: ours(at('idle_rss_bridge_mb')) }, 60, 'lower', 'MB');
+    aim(`idle gateway RSS${on}`, { value: ours(at('idle_rss_gateway_mb')) }, 80, 'lower', 'MB');
+    aim(
+      `gateway RSS flat (idle), ${sizes}${on}`,
+      { ratio: growth(at(`gateway_rss_${many}_tasks_mb`), at(`gateway_rss_${few}_tasks_mb`)) },
+      FLAT,
+      'lower',
+      '×',
+    );
+    aim(
+      `gateway start-up (to listening: sends, GetTask and ListTasks answered) flat, ${sizes}${on}`,
+      { ratio: growth(at(`gateway_start_${many}_tasks_ms`), at(`gateway_start_${few}_tasks_ms`)) },
+      FLAT,
+      'lower',
+      '×',
+    );
+  }
   aim(
     'kept: GetTask p50 flat in ledger size (large ÷ small)',
     { ratio: growth('get_task_large_p50_ms', 'get_task_small_p50_ms') },

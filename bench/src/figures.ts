@@ -39,6 +39,14 @@ interface Acc {
   context?: Record<string, unknown>;
 }
 
+/** The key of figure `key` measured on another Node than the bench's, `version` (other-nodes.ts). */
+export const onNode = (key: string, version: string) => `${key}@node${version}`;
+
+/** The Node versions a run's figures were measured on besides the bench's own, in the order run. */
+export function otherNodes(figures: Record<string, Figure>): string[] {
+  return [...new Set(Object.keys(figures).flatMap((k) => k.match(/@node(.+)$/)?.[1] ?? []))];
+}
+
 export class Figures {
   private acc = new Map<string, Acc>();
 

@@ -2,6 +2,7 @@
  * `pnpm bench [--quick] [--profile]`: measures the floor, the reference and ours side by side and
  * writes bench/results/latest.json and bench/REPORT.md (see REPORT.md for what each figure means).
  * `--profile` instead runs ours alone under `--cpu-prof` and writes bench/results/profile.json.
+ * A full run and `--memory` run the memory job on Node 22 and 24 too (`--node`, other-nodes.ts).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -11,6 +12,7 @@ import { BENCH_SRC } from './child.js';
 import { runHot } from './hot.js';
 import { ADMISSIONS, type Admission } from './arms/ours.js';
 import { runMemoryJob } from './memory-job.js';
+import { memoryOnOtherNodes, nodeBinaries } from './other-nodes.js';
 import { PLANS } from './plan.js';
 import { renderReport } from './report/markdown.js';
 import { runProfile } from './profile/run.js';
@@ -23,6 +25,8 @@ const { values } = parseArgs({
     profile: { type: 'boolean' },
     render: { type: 'boolean' },
     memory: { type: 'boolean' },
+    'memory-figures': { type: 'boolean' },
+    node: { type: 'string' },
     hot: { type: 'boolean' },
     admission: { type: 'string', default: 'local' },
     phase: { type: 'string', default: 'all' },
@@ -33,7 +37,7 @@ const { values } = parseArgs({
 });
 if (values.help) {
   process.stdout.write(
-    'usage: pnpm bench [--quick] [--profile [--phase all|c16|c1 [--sessions N]]] [--render] [--memory] [--hot [--sessions N]] [--admission local|service|off] [--out DIR]\n\n--admission how ours admits new tasks: in the gateway (local, as `up` runs it), by asking a guard process (service), or not at all (off: measures what admission costs; never how people run it)\n--hot measures ours alone (messages per send, p50, tasks/s and CPU per task at concurrency 16), for an A/B of two trees; writes hot.json\n--sessions N spreads the load of the throughput of --hot and of --phase c16 over N sessions (1 to 8; default 1), as the full run does for its figure over sessions\n--phase c16 profiles only blocking sends 16 at once (what the tasks/s and CPU aims measure) instead of every kind of request in turn; --phase c1 only blocking sends one at a time (what the p50 aim measures)\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--memory runs the memory job alone and puts its figures into the last latest.json\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
+    'usage: pnpm bench [--quick] [--profile [--phase all|c16|c1 [--sessions N]]] [--render] [--memory] [--node LIST] [--hot [--sessions N]] [--admission local|service|off] [--out DIR]\n\n--admission how ours admits new tasks: in the gateway (local, as `up` runs it), by asking a guard process (service), or not at all (off: measures what admission costs; never how people run it)\n--hot measures ours alone (messages per send, p50, tasks/s and CPU per task at concurrency 16), for an A/B of two trees; writes hot.json\n--sessions N spreads the load of the throughput of --hot and of --phase c16 over N sessions (1 to 8; default 1), as the full run does for its figure over sessions\n--phase c16 profiles only blocking sends 16 at once (what the tasks/s and CPU aims measure) instead of every kind of request in turn; --phase c1 only blocking sends one at a time (what the p50 aim measures)\n--render rewrites REPORT.md from the last latest.json (no measuring)\n--memory runs the memory job alone and puts its figures into the last latest.json\n--node 22,24 runs the memory job again on each of those Node versions (majors or exact versions; installed once from the npm registry), as a full run and --memory do by default; --node none runs it on this Node only\n--out DIR writes latest.json and REPORT.md into DIR instead of bench/results and bench/\n',
   );
   process.exit(0);
 }
@@ -51,6 +55,17 @@ if (!Number.isInteger(sessions) || sessions < 1 || sessions > 8) {
 const RESULTS = values.out ? resolve(values.out) : join(BENCH_SRC, '..', 'results');
 const REPORT = values.out ? join(RESULTS, 'REPORT.md') : join(BENCH_SRC, '..', 'REPORT.md');
 const log = (line: string) => process.stderr.write(`${line}\n`);
+/** The memory job's other Nodes: 22 and 24 unless said otherwise; none for a quick run. */
+const nodeList = values.node ?? (values.quick ? 'none' : '22,24');
+let nodes: ReturnType<typeof nodeBinaries> = [];
+if (nodeList !== 'none' && (values.memory || !(values.render || values.hot || values.profile || values['memory-figures']))) {
+  try {
+    nodes = nodeBinaries(nodeList.split(','), log);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message} (--node none runs the memory job on this Node only)\n`);
+    process.exit(2);
+  }
+}
 await mkdir(RESULTS, { recursive: true });
 
 const readProfile = () =>
@@ -64,10 +79,14 @@ if (values.render) {
   result.aims = judgeAims(result.figures, result.run.plan);
   await writeFile(REPORT, renderReport(result, await readProfile()));
   log(`wrote ${REPORT} from ${join(RESULTS, 'latest.json')}`);
+} else if (values['memory-figures']) {
+  // The memory job alone, its figures on stdout: what other-nodes.ts runs on another Node.
+  process.stdout.write(`${JSON.stringify((await runMemoryJob(PLANS[values.quick ? 'quick' : 'full'], log)).toJSON())}\n`);
 } else if (values.memory) {
   const result = JSON.parse(await readFile(join(RESULTS, 'latest.json'), 'utf8')) as BenchResult;
   const plan = PLANS[values.quick ? 'quick' : 'full'];
-  Object.assign(result.figures, (await runMemoryJob(plan, log)).toJSON());
+  for (const key of Object.keys(result.figures)) if (key.includes('@node')) delete result.figures[key];
+  Object.assign(result.figures, (await runMemoryJob(plan, log)).toJSON(), await memoryOnOtherNodes(nodes, !!values.quick, log));
   result.run.plan.memory = plan.memory;
   result.run.memoryAt = new Date().toISOString();
   result.aims = judgeAims(result.figures, result.run.plan);
@@ -92,7 +111,7 @@ if (values.render) {
   const result = await runBench(plan, log, admission);
   // The memory job after the interleaved figures: fresh processes, started one at a time.
   const memory = await runMemoryJob(plan, log);
-  Object.assign(result.figures, memory.toJSON());
+  Object.assign(result.figures, memory.toJSON(), await memoryOnOtherNodes(nodes, plan.mode === 'quick', log));
   result.aims = judgeAims(result.figures, plan);
   for (const a of result.aims)
     log(`aim ${a.met ? 'met    ' : 'not met'}  ${a.aim}: ${a.ratio ?? a.value ?? 'not measured'} (target ${a.target})`);

@@ -3,10 +3,10 @@
  * numbers come from latest.json; the reading of them (what limits each figure, what the profile
  * says) is in prose.ts, worded around the numbers so a new run keeps the report true.
  */
-import type { Figure } from '../figures.js';
 import type { ProfileReport } from '../profile/run.js';
 import type { BenchResult } from '../run.js';
 import { aimsTable } from '../aims.js';
+import { onNode, otherNodes, type Figure } from '../figures.js';
 import { aims, changes, limits, profileFindings, recommendations, reproduce } from './prose.js';
 
 const fmt = (x: number | null | undefined): string => {
@@ -39,6 +39,29 @@ function table(r: BenchResult, rows: { key: string; label: string }[]): string {
 }
 
 const pct = (r: BenchResult, key: string) => r.figures[key];
+
+/** The memory job's main figures side by side on each Node it ran on (other-nodes.ts), if on more than this one. */
+function memoryOnNodes(r: BenchResult): string {
+  const others = otherNodes(r.figures);
+  if (others.length === 0) return '';
+  const many = (r.run.plan.memory?.retained ?? []).at(-1) ?? 0;
+  const label = many.toLocaleString('en');
+  const rows: [string, string][] = [
+    ...['gateway', 'bridge', 'guard', 'scheduler'].map((p): [string, string] => [`idle_rss_${p}_mb`, `idle RSS of the ${p} (MB)`]),
+    [`gateway_rss_${many}_tasks_mb`, `gateway RSS on ${label} retained tasks, idle (MB)`],
+    [`gateway_rss_listed_${many}_tasks_mb`, `gateway RSS on ${label} retained tasks once that session is listed (MB)`],
+    [`gateway_start_${many}_tasks_ms`, `gateway on ${label} retained tasks: start to listening (ms)`],
+    ['up_first_answer_ms', '`up` on a fresh state folder: start to its first answered ask (ms)'],
+  ];
+  const value = (key: string) => fmt(r.figures[key]?.arms.ours?.value ?? null);
+  return `The same job on each Node people run ours on (\`--node\`; the figures under \`<key>@node<version>\` in latest.json, the memory aims judged on each):
+
+| figure | Node ${r.machine.node.replace(/^v/, '')} (this run) | ${others.map((v) => `Node ${v}`).join(' | ')} |
+|---|---:|${others.map(() => '---:').join('|')}|
+${rows.map(([key, l]) => `| ${l} | ${value(key)} | ${others.map((v) => value(onNode(key, v))).join(' | ')} |`).join('\n')}
+
+`;
+}
 /** A figure's `byProcess` context as "arm: process 0.12, …". */
 const byProcess = (r: BenchResult, key: string) =>
   Object.entries((pct(r, key)?.context?.byProcess as Record<string, number>) ?? {})
@@ -179,7 +202,7 @@ ${table(r, [
   { key: 'up_first_answer_ms', label: '`up` on a fresh state folder: start to its first answered ask (ms)' },
 ])}
 
-Ours is the gateway + the bridge${r.memory.peaksMb.ours_guard ? ' + the guard' : ''}; the reference is its one server; the floor is its two responders.
+${memoryOnNodes(r)}Ours is the gateway + the bridge${r.memory.peaksMb.ours_guard ? ' + the guard' : ''}; the reference is its one server; the floor is its two responders.
 Every process here runs compiled JavaScript (ours: the built \`shrooms-agent\` CLI, as \`./shrooms\` runs it): an idle node process holds ${fmt(r.memory.idleNodeProcessMb)} MB. Per process (peak): ${Object.entries(
     r.memory.peaksMb,
   )

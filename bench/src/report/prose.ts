@@ -587,6 +587,7 @@ pnpm install
 pnpm bench --quick      # about 3 minutes on 2 busy cores: 1,000 and 10,000 tasks for the reads and the memory job
 pnpm bench              # the full run: more repetitions, longer runs, 1,000 and 100,000 tasks; 10,000 and 100,000 for the memory job
 pnpm bench --memory     # the memory job alone, its figures and the aims put into the last latest.json
+pnpm bench --node 24    # a full run (or --memory) with the memory job again on these Nodes only (default: 22,24; none: this Node alone)
 pnpm bench --profile    # ours alone under the V8 profiler -> bench/results/profile.json (+ raw profiles)
 pnpm bench --profile --phase c16   # the same, only blocking sends 16 at once (the tasks/s and CPU aims)
 pnpm bench --profile --phase c1    # the same, only blocking sends one at a time (the p50 aim)
