@@ -5,7 +5,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // (real claude, pi and ACP agent CLIs; serial, generous timeouts), `chaos` (kills, failovers,
 // fuzzing), `docker` (a private Docker engine: the image built from deploy/Dockerfile, the compose
 // file run; skipped, saying why, where no engine can start), `machines` (machines as network
-// namespaces on real WireGuard, set up with `shrooms-agent mesh`; root, else skipped saying why).
+// namespaces on real WireGuard, set up with `shrooms-agent mesh`; root, else skipped saying why),
+// `bench` (a quick bench run end to end).
 // No test asserts a wall-clock time.
 const resolve = { conditions: ['development'] };
 /** Cross-process projects run the compiled CLI where people do: built first when needed. */
@@ -23,7 +24,7 @@ export default defineConfig({
           name: 'unit',
           globalSetup: [temp, 'test/page.setup.ts'],
           include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/**/*.test.ts', 'bench/src/**/*.test.ts'],
-          // A whole `pnpm bench --quick`: run with bench/vitest.config.ts.
+          // A quick bench run end to end: its own project (`bench`), run once.
           exclude: [...configDefaults.exclude, 'bench/src/smoke.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
@@ -104,6 +105,18 @@ export default defineConfig({
           // flaky); a failure twice in a row still fails the run.
           retry: 1,
           fileParallelism: false,
+          maxWorkers: 1,
+        },
+      },
+      {
+        resolve,
+        test: {
+          name: 'bench',
+          globalSetup: [temp],
+          // `pnpm bench --quick` end to end, as on a fresh clone (it builds first itself): every
+          // figure written, every aim judged. Judges no figure: no test asserts a time.
+          include: ['bench/src/smoke.test.ts'],
+          testTimeout: 900_000,
           maxWorkers: 1,
         },
       },

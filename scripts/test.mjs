@@ -44,6 +44,8 @@ const PROJECTS = [
   { name: 'chaos', vitest: true, everyNode: true },
   // Four machines as network namespaces on real WireGuard (root; about 3 minutes): run once.
   { name: 'machines', vitest: true },
+  // `pnpm bench --quick` end to end (about 3 minutes; its figures are not judged): run once.
+  { name: 'bench', vitest: true },
 ];
 
 const args = process.argv.slice(2);

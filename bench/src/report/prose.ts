@@ -596,7 +596,7 @@ pnpm bench --hot        # ours alone, about a minute (--quick: 25 s): messages p
                         # for an A/B of two trees, alternated, never for the aims
 pnpm bench --hot --admission service   # the same with a guard process for the gateway to ask (default: local)
 pnpm bench --hot --admission off       # the same with no admission at all: what admission costs (never how people run it)
-pnpm exec vitest run --config bench/vitest.config.ts   # smoke test: --quick writes both files with every figure
+./shrooms test bench    # smoke test (in CI too): --quick writes both files with every figure and every aim judged
 \`\`\`
 
 \`pnpm bench\` builds first when a source changed (scripts/build.mjs) and runs the compiled bench and CLI.
