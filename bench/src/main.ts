@@ -12,7 +12,7 @@ import { BENCH_SRC } from './child.js';
 import { runHot } from './hot.js';
 import { ADMISSIONS, type Admission } from './arms/ours.js';
 import { runMemoryJob } from './memory-job.js';
-import { memoryOnOtherNodes, nodeBinaries } from './other-nodes.js';
+import { memoryOnOtherNodes, nodeBinaries, type OtherNode } from './other-nodes.js';
 import { PLANS } from './plan.js';
 import { renderReport } from './report/markdown.js';
 import { runProfile } from './profile/run.js';
@@ -57,7 +57,7 @@ const REPORT = values.out ? join(RESULTS, 'REPORT.md') : join(BENCH_SRC, '..', '
 const log = (line: string) => process.stderr.write(`${line}\n`);
 /** The memory job's other Nodes: 22 and 24 unless said otherwise; none for a quick run. */
 const nodeList = values.node ?? (values.quick ? 'none' : '22,24');
-let nodes: ReturnType<typeof nodeBinaries> = [];
+let nodes: OtherNode[] = [];
 if (nodeList !== 'none' && (values.memory || !(values.render || values.hot || values.profile || values['memory-figures']))) {
   try {
     nodes = nodeBinaries(nodeList.split(','), log);

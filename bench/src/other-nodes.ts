@@ -7,6 +7,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { delimiter, dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { REPO_ROOT } from './child.js';
 import { onNode, type Figure } from './figures.js';
 
@@ -61,9 +62,8 @@ function runOn(bin: string, quick: boolean, log: Log): Promise<Record<string, Fi
   });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => {
-    for (const line of c.trimEnd().split('\n')) log(`  ${line}`);
-  });
+  // Its log, line by line, indented under this one's.
+  createInterface({ input: child.stderr }).on('line', (line) => log(`  ${line}`));
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => {
