@@ -241,7 +241,23 @@ What the profile says is avoidable:
 }
 
 export function changes(): string {
-  return `Since (2026-12-04, night), on Node 20, where the bench runs: a heap snapshot of a gateway that had served
+  return `Since (2026-12-04, late night), on Node 24, which the full run now measures the memory job on too
+(\`--node\`): V8 13.1 and later read a zero allocation rate on the embedder's C++ heap (cppgc, where a
+process that never uses \`node:vm\` allocates nothing) as the highest rate, so the memory reducer never
+ran in our processes ("high alloc" at every 8 s tick, \`--trace-gc --trace-memory-reducer\`): each kept
+the young generation its start-up grew (16 MB; 2 MB on Node 20) until the reducer's 100 s watchdog, or
+for good when another collection came first.
+
+| change | where | measured | before → after (Node 24.21.0) |
+|---|---|---|---|
+| Every command of the CLI compiles a trivial \`vm.Script\` at its start and every 30 s (an unref'd timer; from V8 13.1 only): Node allocates it on cppgc, the rate is no longer exactly 0, and the reducer runs as on Node 22 — reducing collections 8 s after start-up. | \`libs/runtime/src/idle-memory.ts\`, \`services/shrooms-agent/src/main.ts\` | the memory job run on Node 24.21.0 (full plan: 90 s idle), the tree before and after | idle RSS: gateway 88.9 → 75.7, bridge 78.7 → 71.3, guard 75.5 → 67.5, scheduler 75.9 → 68.2 MB; the gateway on 10,000 / 100,000 retained tasks, idle, 103.9 / 125 → 88.5 / 104.9 MB; once its 100,000-task session is listed 272.6 → 257.6 MB |
+
+What is left is the newer Nodes' own, on Node 22 as on 24 (the idle bridge 71–73 MB against Node 20's 59; the
+gateway 77 against 63; an idle \`node\` process with nothing loaded 2–3 MB more): on Node 24 its binary's pages
+(4 MB more of \`node\` resident), a trusted space (3 MB) and a larger live heap for the same code (old space 10.7
+against 9.7 MB), the young generation back at 1 MB. The bridge's aim is met on Node 20 only.
+
+Before that (2026-12-04, night), on Node 20, where the bench runs: a heap snapshot of a gateway that had served
 130,000 tasks held 142,000 hidden classes and 133,000 descriptor arrays, 42 MB of its 112 MB live heap.
 On Node 20 (V8 11.3) an object spread that adds a field (\`{ ...base, extra }\`) gives every copy a hidden
 class of its own; Node 22 and 24 share one.
