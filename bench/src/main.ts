@@ -55,12 +55,15 @@ if (!Number.isInteger(sessions) || sessions < 1 || sessions > 8) {
 const RESULTS = values.out ? resolve(values.out) : join(BENCH_SRC, '..', 'results');
 const REPORT = values.out ? join(RESULTS, 'REPORT.md') : join(BENCH_SRC, '..', 'REPORT.md');
 const log = (line: string) => process.stderr.write(`${line}\n`);
-/** The memory job's other Nodes: 22 and 24 unless said otherwise; none for a quick run. */
-const nodeList = values.node ?? (values.quick ? 'none' : '22,24');
-let nodes: OtherNode[] = [];
-if (nodeList !== 'none' && (values.memory || !(values.render || values.hot || values.profile || values['memory-figures']))) {
+/**
+ * The memory job's other Nodes (22 and 24 unless said otherwise; none for a quick run), installed
+ * before anything is measured: a wrong `--node` or a failed install stops the bench at once.
+ */
+function otherNodesOrExit(): OtherNode[] {
+  const list = values.node ?? (values.quick ? 'none' : '22,24');
+  if (list === 'none') return [];
   try {
-    nodes = nodeBinaries(nodeList.split(','), log);
+    return nodeBinaries(list.split(','), log);
   } catch (err) {
     process.stderr.write(`${(err as Error).message} (--node none runs the memory job on this Node only)\n`);
     process.exit(2);
@@ -83,6 +86,7 @@ if (values.render) {
   // The memory job alone, its figures on stdout: what other-nodes.ts runs on another Node.
   process.stdout.write(`${JSON.stringify((await runMemoryJob(PLANS[values.quick ? 'quick' : 'full'], log)).toJSON())}\n`);
 } else if (values.memory) {
+  const nodes = otherNodesOrExit();
   const result = JSON.parse(await readFile(join(RESULTS, 'latest.json'), 'utf8')) as BenchResult;
   const plan = PLANS[values.quick ? 'quick' : 'full'];
   for (const key of Object.keys(result.figures)) if (key.includes('@node')) delete result.figures[key];
@@ -108,6 +112,7 @@ if (values.render) {
   log(`wrote ${join(RESULTS, 'profile.json')}`);
 } else {
   const plan = PLANS[values.quick ? 'quick' : 'full'];
+  const nodes = otherNodesOrExit();
   const result = await runBench(plan, log, admission);
   // The memory job after the interleaved figures: fresh processes, started one at a time.
   const memory = await runMemoryJob(plan, log);

@@ -18,7 +18,7 @@
 import { Script } from 'node:vm';
 
 /** Under the ~110 s after which one compile's trace has decayed to exactly 0 again. */
-export const MEMORY_REDUCER_NUDGE_MS = 30_000;
+const MEMORY_REDUCER_NUDGE_MS = 30_000;
 
 let nudging: NodeJS.Timeout | undefined;
 
