@@ -37,4 +37,6 @@ export function startNatsFromConfig(opts: {
   nodes?: number;
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** Picks each port (default: one the kernel hands out). */
+  freePort?: () => Promise<number>;
 }): Promise<NatsCluster>;

@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { natsIncludes } from './nats.mjs';
-import { freePort, natsServerBinary } from './util.mjs';
+import { freePort as kernelPort, natsServerBinary } from './util.mjs';
 
 /** The config text with its addresses and store moved; `cluster` null drops the cluster block. */
 export function rewriteNatsConfig(text, { port, httpPort, storeDir, clusterPort }) {
@@ -45,10 +45,12 @@ export function rewriteNatsConfig(text, { port, httpPort, storeDir, clusterPort 
 /**
  * Starts `nodes` servers from `configFile`. `env`: the variables the config needs (passwords, …);
  * NATS_SERVER_NAME and NATS_ROUTE_1..3 are set here. Resolves when every node's /healthz is ok.
- */
-/**
- * Free ports are picked before the servers bind them, so another process can take one in between:
- * on "address already in use" the whole start is tried again with new ports (three times at most).
+ *
+ * `freePort` picks the ports (default: one the kernel hands out). A test suite passes its own picker,
+ * which draws below the kernel's ephemeral range: a stopped node comes back on its ports, and a port
+ * from that range can meanwhile be any outgoing connection's local port. Free ports are picked before
+ * the servers bind them, so another process can take one in between: on "address already in use" the
+ * whole start is tried again with new ports (three times at most).
  */
 export async function startNatsFromConfig(opts) {
   for (let attempt = 1; ; attempt++) {
@@ -60,7 +62,7 @@ export async function startNatsFromConfig(opts) {
   }
 }
 
-async function startNatsFromConfigOnce({ configFile, nodes = 1, env = {}, timeoutMs = 30_000 }) {
+async function startNatsFromConfigOnce({ configFile, nodes = 1, env = {}, timeoutMs = 30_000, freePort = kernelPort }) {
   const dir = mkdtempSync(join(tmpdir(), 'shrooms-deploy-nats-'));
   const text = readFileSync(configFile, 'utf8');
   for (const inc of natsIncludes(configFile)) {

@@ -141,7 +141,7 @@ async function serviceInfos(): Promise<{ name: string; id: string }[]> {
 beforeAll(async () => {
   temp = await tempDir('shrooms-cluster-e2e');
   tmp = temp.path;
-  cluster = await startNatsFromConfig({ configFile: join(REPO_ROOT, 'deploy/nats/nats.conf'), nodes: 3, env: passwords });
+  cluster = await startNatsFromConfig({ configFile: join(REPO_ROOT, 'deploy/nats/nats.conf'), nodes: 3, env: passwords, freePort });
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
   const guard = launcher('guard');
