@@ -49,6 +49,16 @@ describe('sliding window', () => {
     expect(retryAfterMs([{ id: 'a', at: 0 }], 999.9, 1000)).toBe(1);
   });
 
+  it('stores what JSON.stringify would, also for entries written before and ids that need escaping', () => {
+    const a = { id: 'dev:s:1', at: 1 };
+    const b = { id: 'dev:s:"quoted" \\ ünïcode\n', at: 2.5 };
+    expect(encodeWindow([])).toBe(JSON.stringify({ v: 1, entries: [] }));
+    expect(encodeWindow([a])).toBe(JSON.stringify({ v: 1, entries: [a] }));
+    expect(encodeWindow([a, b])).toBe(JSON.stringify({ v: 1, entries: [a, b] }));
+    expect(encodeWindow([b])).toBe(JSON.stringify({ v: 1, entries: [b] }));
+    expect(decodeWindow(encodeWindow([a, b]))).toEqual([a, b]);
+  });
+
   it('round-trips through its stored form and rejects anything else', () => {
     const entries = [{ id: 'x:y', at: 5 }];
     expect(decodeWindow(encodeWindow(entries))).toEqual(entries);
