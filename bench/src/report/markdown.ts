@@ -50,6 +50,7 @@ function memoryOnNodes(r: BenchResult): string {
     ...['gateway', 'bridge', 'guard', 'scheduler'].map((p): [string, string] => [`idle_rss_${p}_mb`, `idle RSS of the ${p} (MB)`]),
     [`gateway_rss_${many}_tasks_mb`, `gateway RSS on ${label} retained tasks, idle (MB)`],
     [`gateway_rss_listed_${many}_tasks_mb`, `gateway RSS on ${label} retained tasks once that session is listed (MB)`],
+    [`gateway_rss_listed_idle_${many}_tasks_mb`, `gateway RSS on ${label} retained tasks, listed, then idle (MB)`],
     [`gateway_start_${many}_tasks_ms`, `gateway on ${label} retained tasks: start to listening (ms)`],
     ['up_first_answer_ms', '`up` on a fresh state folder: start to its first answered ask (ms)'],
   ];
@@ -196,6 +197,10 @@ ${table(r, [
     {
       key: `gateway_rss_listed_${n}_tasks_mb`,
       label: `gateway RSS on ${n.toLocaleString('en')} retained tasks once that session is listed (MB)`,
+    },
+    {
+      key: `gateway_rss_listed_idle_${n}_tasks_mb`,
+      label: `gateway RSS on ${n.toLocaleString('en')} retained tasks, listed, after ${(r.run.plan.memory?.idleMs ?? 0) / 1000} s without work (MB)`,
     },
   ]),
   { key: 'up_ready_ms', label: '`up` on a fresh state folder: start to ready (ms)' },

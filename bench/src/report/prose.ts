@@ -181,7 +181,7 @@ export function limits(r: BenchResult): string {
   reference. **ListTasks:** ours reads the page's ${r.run.plan.reads.pageSize} tasks with as many direct gets in parallel; the reference
   sorts all tasks of the tenant on every call.
 - **Memory:** peak RSS (VmHWM from /proc) includes module loading and whatever heap V8 chose
-  to keep; it is an upper bound, not live data. The memory job's idle figures are RSS 5 s after start. The gateway's growth with history is the listing index of the sessions it has listed or sent to.
+  to keep; it is an upper bound, not live data. The memory job's idle figures are RSS after ${(r.run.plan.memory?.idleMs ?? 0) / 1000} s without work (its readings 5 s after a step are marked so). The gateway's growth with history is the listing index of the sessions it has listed or sent to.
 ${
   r.run.natsUsers
     ? `- **NATS permissions, ours:** its processes log in with the deploy's users, as under \`up\`, so nats-server checks
