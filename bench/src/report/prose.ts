@@ -241,7 +241,16 @@ What the profile says is avoidable:
 }
 
 export function changes(): string {
-  return `Since (2026-12-04, late night), on Node 24, which the full run now measures the memory job on too
+  return `Since (2026-12-05): the admission window's stored form is joined from each entry's JSON, made once
+(a window is written whole on every admit, and all but its newest entries were in the window before).
+Measured with its UTF-8 encoding, per write: 30 ids 12 → 3 µs, 1,000 ids (the most a raised limit may be)
+330 → 92 µs; in \`--hot\` runs alternated (three each) CPU per task 0.97–1.13 → 0.99–1.03 ms and tasks/s
+within the noise at the bench's ~150-id window, so it is for raised limits, not an aim
+(\`libs/admission/src/window/window.ts\`). The memory job also reads the gateway after a quiet spell once its
+largest session is listed (the figure "listed, then idle"): whether V8's memory reducer runs again after
+the listing's collections differs from run to run on Node 24 (two quick runs: 121.9 → 121.9 and 118.9 → 95.3 MB).
+
+Before that (2026-12-04, late night), on Node 24, which the full run now measures the memory job on too
 (\`--node\`): V8 13.1 and later read a zero allocation rate on the embedder's C++ heap (cppgc, where a
 process that never uses \`node:vm\` allocates nothing) as the highest rate, so the memory reducer never
 ran in our processes ("high alloc" at every 8 s tick, \`--trace-gc --trace-memory-reducer\`): each kept
