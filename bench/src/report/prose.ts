@@ -248,7 +248,8 @@ Measured with its UTF-8 encoding, per write: 30 ids 12 → 3 µs, 1,000 ids (the
 within the noise at the bench's ~150-id window, so it is for raised limits, not an aim
 (\`libs/admission/src/window/window.ts\`). The memory job also reads the gateway after a quiet spell once its
 largest session is listed (the figure "listed, then idle"): whether V8's memory reducer runs again after
-the listing's collections differs from run to run on Node 24 (two quick runs: 121.9 → 121.9 and 118.9 → 95.3 MB).
+the listing's collections differs from run to run on Node 24 (two quick runs: 121.9 → 121.9 and 118.9 → 95.3 MB);
+the full run of 2026-12-05 read 146 → 108, 159 → 124 and 278 → 145 MB on Node 20, 22 and 24 (100,000 tasks).
 
 Before that (2026-12-04, late night), on Node 24, which the full run now measures the memory job on too
 (\`--node\`): V8 13.1 and later read a zero allocation rate on the embedder's C++ heap (cppgc, where a
@@ -468,7 +469,15 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    decode the whole task (history, artifacts) on every change of every task they follow, and a bridge
    starting on a long session reads its whole history once (see the start-up figures). A small second
    value per task (state, context, times) under its own key prefix — or the state in a message header —
-   would let them follow that instead. (libs/ledger, with the gateway and bridge owners)
+   would let them follow that instead. (libs/ledger, with the gateway and bridge owners) The header form, worked out
+   2026-12-05 and not built: every ledger write carries the summary the listing index keeps (entry version, state,
+   status time, creation time, the context id escaped) in one header, sent with the compare-and-set (\`casPut\`
+   takes no headers today); the one-off reads — a session's first listing, the gateway's open-task pass, a
+   bridge's start — take a consumer with \`headers_only\` (nats-server 2.6.2 and later) and read whole only the
+   entries without the header (written before) and, for a bridge, its open tasks; the live watches stay whole
+   (a blocking wait and a stream need the task). It would shorten what the memory job shows growing with the
+   ledger (at 100,000 tasks: first listing 2.7 s, open tasks known 2.6 s, a bridge ready 4.7 s) and the listing's
+   garbage, not the hot path, whose one write per task the gateway must read whole.
 11. **The guard's hop — done** (see the changes above): the gateway admits in its own process. Measured
    first as an upper bound (\`GATEWAY_GUARD=off\`, no admission: messages per send 6.2 → 3.1, CPU per task
    about −40 %); the in-process admission keeps the one window write per new task and lands at 4.06
@@ -603,7 +612,16 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    before (gateway 64.6 MB, bridge 59.4 MB), but the gateway once its 100,000-task session is listed held
    181 MB against 139–149 without it, the young generation grown by the index's build and kept. About 7 % of CPU per task
    at a rate no session asks of it, against 40 MB more in the process people keep running beside their
-   agents: not kept. On Node 24 it is what ours gets anyway.`;
+   agents: not kept. On Node 24 it is what ours gets anyway.
+21. **The idle bridge on Node 22 and 24 (2026-12-05).** Measured on Node 22.23.3 (RSS after 3–12 s, MB): a
+   \`node\` with nothing loaded 41 (35 of it file-backed: the binary's pages); with the built-ins the bridge loads
+   (net, crypto, tls, dns, child_process, worker_threads) 48; a process that has run Turbofan-optimised code holds
+   5–6 MB more of the binary (a hot loop: 48 → 42 with \`--no-opt\`; Node 24 51 → 45). \`up\`'s bridge after 40 s: 76.5,
+   of it 52.5 file-backed and 24 anonymous. No service calls \`Intl\` or a locale method (checked with hooks on
+   each; touching ICU costs 7 MB). The file-backed part is the one \`node\` binary every process of the machine
+   shares (its proportional share is far lower); what lifts it over Node 20's is the newer binary and its JIT.
+   Reaching 60 MB on Node 22 and 24 would take the optimising compiler away from the process that runs every
+   task: not a trade to make. The aim was set on Node 20, where it is met.`;
 }
 
 export function reproduce(): string {
