@@ -18,7 +18,7 @@ import { MACHINE, RAISED_LIMITS, preloadShelf } from './arms/ours.js';
 import { SHELF } from './arms/shelf.js';
 import { BUILT, REPO_ROOT } from './child.js';
 import { Figures } from './figures.js';
-import { procMemoryMb } from './memory.js';
+import { privateMemoryMb, procMemoryMb } from './memory.js';
 import type { Plan } from './plan.js';
 import { median } from './stats.js';
 
@@ -32,6 +32,7 @@ const GATEWAY_STARTS = 3;
 /** Idle sessions of the memory job: the bridge's figure is their median. */
 const IDLE_BRIDGES = ['idle-1', 'idle-2', 'idle-3'];
 const rssOf = (p: ServiceProcess | undefined) => (p?.child.pid ? (procMemoryMb(p.child.pid)?.rss ?? null) : null);
+const privateOf = (p: ServiceProcess | undefined) => (p?.child.pid ? privateMemoryMb(p.child.pid) : null);
 
 export async function runMemoryJob(plan: Plan, log: Log): Promise<Figures> {
   const figures = new Figures();
@@ -67,24 +68,28 @@ async function idleProcesses(idleMs: number, figures: Figures, log: Log): Promis
     const bridges = IDLE_BRIDGES.map((name) => m.bridges.get(name));
     const [guard, scheduler] = m.services.filter((s) => s !== m.gateway && !bridges.includes(s));
     // One reading of one process flips with V8's memory reducer; the bridge's is the median of three.
-    const rows: [string, () => number | null][] = [
-      ['gateway', () => rssOf(m.gateway)],
-      ['bridge', () => median(bridges.map(rssOf))],
-      ['guard', () => rssOf(guard)],
-      ['scheduler', () => rssOf(scheduler)],
+    const groups: [string, (ServiceProcess | undefined)[]][] = [
+      ['gateway', [m.gateway]],
+      ['bridge', bridges],
+      ['guard', [guard]],
+      ['scheduler', [scheduler]],
     ];
-    const read = (key: string, what: (name: string) => string) => {
-      const values = rows.map(([name, rss]) => [name, rss()] as const);
-      for (const [name, rss] of values)
-        figures.single(`${key}_${name}_mb`, what(name === 'bridge' ? `bridge (median of ${bridges.length})` : name), 'MB', 'ours', rss);
-      return values.map(([n, rss]) => `${n} ${rss} MB`).join(', ') + ` (bridges ${bridges.map(rssOf).join(' / ')})`;
+    const read = (key: string, of: typeof rssOf, what: (name: string) => string) => {
+      const values = groups.map(([name, ps]) => [name, median(ps.map(of))] as const);
+      for (const [name, mb] of values)
+        figures.single(`${key}_${name}_mb`, what(name === 'bridge' ? `bridge (median of ${bridges.length})` : name), 'MB', 'ours', mb);
+      return values.map(([n, mb]) => `${n} ${mb} MB`).join(', ') + ` (bridges ${bridges.map(of).join(' / ')})`;
     };
     await settle();
-    log(
-      `memory: RSS ${SETTLE_MS / 1000} s after ready ${read('ready_rss', (n) => `RSS of the ${n} ${SETTLE_MS / 1000} s after it was ready`)}`,
-    );
+    const ready = read('ready_rss', rssOf, (n) => `RSS of the ${n} ${SETTLE_MS / 1000} s after it was ready`);
+    log(`memory: RSS ${SETTLE_MS / 1000} s after ready ${ready}`);
     await settle(idleMs - SETTLE_MS);
-    log(`memory: idle RSS (${idleMs / 1000} s) ${read('idle_rss', (n) => `idle RSS of the ${n} (${idleMs / 1000} s without work)`)}`);
+    log(
+      `memory: idle RSS (${idleMs / 1000} s) ${read('idle_rss', rssOf, (n) => `idle RSS of the ${n} (${idleMs / 1000} s without work)`)}`,
+    );
+    // What each holds alone: its RSS less the pages of the node binary that every process shares.
+    const own = read('idle_private', privateOf, (n) => `idle private memory of the ${n} (RSS less the pages it shares)`);
+    log(`memory: idle private memory ${own}`);
   } finally {
     await mesh?.stop();
     await nats.stop();

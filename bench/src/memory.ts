@@ -1,14 +1,37 @@
 /**
  * Memory of the processes under test, from /proc/<pid>/status: VmHWM (the kernel's peak resident
- * set, the figure reported) and VmRSS sampled during the run (for the curve between phases).
+ * set, the figure reported) and VmRSS sampled during the run (for the curve between phases); and
+ * from /proc/<pid>/smaps_rollup, what a process holds alone.
  */
 import { readFileSync } from 'node:fs';
+
+/** A `Key:  N kB` line's N in a /proc file's text (NaN when missing). */
+const kbIn = (text: string, key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+/** kB as MB to one decimal. */
+const mb = (kb: number) => Math.round(kb / 102.4) / 10;
 
 export function procMemoryMb(pid: number): { rss: number; hwm: number } | null {
   try {
     const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(s)?.[1] ?? NaN);
-    return { rss: Math.round(kb('VmRSS') / 102.4) / 10, hwm: Math.round(kb('VmHWM') / 102.4) / 10 };
+    const kb = (k: string) => kbIn(s, k);
+    return { rss: mb(kb('VmRSS')), hwm: mb(kb('VmHWM')) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What the process alone holds, MB: its private pages (Private_Clean + Private_Dirty of
+ * /proc/<pid>/smaps_rollup). RSS also counts the pages of the `node` binary and the libraries it
+ * maps, which every Node process of the machine shares: a second process costs its private memory,
+ * not its RSS.
+ */
+export function privateMemoryMb(pid: number): number | null {
+  try {
+    const s = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (k: string) => kbIn(s, k);
+    const v = kb('Private_Clean') + kb('Private_Dirty');
+    return Number.isFinite(v) ? mb(v) : null;
   } catch {
     return null;
   }

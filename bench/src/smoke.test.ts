@@ -22,7 +22,7 @@ const EXPECTED: Record<string, string[]> = Object.fromEntries([
   ['peak_rss_gateway_mb', ['ours']],
   ['peak_rss_bridge_mb', ['ours']],
   // The memory job (quick: 1,000 and 10,000 retained tasks).
-  ...['gateway', 'bridge', 'guard', 'scheduler'].map((p) => [`idle_rss_${p}_mb`, ['ours']]),
+  ...['gateway', 'bridge', 'guard', 'scheduler'].flatMap((p) => [`idle_rss_${p}_mb`, `idle_private_${p}_mb`].map((f) => [f, ['ours']])),
   ...[1_000, 10_000].flatMap((n) => [`gateway_rss_${n}_tasks_mb`, `gateway_start_${n}_tasks_ms`].map((f) => [f, ['ours']])),
   ['gateway_rss_listed_idle_10000_tasks_mb', ['ours']],
   ['up_ready_ms', ['ours']],

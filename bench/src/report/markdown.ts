@@ -48,6 +48,7 @@ function memoryOnNodes(r: BenchResult): string {
   const label = many.toLocaleString('en');
   const rows: [string, string][] = [
     ...['gateway', 'bridge', 'guard', 'scheduler'].map((p): [string, string] => [`idle_rss_${p}_mb`, `idle RSS of the ${p} (MB)`]),
+    ...['gateway', 'bridge'].map((p): [string, string] => [`idle_private_${p}_mb`, `idle private memory of the ${p} (MB)`]),
     [`gateway_rss_${many}_tasks_mb`, `gateway RSS on ${label} retained tasks, idle (MB)`],
     [`gateway_rss_listed_${many}_tasks_mb`, `gateway RSS on ${label} retained tasks once that session is listed (MB)`],
     [`gateway_rss_listed_idle_${many}_tasks_mb`, `gateway RSS on ${label} retained tasks, listed, then idle (MB)`],
@@ -162,6 +163,9 @@ ${table(r, [
 Each process started fresh, as people run it (the compiled CLI), and left alone: its RSS read 5 s
 after it was ready (start-up memory not yet given back) and again after ${(r.run.plan.memory?.idleMs ?? 0) / 1000} s without work (idle:
 V8 shrinks its young generation after some seconds of quiet); the aims are on the idle reading.
+Beside it, each process's private memory (Private_Clean + Private_Dirty of its smaps_rollup): RSS
+also counts the pages of the \`node\` binary it runs, which every Node process of the machine shares,
+so what one more session's bridge costs a machine is its private memory, not its RSS.
 ${
   r.run.memoryAt
     ? `These figures are from \`pnpm bench --memory\` on ${r.run.memoryAt.slice(0, 16).replace('T', ' ')} UTC, run after the rest.
@@ -175,6 +179,7 @@ ${table(r, [
   ...['gateway', 'bridge', 'guard', 'scheduler'].flatMap((p) => [
     { key: `ready_rss_${p}_mb`, label: `RSS of the ${p}, 5 s after ready (MB)` },
     { key: `idle_rss_${p}_mb`, label: `idle RSS of the ${p}, after ${(r.run.plan.memory?.idleMs ?? 0) / 1000} s without work (MB)` },
+    { key: `idle_private_${p}_mb`, label: `idle private memory of the ${p}: its RSS less the pages it shares (MB)` },
   ]),
   ...(r.run.plan.memory?.retained ?? []).flatMap((n) => [
     {
