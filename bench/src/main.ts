@@ -71,6 +71,22 @@ function otherNodesOrExit(): OtherNode[] {
 }
 await mkdir(RESULTS, { recursive: true });
 
+/**
+ * The last run's latest.json, which --render and --memory build on; when there is none (a fresh
+ * clone's --out folder), says so and exits before anything is measured.
+ */
+async function readLatest(flag: string): Promise<BenchResult> {
+  const file = join(RESULTS, 'latest.json');
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) {
+    process.stderr.write(
+      `${flag} builds on the last run's ${file}, and there is none: run pnpm bench (or --quick) with this --out first\n`,
+    );
+    process.exit(2);
+  }
+  return JSON.parse(text) as BenchResult;
+}
+
 const readProfile = () =>
   readFile(join(BENCH_SRC, '..', 'results', 'profile.json'), 'utf8').then(
     (t) => JSON.parse(t),
@@ -78,7 +94,7 @@ const readProfile = () =>
   );
 
 if (values.render) {
-  const result = JSON.parse(await readFile(join(RESULTS, 'latest.json'), 'utf8')) as BenchResult;
+  const result = await readLatest('--render');
   result.aims = judgeAims(result.figures, result.run.plan);
   await writeFile(REPORT, renderReport(result, await readProfile()));
   log(`wrote ${REPORT} from ${join(RESULTS, 'latest.json')}`);
@@ -86,8 +102,8 @@ if (values.render) {
   // The memory job alone, its figures on stdout: what other-nodes.ts runs on another Node.
   process.stdout.write(`${JSON.stringify((await runMemoryJob(PLANS[values.quick ? 'quick' : 'full'], log)).toJSON())}\n`);
 } else if (values.memory) {
+  const result = await readLatest('--memory');
   const nodes = otherNodesOrExit();
-  const result = JSON.parse(await readFile(join(RESULTS, 'latest.json'), 'utf8')) as BenchResult;
   const plan = PLANS[values.quick ? 'quick' : 'full'];
   for (const key of Object.keys(result.figures)) if (key.includes('@node')) delete result.figures[key];
   Object.assign(result.figures, (await runMemoryJob(plan, log)).toJSON(), await memoryOnOtherNodes(nodes, !!values.quick, log));

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REPO_ROOT } from './child.js';
 
 const out = await mkdtemp(join(tmpdir(), 'shrooms-bench-'));
@@ -29,9 +29,23 @@ const EXPECTED: Record<string, string[]> = Object.fromEntries([
   ['up_first_answer_ms', ['ours']],
 ]);
 
-it('writes latest.json and REPORT.md with every figure, each with its ratios', async () => {
-  // As `pnpm bench --quick` runs it: built first, then the compiled bench.
+// As `pnpm bench --quick` runs it: built first, then the compiled bench.
+beforeAll(() => {
   expect(spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/build.mjs')], { cwd: REPO_ROOT, stdio: 'inherit' }).status).toBe(0);
+});
+
+it('--memory and --render on a folder no run has written to say so and measure nothing', () => {
+  for (const flag of ['--memory', '--render']) {
+    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'bench/dist/main.js'), flag, '--node', 'none', '--out', out], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`${flag} builds on the last run's ${join(out, 'latest.json')}, and there is none`);
+  }
+});
+
+it('writes latest.json and REPORT.md with every figure, each with its ratios', async () => {
   const child = spawn(process.execPath, [join(REPO_ROOT, 'bench/dist/main.js'), '--quick', '--out', out], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'pipe'],
