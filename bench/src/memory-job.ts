@@ -125,12 +125,16 @@ async function gatewayAtRetained(plan: Plan, figures: Figures, log: Log): Promis
       loaded = n;
       log(`memory: ledger holds ${n} tasks (preloaded in ${((Date.now() - tp) / 1000).toFixed(1)} s); starting a gateway on it`);
       // Start-up to listening is one short span a busy moment can double: the median of three starts,
-      // the last of which stays up for the rest.
+      // the last of which stays up for the rest. Each is stopped only once its open tasks are known,
+      // so the next does not start beside a background read still going on nats-server (its consumer
+      // goes 5 s after its reader): the likely cause of a full run's 402 / 513 / 514 ms on 100,000
+      // tasks on 2026-12-05, where the run after it read 361 / 349 / 375.
       const starts: number[] = [];
       for (let i = 1; i < GATEWAY_STARTS; i++) {
         const ts = Date.now();
         const gw = await mesh.startGateway();
         starts.push(Date.now() - ts);
+        await gw.waitFor(/open tasks known/, 600_000);
         await gw.stop();
       }
       const t0 = Date.now();
