@@ -241,7 +241,16 @@ What the profile says is avoidable:
 }
 
 export function changes(): string {
-  return `Since (2026-12-05): the admission window's stored form is joined from each entry's JSON, made once
+  return `Since (2026-12-05, later): the memory job reads each idle process's private memory beside its RSS
+(Private_Clean + Private_Dirty of its smaps_rollup): RSS counts the pages of the \`node\` binary, which every
+Node process of the machine shares, and on Node 22 and 24 those are most of an idle process's RSS
+(recommendation 21). Its gateway start-up figure (the median of three starts) now stops each start only
+once its open tasks are known: one run read 402 / 513 / 514 ms on 100,000 tasks against 361 on 10,000 (the
+flatness aim not met on Node 20), the next 361 / 349 / 375 — the later starts likely began beside the earlier
+one's background read still going on nats-server. Nothing on the path changed; recommendations 10 and 16 were
+measured and weighed again, and are not built (their entries say why).
+
+Before that (2026-12-05): the admission window's stored form is joined from each entry's JSON, made once
 (a window is written whole on every admit, and all but its newest entries were in the window before).
 Measured with its UTF-8 encoding, per write: 30 ids 12 → 3 µs, 1,000 ids (the most a raised limit may be)
 330 → 92 µs; in \`--hot\` runs alternated (three each) CPU per task 0.97–1.13 → 0.99–1.03 ms and tasks/s
@@ -477,7 +486,12 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    entries without the header (written before) and, for a bridge, its open tasks; the live watches stay whole
    (a blocking wait and a stream need the task). It would shorten what the memory job shows growing with the
    ledger (at 100,000 tasks: first listing 2.7 s, open tasks known 2.6 s, a bridge ready 4.7 s) and the listing's
-   garbage, not the hot path, whose one write per task the gateway must read whole.
+   garbage, not the hot path, whose one write per task the gateway must read whole. Its gain measured before
+   building it (2026-12-05, a scratch reader on nats-server 2.9.10: 100,000 entries of 1.1 KB, each with a
+   60-byte summary header, read to the end by a consumer as \`readLastValues\` makes it, three reads each
+   alternated): whole, each value decoded, 1,157–1,230 ms (the reader's CPU 1.03–1.20 s); \`headers_only\`, the
+   header parsed, 853–1,003 ms (0.67–0.80 s). A quarter off a one-off read, because what stays is per message
+   (each delivery parsed by nats.js, its ack): not worth a change to every ledger write. Not built.
 11. **The guard's hop — done** (see the changes above): the gateway admits in its own process. Measured
    first as an upper bound (\`GATEWAY_GUARD=off\`, no admission: messages per send 6.2 → 3.1, CPU per task
    about −40 %); the in-process admission keeps the one window write per new task and lands at 4.06
@@ -551,7 +565,16 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    4.35 → 3.47, messages per send 6.2 → 5.2). Against the reference's 0.71 ms p50 and 1.00 ms first event
    of the full run, that would bring the SSE aim in and CPU per task to its line; p50 would stay near 2×.
    The guard's own design (the window's compare-and-set before the delivery) is what it would change,
-   so it is for the issue's owner to take up.
+   so it is for the issue's owner to take up. Two forms weighed on paper (2026-12-05), neither built:
+   the task carried in the window value fails on durability — the window bucket keeps one value per key,
+   so the next admit would replace the task of a bridge that is down. Keeping the delivery as it is, the
+   gateway could send the window write and the delivery in one socket write and the bridge hold the
+   delivery until its consumer of its sessions' windows brings the stored window naming the task (a
+   compare-and-set that fails is not stored, so no consumer sees it; a plain subscriber would). That takes
+   one of the gateway's wake-ups off the path — the window's answer and the delivery sent after it,
+   0.24–0.29 ms in recommendation 17's capture — so p50 would come to about 1.7× the reference, not 1.5×;
+   and each task would cost its bridge a JetStream delivery and a window decode more, so CPU per task
+   would rise, not fall.
 17. **Where a blocking send's time goes at concurrency 1 (2026-12-04).** A loopback capture of single
    sends (tcpdump, one after the other) shows each step: the gateway from the request to its window write
    0.35–0.42 ms, nats-server's store and answer 0.10–0.13, the gateway to its delivery 0.14–0.16, the
@@ -621,7 +644,13 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    each; touching ICU costs 7 MB). The file-backed part is the one \`node\` binary every process of the machine
    shares (its proportional share is far lower); what lifts it over Node 20's is the newer binary and its JIT.
    Reaching 60 MB on Node 22 and 24 would take the optimising compiler away from the process that runs every
-   task: not a trade to make. The aim was set on Node 20, where it is met.`;
+   task: not a trade to make. The aim was set on Node 20, where it is met. Since then the memory job reads
+   each idle process's private memory too (its RSS less the pages it shares; full \`--memory\` run of 2026-12-05,
+   90 s idle): the bridge holds 16.5 MB of its own on Node 20, 21.6 on 22.23.3 and 24.7 on 24.21.0 (RSS 59.0,
+   72.6, 70.9), the gateway 20.8, 26.3 and 30.3 (RSS 63.0, 77.4, 76.5). So 46–51 MB of an idle bridge's RSS on
+   Node 22 and 24 is the \`node\` binary that every process of the machine shares, and one more session costs a
+   machine 22–25 MB. An aim on private memory (a bridge's own under 30 MB on every Node, say) would judge what
+   the machine pays; restating the aim is the issue owner's call, so the report judges RSS as asked.`;
 }
 
 export function reproduce(): string {
