@@ -165,7 +165,8 @@ after it was ready (start-up memory not yet given back) and again after ${(r.run
 V8 shrinks its young generation after some seconds of quiet); the aims are on the idle reading.
 Beside it, each process's private memory (Private_Clean + Private_Dirty of its smaps_rollup): RSS
 also counts the pages of the \`node\` binary it runs, which every Node process of the machine shares,
-so what one more session's bridge costs a machine is its private memory, not its RSS.
+so what one more session's bridge costs a machine is its private memory, not its RSS (read with the
+job's other processes running on the same \`node\`: a page counts as shared only while another maps it).
 ${
   r.run.memoryAt
     ? `These figures are from \`pnpm bench --memory\` on ${r.run.memoryAt.slice(0, 16).replace('T', ' ')} UTC, run after the rest.
