@@ -75,10 +75,18 @@ async function idleProcesses(idleMs: number, figures: Figures, log: Log): Promis
       ['scheduler', [scheduler]],
     ];
     const read = (key: string, of: typeof rssOf, what: (name: string) => string) => {
-      const values = groups.map(([name, ps]) => [name, median(ps.map(of))] as const);
-      for (const [name, mb] of values)
-        figures.single(`${key}_${name}_mb`, what(name === 'bridge' ? `bridge (median of ${bridges.length})` : name), 'MB', 'ours', mb);
-      return values.map(([n, mb]) => `${n} ${mb} MB`).join(', ') + ` (bridges ${bridges.map(of).join(' / ')})`;
+      // Each process read once: the bridges' readings give both their median and the log's list.
+      const each = groups.map(([name, ps]) => [name, ps.map(of)] as const);
+      for (const [name, mbs] of each)
+        figures.single(
+          `${key}_${name}_mb`,
+          what(name === 'bridge' ? `bridge (median of ${bridges.length})` : name),
+          'MB',
+          'ours',
+          median(mbs),
+        );
+      const ofBridges = each.find(([name]) => name === 'bridge')![1];
+      return each.map(([n, mbs]) => `${n} ${median(mbs)} MB`).join(', ') + ` (bridges ${ofBridges.join(' / ')})`;
     };
     await settle();
     const ready = read('ready_rss', rssOf, (n) => `RSS of the ${n} ${SETTLE_MS / 1000} s after it was ready`);
