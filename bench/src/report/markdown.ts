@@ -53,7 +53,7 @@ function memoryOnNodes(r: BenchResult): string {
     [`gateway_rss_listed_${many}_tasks_mb`, `gateway RSS on ${label} retained tasks once that session is listed (MB)`],
     [`gateway_rss_listed_idle_${many}_tasks_mb`, `gateway RSS on ${label} retained tasks, listed, then idle (MB)`],
     [`gateway_start_${many}_tasks_ms`, `gateway on ${label} retained tasks: start to listening (ms)`],
-    ['up_first_answer_ms', '`up` on a fresh state folder: start to its first answered ask (ms)'],
+    ['up_first_answer_ms', '`up` on a fresh state folder: start to its first answered ask (ms, median of 3 starts)'],
   ];
   const value = (key: string) => fmt(r.figures[key]?.arms.ours?.value ?? null);
   return `The same job on each Node people run ours on (\`--node\`; the figures under \`<key>@node<version>\` in latest.json, the memory aims judged on each):
@@ -209,8 +209,8 @@ ${table(r, [
       label: `gateway RSS on ${n.toLocaleString('en')} retained tasks, listed, after ${(r.run.plan.memory?.idleMs ?? 0) / 1000} s without work (MB)`,
     },
   ]),
-  { key: 'up_ready_ms', label: '`up` on a fresh state folder: start to ready (ms)' },
-  { key: 'up_first_answer_ms', label: '`up` on a fresh state folder: start to its first answered ask (ms)' },
+  { key: 'up_ready_ms', label: '`up` on a fresh state folder: start to ready (ms, median of 3 starts)' },
+  { key: 'up_first_answer_ms', label: '`up` on a fresh state folder: start to its first answered ask (ms, median of 3 starts)' },
 ])}
 
 ${memoryOnNodes(r)}Ours is the gateway + the bridge${r.memory.peaksMb.ours_guard ? ' + the guard' : ''}; the reference is its one server; the floor is its two responders.
