@@ -4,9 +4,7 @@
  * from /proc/<pid>/smaps_rollup, what a process holds alone.
  */
 import { readFileSync } from 'node:fs';
-
-/** A `Key:  N kB` line's N in a /proc file's text (NaN when missing). */
-const kbIn = (text: string, key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+import { kbIn } from '@shrooms/testing';
 /** kB as MB to one decimal. */
 const mb = (kb: number) => Math.round(kb / 102.4) / 10;
 

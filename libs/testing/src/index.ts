@@ -45,6 +45,7 @@ export {
   type ClusterNode,
   formatChaosTable,
   isAlive,
+  kbIn,
   liveMemory,
   type LiveMemory,
   MEMORY_PROBE,

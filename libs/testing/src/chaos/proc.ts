@@ -6,11 +6,19 @@ import { readdir, readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { REPO_ROOT, type ServiceProcess } from '../processes.js';
 
+/**
+ * A `Key:  N kB` line's N in the text of a /proc file that reads that way (status, smaps_rollup),
+ * or NaN when the key is missing. The one parser of them for the tests and the bench.
+ */
+export function kbIn(text: string, key: string): number {
+  return Number(new RegExp(`^${key}:\\s+(\\d+) kB$`, 'm').exec(text)?.[1] ?? NaN);
+}
+
 /** Resident set size of `pid` in bytes (VmRSS), or undefined when the process is gone. */
 export async function rssBytes(pid: number): Promise<number | undefined> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => undefined);
-  const m = status?.match(/^VmRSS:\s+(\d+)\s+kB$/m);
-  return m ? Number(m[1]) * 1024 : undefined;
+  const kb = status === undefined ? NaN : kbIn(status, 'VmRSS');
+  return Number.isNaN(kb) ? undefined : kb * 1024;
 }
 
 /** Open sockets of `pid` (TCP listeners, clients, the NATS connection), or undefined when gone. */
