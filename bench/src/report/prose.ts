@@ -241,7 +241,17 @@ What the profile says is avoidable:
 }
 
 export function changes(): string {
-  return `Since (2026-12-05, later): the memory job reads each idle process's private memory beside its RSS
+  return `Since (2026-12-05, evening): the bundle every process runs (\`scripts/bundle.mjs\`) asks Node for its own
+modules (\`process.getBuiltinModule\`) instead of importing them. On Node 22 and 24 an ESM import of one of
+them builds its ESM face by reading every export, which runs the lazy ones: \`node:http\`'s \`WebSocket\`
+loaded undici, with http2, zlib and worker threads, into every process, and \`node:process\`, \`node:fs\` and
+\`node:util\` what their getters stand for (those four alone: 56.8 MB imported against 46.0 MB asked on Node
+22.23.3, 58.8 against 45.0 on 24.21.0; Node 20 builds its faces lazily). The real \`require\` each file of the
+bundle carried is made on its first call, so the 60-odd createRequire calls at start-up went too. \`up\`'s
+processes after 90 s idle, two runs of each bundle (RSS, MB): Node 22 bridge 72 → 68, gateway 76 → 73,
+scheduler 70 → 66; Node 24 bridge 70–71 → 67–68, gateway 75 → 73–74, scheduler 68 → 65 (recommendation 21).
+
+Before that (2026-12-05, later): the memory job reads each idle process's private memory beside its RSS
 (Private_Clean + Private_Dirty of its smaps_rollup): RSS counts the pages of the \`node\` binary, which every
 Node process of the machine shares, and on Node 22 and 24 those are most of an idle process's RSS
 (recommendation 21). Its gateway start-up figure (the median of three starts) now stops each start only
@@ -637,20 +647,27 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    at a rate no session asks of it, against 40 MB more in the process people keep running beside their
    agents: not kept. On Node 24 it is what ours gets anyway.
 21. **The idle bridge on Node 22 and 24 (2026-12-05).** Measured on Node 22.23.3 (RSS after 3–12 s, MB): a
-   \`node\` with nothing loaded 41 (35 of it file-backed: the binary's pages); with the built-ins the bridge loads
-   (net, crypto, tls, dns, child_process, worker_threads) 48; a process that has run Turbofan-optimised code holds
-   5–6 MB more of the binary (a hot loop: 48 → 42 with \`--no-opt\`; Node 24 51 → 45). \`up\`'s bridge after 40 s: 76.5,
-   of it 52.5 file-backed and 24 anonymous. No service calls \`Intl\` or a locale method (checked with hooks on
-   each; touching ICU costs 7 MB). The file-backed part is the one \`node\` binary every process of the machine
-   shares (its proportional share is far lower); what lifts it over Node 20's is the newer binary and its JIT.
-   Reaching 60 MB on Node 22 and 24 would take the optimising compiler away from the process that runs every
-   task: not a trade to make. The aim was set on Node 20, where it is met. Since then the memory job reads
-   each idle process's private memory too (its RSS less the pages it shares; full \`--memory\` run of 2026-12-05,
-   90 s idle): the bridge holds 16.5 MB of its own on Node 20, 21.6 on 22.23.3 and 24.7 on 24.21.0 (RSS 59.0,
-   72.6, 70.9), the gateway 20.8, 26.3 and 30.3 (RSS 63.0, 77.4, 76.5). So 46–51 MB of an idle bridge's RSS on
-   Node 22 and 24 is the \`node\` binary that every process of the machine shares, and one more session costs a
-   machine 22–25 MB. An aim on private memory (a bridge's own under 30 MB on every Node, say) would judge what
-   the machine pays; restating the aim is the issue owner's call, so the report judges RSS as asked.`;
+   \`node\` with nothing loaded 41 (35 of it file-backed: the binary's pages); with net, crypto, tls, dns,
+   child_process and worker_threads 48; a process that has run Turbofan-optimised code holds 5–6 MB more of
+   the binary (a hot loop: 48 → 42 with \`--no-opt\`; Node 24 51 → 45). No service calls \`Intl\` or a locale
+   method (checked with hooks on each; touching ICU costs 7 MB). Found later that day (evening), from the list
+   of Node's modules a bridge had loaded: the bundle's ESM imports of Node's own modules loaded undici, http2,
+   zlib and more into every process on Node 22 and 24 (an ESM import builds the module's ESM face by reading
+   every export, and \`node:http\`'s \`WebSocket\` is undici). Done: the bundle asks Node for them instead
+   (see the changes above); 3–4 MB off every idle process on Node 22 and 24. The full \`--memory\` run of
+   2026-12-05 (evening, 90 s idle) reads the bridge at 58.4 / 68.2 / 66.9 MB RSS on Node 20 / 22 / 24 (the run
+   before the change: 59.0 / 72.6 / 70.9), of its own 16.2 / 19.4 / 21.8 (16.5 / 21.6 / 24.7). What is left
+   over 60 on Node 22 and 24 is the binary's pages, and 6 MB of them are the optimising compiler's: \`up\`'s
+   bridge on Node 22 after 90 s, 68 MB, with \`--no-opt\` 62 (file-backed 48 → 43). V8 optimises a few
+   functions while the bundle loads, each run thousands of times then (\`--trace-opt\`, Node 22: Node's
+   path functions under the ESM loader's resolution of the bundle's files, and esbuild's \`__name\` helper,
+   which \`keepNames\` calls for every function and class), and the compiler's code stays mapped. On Node 24
+   nothing is optimised at start-up since the change, and the bridge still holds 67 MB. Next levers, not
+   taken: fewer files for a service to load, and names kept without \`__name\` (errors of nats.js are told
+   apart by name, so that needs care). Even so the last 7–8 MB would be the binary the newer Nodes bring, which
+   every process of the machine shares: an aim on private memory (a bridge's own under 30 MB on every Node,
+   say) would judge what a machine pays; restating the aim is the issue owner's call, so the report judges
+   RSS as asked.`;
 }
 
 export function reproduce(): string {
