@@ -84,7 +84,7 @@ export async function bundleCli(
  * some 60 files, enough calls that V8's optimising compiler took Node's path functions, whose code
  * pages then stay in an idle process.
  */
-const LAZY_REQUIRE = [
+export const LAZY_REQUIRE = [
   'let __shroomsRequire;',
   'function require(id) {',
   "  return process.getBuiltinModule(id) ?? (__shroomsRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id);",
@@ -115,7 +115,7 @@ const DYNAMIC_IMPORT = /(?<![\w$.])import\(\s*(?<q>["'])(?<from>[^"']+)\k<q>\s*\
  * A dynamic `import()` of one becomes a promise of the module. `expected` is how many of each esbuild
  * says the file has, so an import this misreads stops the build.
  */
-export function builtinsAsked(text, expected = { statements: 0, dynamic: 0 }) {
+export function builtinsAsked(text, expected) {
   const asks = [];
   let dynamic = 0;
   const body = text

@@ -1,8 +1,10 @@
+import type * as nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a build script in plain JavaScript, without types
-import { builtinsAsked } from './bundle.mjs';
+import { builtinsAsked, LAZY_REQUIRE } from './bundle.mjs';
 
 const ask = (text: string, statements: number, dynamic = 0): string => builtinsAsked(text, { statements, dynamic }) as string;
+type PathModule = typeof nodePath;
 const mod = (id: string) => `process.getBuiltinModule("${id}")`;
 
 describe('builtinsAsked: the bundle asks Node for its own modules instead of importing them', () => {
@@ -29,12 +31,15 @@ describe('builtinsAsked: the bundle asks Node for its own modules instead of imp
   it("turns import() of one of Node's modules into a promise of it, with the module as default", async () => {
     const out = ask('const m=import("node:path"),n=import("./y.js");', 0, 1);
     expect(out).toBe('const m=__shroomsImport("node:path"),n=import("./y.js");');
-    // The banner's helper, as a file of the bundle has it.
-    const helper = (id: string) =>
-      Promise.resolve().then(() => new Proxy(process.getBuiltinModule(id), { get: (m, k) => (k === 'default' ? m : m[k as never]) }));
-    const path = await helper('node:path');
+    // The banner every file of the bundle starts with, run as a module of its own.
+    const banner = (await import(
+      `data:text/javascript,${encodeURIComponent(`${LAZY_REQUIRE as string}\nexport { __shroomsImport, require };`)}`
+    )) as { __shroomsImport: (id: string) => Promise<PathModule>; require: (id: string) => unknown };
+    const path = await banner.__shroomsImport('node:path');
     expect(path.join('a', 'b')).toBe('a/b');
     expect((path as unknown as { default: unknown }).default).toBe(process.getBuiltinModule('node:path'));
+    // Its require asks Node for Node's modules first.
+    expect(banner.require('node:fs')).toBe(process.getBuiltinModule('node:fs'));
   });
 
   it('stops the build when it finds other than esbuild wrote', () => {
