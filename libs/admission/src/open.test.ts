@@ -22,7 +22,7 @@ it('opens with several admitters making its buckets at once on fresh servers', a
       for (let i = 0; i < 6; i++) conns.push(await connectNats({ NATS_URL: server.url }, log, `admitter ${i}`));
       const opened = await Promise.allSettled(conns.map((nc) => openAdmission({ nc, log, config })));
       expect(opened.map((o) => (o.status === 'rejected' ? String(o.reason) : 'opened'))).toEqual(Array(6).fill('opened'));
-      for (const o of opened) if (o.status === 'fulfilled') o.value.close();
+      await Promise.all(opened.map((o) => (o.status === 'fulfilled' ? o.value.close() : undefined)));
     } finally {
       for (const nc of conns) await nc.close();
       await server.stop();

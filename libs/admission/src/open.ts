@@ -33,7 +33,8 @@ export interface Admission {
   admit: Admit;
   control: Control;
   limits: AdmitLimits;
-  close(): void;
+  /** Stops watching the policy and gives back the places reserved ahead (window/ahead.ts). */
+  close(): Promise<void>;
 }
 
 export async function openAdmission({ nc, log, config, now, readSignal }: OpenAdmissionOptions): Promise<Admission> {
@@ -84,9 +85,10 @@ export async function openAdmission({ nc, log, config, now, readSignal }: OpenAd
       log,
     }),
     control: controller({ windows, overrides, filePolicy, ruleFor: rules, rate: limits.rate, budget: limits.budget }),
-    close() {
+    async close() {
       file?.close();
       overrides.close();
+      await windows.close();
     },
   };
 }

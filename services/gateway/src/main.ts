@@ -95,9 +95,10 @@ export async function runGateway(env: Record<string, string | undefined> = proce
   gw.live.openKnown().catch((err: unknown) => log.warn({ err }, 'finding the open tasks failed; the next sweep tries again'));
   onShutdown(log, async () => {
     identity.close();
-    admission?.close();
     for (const server of extra) server.close();
     await gw.close();
+    // After the last request: the loop-guard places it reserved ahead are given back.
+    await admission?.close();
     await svc.stop();
     await drainNats(nc, log);
   });

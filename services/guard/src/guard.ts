@@ -62,8 +62,9 @@ export async function buildGuard({ nc, log, config, now, readSignal }: BuildGuar
     admit,
     control,
     async stop() {
-      admission.close();
       await service.stop();
+      // After the last admit: the loop-guard places it reserved ahead are given back.
+      await admission.close();
     },
   };
 }

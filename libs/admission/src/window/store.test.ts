@@ -5,7 +5,7 @@ import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESSAGE_ID_MAX_LENGTH, NAME_MAX_LENGTH, formatTaskId, isValidMessageId, isValidName } from '@shrooms/protocol';
 import { WindowStore, preciseNow } from './store.js';
-import { WINDOW_MAX_ENTRIES } from './window.js';
+import { WINDOW_MAX_ENTRIES, decodeWindow } from './window.js';
 
 const log = createLogger('guard-test', 'silent');
 const spec = { max: 30, windowMs: 60 * 60 * 1000 };
@@ -139,6 +139,60 @@ describe('WindowStore (JetStream KV, compare-and-set)', () => {
     // A request that arrives after a reset elsewhere is not answered from the read before it.
     await other!.reset('flood');
     expect(await mine!.reserve('flood', 'f', one, later(), preciseNow())).toEqual({ ok: true, counted: true, count: 1 });
+  });
+
+  it('admits a steady stream from places reserved ahead: far fewer writes than admits, every id counted', async () => {
+    const store = new WindowStore(kvs[0]!, { log });
+    const big = { max: 1_000, windowMs: 60 * 60 * 1000 };
+    const before = conns[0]!.stats().outMsgs;
+    const ids = Array.from({ length: 60 }, (_, i) => `s${i}`);
+    for (const id of ids) expect(await store.reserve('steady', id, big, later())).toMatchObject({ ok: true, counted: true });
+    expect(conns[0]!.stats().outMsgs - before).toBeLessThan(20);
+    // Places not given are dropped and the given ones hold their ids once inspected (or at the lease's end).
+    const state = await store.inspect('steady', big);
+    expect(state.count).toBe(60);
+    expect([...state.ids].sort()).toEqual([...ids].sort());
+  });
+
+  it('admits exactly the maximum when another store holds places ahead, waiting for their lease', async () => {
+    const stores = kvs.map((kv) => new WindowStore(kv, { log }));
+    const stream = async (store: WindowStore, name: string, n: number) => {
+      const out = [];
+      for (let i = 0; i < n; i++) out.push(await store.reserve('two-streams', `${name}${i}`, spec, later()));
+      return out;
+    };
+    // The first stops early, holding places it will not use: the other waits for their lease
+    // before it refuses, so the window still fills to its maximum, and never past it.
+    const first = await stream(stores[0]!, 'a', 5);
+    const stored = decodeWindow((await kvs[1]!.get('two-streams'))!.string());
+    expect(stored.filter((e) => e.id.startsWith('~place:')).length).toBeGreaterThan(2);
+    const results = [...first, ...(await stream(stores[1]!, 'b', 40))];
+    expect(results.filter((r) => r.ok && r.counted)).toHaveLength(30);
+    const state = await stores[1]!.inspect('two-streams', spec);
+    expect(state.count).toBe(30);
+    expect(state.ids.filter((id) => id.startsWith('~place:'))).toEqual([]);
+  });
+
+  it('gives back the places it did not use when their lease ends', async () => {
+    const store = new WindowStore(kvs[0]!, { log });
+    const short = { max: 100, windowMs: 2_000 };
+    for (let i = 0; i < 10; i++) await store.reserve('lease', `l${i}`, short, later());
+    const stored = async () => decodeWindow((await kvs[1]!.get('lease'))!.string()).map((e) => e.id);
+    expect((await stored()).some((id) => id.startsWith('~place:'))).toBe(true);
+    // A lease is a tenth of the window (200 ms); the write after it drops the places.
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await stored()).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `l${i}`).sort());
+  });
+
+  it('gives back its places when it closes, and reserves none after', async () => {
+    const store = new WindowStore(kvs[0]!, { log });
+    for (let i = 0; i < 10; i++) await store.reserve('closing', `c${i}`, spec, later());
+    const stored = async () => decodeWindow((await kvs[1]!.get('closing'))!.string()).map((e) => e.id);
+    expect((await stored()).some((id) => id.startsWith('~place:'))).toBe(true);
+    await store.close();
+    expect((await stored()).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `c${i}`).sort());
+    for (let i = 10; i < 15; i++) await store.reserve('closing', `c${i}`, spec, later());
+    expect((await stored()).filter((id) => id.startsWith('~place:'))).toEqual([]);
   });
 
   it('writes nothing and fails closed once the deadline has passed', async () => {

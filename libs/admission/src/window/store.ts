@@ -12,10 +12,18 @@
  * read again before it is answered — unless a read that began after the request arrived already
  * showed the window full: no reset or give-back the request could have seen is missed then, and a
  * flood of new tasks (what the loop guard is for) costs one read, not one per refusal.
+ *
+ * When new tasks for a key come often, a write also reserves places ahead (ahead.ts): the next
+ * admits take them from memory, without a write each, and a later write puts their ids in them.
+ *
+ * Over 300 lines because settling a batch and reserving ahead share the key's lock, the window
+ * remembered and every write: apart, they would pass all of that back and forth.
  */
+import { randomBytes } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
 import { ShroomsError } from '@shrooms/protocol';
 import { casPut, type Logger } from '@shrooms/runtime';
+import { Ahead, foreignPlacesPending } from './ahead.js';
 import { keyedLock } from './keyed-lock.js';
 import { decide, decodeWindow, encodeWindow, live, retryAfterMs, type Decision, type WindowEntry, type WindowSpec } from './window.js';
 
@@ -61,6 +69,12 @@ export class WindowStore {
   private readonly written = new Map<string, { entries: WindowEntry[]; revision: number }>();
   /** The window this store last read under each key, with when that read began (preciseNow). */
   private readonly seen = new Map<string, { entries: WindowEntry[]; startedAt: number }>();
+  /** Places this store reserved ahead under each key (ahead.ts). */
+  private readonly ahead = new Map<string, Ahead>();
+  /** Names this store's places apart from other replicas' (and from its own before a restart). */
+  private readonly owner = randomBytes(4).toString('hex');
+  /** Closing: no place is reserved any more. */
+  private closed = false;
 
   constructor(
     readonly kv: KV,
@@ -81,6 +95,8 @@ export class WindowStore {
    * a burst costs a few writes, not one round trip each in a row.
    */
   reserve(key: string, id: string, spec: WindowSpec, deadline: number, arrivedAt = preciseNow()): Promise<Reservation> {
+    const placed = this.fromAhead(key, id, spec);
+    if (placed) return Promise.resolve(placed);
     return new Promise<Reservation>((resolve, reject) => {
       const admit: Admit = { id, spec, deadline, arrivedAt, resolve, reject };
       const waiting = this.waiting.get(key);
@@ -104,14 +120,16 @@ export class WindowStore {
    */
   private async settle(key: string, batch: Admit[]): Promise<void> {
     let open = batch;
+    const ahead = this.aheadOf(key, batch[0]!.spec);
     const mine = this.written.get(key);
     if (mine) {
-      const plan = this.plan(key, mine.entries, open);
+      const plan = this.plan(key, ahead.settled(mine.entries), open);
       open = plan.kept;
-      if (plan.adds.length && (await this.commit(key, plan, mine.revision))) open = [...plan.decided.map((x) => x.a), ...plan.undecided];
+      if (plan.adds.length && (await this.commit(key, plan, mine.revision, ahead)))
+        open = [...plan.decided.map((x) => x.a), ...plan.undecided];
     }
     const fresh = this.seen.get(key);
-    if (fresh)
+    if (fresh && !foreignPlacesPending(fresh.entries, ahead, this.now()))
       open = open.filter((a) => {
         if (fresh.startedAt <= a.arrivedAt) return true;
         const d = decide(fresh.entries, a.id, a.spec, this.now());
@@ -119,20 +137,33 @@ export class WindowStore {
         a.resolve({ ok: false, count: d.count, retryAfterMs: d.retryAfterMs });
         return false;
       });
-    for (let attempt = 0; open.length;) {
-      const { entries, revision } = await this.read(key);
-      const plan = this.plan(key, entries, open);
-      for (const { a, d } of plan.decided) {
-        if (d.kind === 'present') a.resolve({ ok: true, counted: false, count: d.count });
-        else if (d.kind === 'full') a.resolve({ ok: false, count: d.count, retryAfterMs: d.retryAfterMs });
+    // Refusals that places of another replica may yet make room for: decided again after their lease.
+    let held: Admit[] = [];
+    let heldUntil = 0;
+    for (;;) {
+      for (let attempt = 0; open.length;) {
+        const { entries, revision } = await this.read(key);
+        const plan = this.plan(key, ahead.settled(entries), open);
+        const now = this.now();
+        const pending = foreignPlacesPending(entries, ahead, now);
+        for (const { a, d } of plan.decided) {
+          if (d.kind === 'present') a.resolve({ ok: true, counted: false, count: d.count });
+          else if (d.kind === 'full' && pending && pending < a.deadline) {
+            held.push(a);
+            heldUntil = Math.max(heldUntil, pending);
+          } else if (d.kind === 'full') a.resolve({ ok: false, count: d.count, retryAfterMs: d.retryAfterMs });
+        }
+        if (!plan.adds.length) break;
+        if (await this.commit(key, plan, revision, ahead)) open = plan.undecided;
+        else {
+          const settled = new Set(plan.decided.map((x) => x.a));
+          open = plan.kept.filter((a) => !settled.has(a));
+          await backoff(attempt++);
+        }
       }
-      if (!plan.adds.length) return;
-      if (await this.commit(key, plan, revision)) open = plan.undecided;
-      else {
-        const settled = new Set(plan.decided.map((x) => x.a));
-        open = plan.kept.filter((a) => !settled.has(a));
-        await backoff(attempt++);
-      }
+      if (!held.length) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, heldUntil - this.now())));
+      [open, held, heldUntil] = [held, [], 0];
     }
   }
 
@@ -165,16 +196,92 @@ export class WindowStore {
     return { next, adds, decided, undecided, kept };
   }
 
-  /** Writes a plan's additions in one compare-and-set and admits them; false when another writer got there first. */
-  private async commit(key: string, plan: Plan, revision: number): Promise<boolean> {
-    if (!(await this.write(key, plan.next, revision))) return false;
+  /**
+   * Writes a plan's additions in one compare-and-set (with places reserved ahead, when admits come
+   * often enough) and admits them; false when another writer got there first.
+   */
+  private async commit(key: string, plan: Plan, revision: number, ahead: Ahead): Promise<boolean> {
+    const now = this.now();
+    ahead.admitted(plan.adds.length, now);
+    const places = this.closed ? [] : ahead.places(ahead.wanted(live(plan.next, now, ahead.spec.windowMs).length, now), now);
+    if (!(await this.write(key, places.length ? [...plan.next, ...places] : plan.next, revision))) return false;
+    this.wrote(key, ahead, places);
     for (const { a, count } of plan.adds) a.resolve({ ok: true, counted: true, count });
     return true;
+  }
+
+  /**
+   * A new task admitted from a place this store reserved ahead, without a write (ahead.ts); none
+   * when there is no usable place, a batch is waiting, or the id may be in the window already.
+   */
+  private fromAhead(key: string, id: string, spec: WindowSpec): Reservation | undefined {
+    const ahead = this.ahead.get(key);
+    const mine = this.written.get(key);
+    if (!ahead?.spare.length || !mine || this.waiting.has(key) || ahead.givenIds.has(id)) return undefined;
+    if (ahead.spec.max !== spec.max || ahead.spec.windowMs !== spec.windowMs) return undefined;
+    if (mine.entries.some((e) => e.id === id)) return undefined;
+    const now = this.now();
+    if (!ahead.give(id, now)) return undefined;
+    ahead.admitted(1, now);
+    // The places ran out: the write that puts these ids in them reserves the next ones.
+    if (!ahead.spare.length) this.flushSoon(key, ahead, true);
+    return { ok: true, counted: true, count: live(mine.entries, now, spec.windowMs).length - ahead.spare.length };
+  }
+
+  /** This store's reserving under `key`, made on first use (the oldest of too many forgotten). */
+  private aheadOf(key: string, spec: WindowSpec): Ahead {
+    let ahead = this.ahead.get(key);
+    if (!ahead) {
+      ahead = new Ahead(this.owner, spec);
+      this.remember(this.ahead, key, ahead);
+    }
+    ahead.spec = spec;
+    return ahead;
+  }
+
+  /** After a write of `ahead.settled(...)` with `places`: the lease of the new places starts. */
+  private wrote(key: string, ahead: Ahead, places: WindowEntry[]): void {
+    ahead.written(places);
+    clearTimeout(ahead.timer);
+    ahead.timer = undefined;
+    if (!places.length) return;
+    // At the lease's end the places not given are dropped (and the given ones written); as some
+    // were left, admits came slower than reserved for: none are reserved again then.
+    ahead.timer = setTimeout(() => this.flushSoon(key, ahead, false), Math.max(1, places[0]!.at - this.now()) + 1);
+    ahead.timer.unref?.();
+  }
+
+  private flushSoon(key: string, ahead: Ahead, again: boolean): void {
+    if (ahead.flushing) return;
+    ahead.flushing = true;
+    this.withKey(key, () => {
+      ahead.flushing = false;
+      return this.flushAhead(key, ahead, again);
+    }).catch((err: unknown) => this.opts.log.warn({ err, key }, 'could not write the places given ahead; they stay counted'));
+  }
+
+  /**
+   * Writes the ids of the places given in them and drops the places not given (under the key's
+   * lock); with `again`, reserves new ones if admits still come often. Nothing when this store has
+   * no places in the stored window.
+   */
+  private async flushAhead(key: string, ahead: Ahead | undefined, again: boolean): Promise<void> {
+    if (!ahead || this.ahead.get(key) !== ahead || (!ahead.given.size && !ahead.stored)) return;
+    for (let attempt = 0; ; attempt++) {
+      const base = this.written.get(key) ?? (await this.read(key));
+      const now = this.now();
+      const next = live(ahead.settled(base.entries), now, ahead.spec.windowMs);
+      const places = again && !this.closed ? ahead.places(ahead.wanted(next.length, now), now) : [];
+      if (await this.write(key, [...next, ...places], base.revision)) return this.wrote(key, ahead, places);
+      if (attempt >= 5) throw new Error(`window ${key} kept changing`);
+      await backoff(attempt);
+    }
   }
 
   /** Takes `id` out of the window again (an admit refused by a later check). */
   release(key: string, id: string, deadline: number): Promise<void> {
     return this.withKey(key, async () => {
+      await this.flushAhead(key, this.ahead.get(key), false);
       for (let attempt = 0; ; attempt++) {
         const { entries, revision } = await this.read(key);
         if (!entries.some((e) => e.id === id)) return;
@@ -193,6 +300,7 @@ export class WindowStore {
   }
 
   async inspect(key: string, spec: WindowSpec): Promise<WindowState> {
+    await this.withKey(key, () => this.flushAhead(key, this.ahead.get(key), false));
     const now = this.now();
     const entries = live((await this.read(key)).entries, now, spec.windowMs);
     return {
@@ -203,9 +311,26 @@ export class WindowStore {
     };
   }
 
+  /**
+   * Gives back every place not given and writes the ids of those given (on shutdown), so a
+   * stopped process leaves no place counted; new places are reserved no more. Each key's write
+   * is best effort within `deadlineMs`.
+   */
+  async close(deadlineMs = 1_000): Promise<void> {
+    this.closed = true;
+    const keys = [...this.ahead.keys()];
+    const all = Promise.allSettled(keys.map((key) => this.withKey(key, () => this.flushAhead(key, this.ahead.get(key), false))));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([all, new Promise((resolve) => (timer = setTimeout(resolve, deadlineMs)))]);
+    clearTimeout(timer);
+    for (const ahead of this.ahead.values()) clearTimeout(ahead.timer);
+  }
+
   async reset(key: string): Promise<void> {
     this.written.delete(key);
     this.seen.delete(key);
+    clearTimeout(this.ahead.get(key)?.timer);
+    this.ahead.delete(key);
     await this.kv.delete(key);
   }
 
