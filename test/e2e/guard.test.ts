@@ -5,10 +5,11 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import { askGuard, guardRefusal, type GuardAdmitInput } from '@shrooms/client';
 import { SignalField } from '@shrooms/ledger';
-import { RefusalEventSchema, ShroomsError, SERVICE_NAMES, subjects } from '@shrooms/protocol';
+import { BUCKETS, RefusalEventSchema, ShroomsError, SERVICE_NAMES, keys, subjects } from '@shrooms/protocol';
 import { requestJson } from '@shrooms/runtime';
 import { runTs, startNatsServer, tempDir, type NatsServerHandle, type ServiceProcess, type TempDir } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,6 +109,24 @@ describe('the loop guard across two guard replicas', () => {
     expect(again.every((d) => d.admit)).toBe(true);
     expect(guardRefusal(await ask({ taskId: 'review:one-more' }))?.key).toBe('LOOP_GUARD');
     expect((await control({ action: 'counters.get', device: 'laptop.home', machine: 'homeserver', session: 'review' })).count).toBe(30);
+  });
+
+  it('admits exactly 30 of a stream of new tasks, one after another, with places reserved ahead by both replicas', async () => {
+    const window = await new Kvm(nc).open(BUCKETS.guard);
+    const key = keys.rate('laptop.home', 'homeserver', 'stream');
+    const decisions = [];
+    let placesSeen = false;
+    for (let i = 0; i < 40; i++) {
+      decisions.push(await ask({ session: 'stream', taskId: `stream:${i}` }));
+      const stored = (await window.get(key))?.string() ?? '';
+      placesSeen ||= stored.includes('"~place:');
+    }
+    expect(placesSeen).toBe(true);
+    expect(decisions.filter((d) => d.admit)).toHaveLength(30);
+    expect(decisions.slice(30).every((d) => guardRefusal(d)?.key === 'LOOP_GUARD')).toBe(true);
+    const state = await control({ action: 'counters.get', device: 'laptop.home', machine: 'homeserver', session: 'stream' });
+    expect(state.count).toBe(30);
+    expect((state.ids as string[]).filter((id) => id.startsWith('~place:'))).toEqual([]);
   });
 
   it('counts another device, and another session, separately', async () => {
