@@ -74,7 +74,7 @@ ${table}
 The reference keeps tasks in a Map inside the one process that speaks HTTP; ours crosses NATS
 between two processes and writes every change durably: ${fmt(v(r, 'nats_messages_per_blocking_send', 'ours'), 1)} NATS messages per blocking send
 against the floor's ${fmt(v(r, 'nats_messages_per_blocking_send', 'floor'), 0)}: admission's window write (the gateway's compare-and-set on the window it
-wrote last), the delivery, and one bridge write for the whole task when the worker is quick — a blocking
+wrote last, one for several tasks while they come often: the places it reserves ahead), the delivery, and one bridge write for the whole task when the worker is quick — a blocking
 send's create, start and result go together (its sender hears nothing before its end) — followed back to
 the gateway by its ledger watch (a bridge that stores a new task sends no reply of its own)${
     r.run.natsUsers
@@ -153,9 +153,10 @@ export function limits(r: BenchResult): string {
   concurrency ${hi}, ${fmt(cpu(`tasks_per_s_c${hi}_blocking`, 'reference'), 0)}% the reference), but on ${r.machine.cores} cores it competes with the arm it drives: the
   floor's and the reference's tasks/s are partly limited by the generator sharing their CPU. Ours is not
   (its generator CPU is a few %).
-- **Blocking latency, ours:** six sequential NATS hops, each a wake-up of another process — admission's
-  compare-and-set on its window (gateway to nats-server and back), the delivery (gateway to the bridge
-  through nats-server), the bridge's one write and its echo to the gateway's watch — and two JetStream
+- **Blocking latency, ours:** four sequential NATS hops, each a wake-up of another process — the delivery
+  (gateway to the bridge through nats-server), the bridge's one write and its echo to the gateway's watch —
+  and, when the task finds no place reserved ahead (the first of a stream, or after a pause), two more for
+  admission's compare-and-set on its window (gateway to nats-server and back); one or two JetStream
   file-store writes (no fsync per write in nats-server 2.9 by default, so the disk is not the limit).${c1Cpu(r)}
 - **Tasks/s, ours, one session:** the bridge runs one task at a time and records create, start and complete
   with compare-and-set: a blocking send's create waits up to 100 ms for its next change, and a queued
@@ -241,7 +242,27 @@ What the profile says is avoidable:
 }
 
 export function changes(): string {
-  return `Since (2026-12-05, evening): the bundle every process runs (\`scripts/bundle.mjs\`) asks Node for its own
+  return `Since (2026-12-05, stop 47): admission takes loop-guard places reserved ahead
+(\`libs/admission/src/window/ahead.ts\`). Its compare-and-set on the window was a round trip to nats-server
+on the path of every new task, before the delivery could leave (\`--admission off\`, two pairs alternated
+that day: p50 1.19 / 1.28 → 0.88 / 1.11 ms, CPU per task 0.98 / 1.03 → 0.75 / 0.78 ms). Now, when new tasks
+for one window come faster than one a lease (a tenth of the window, at most a second), a window write also
+reserves a few places (\`~place:…\` entries timed at the lease's end); the next tasks take them from memory
+and a later write puts their ids in them. The guard stays exact — a place is counted by every admitter from
+the write that made it, a task in one stays in the window at least as long as if written when admitted, and
+the last places of a window are still decided one compare-and-set at a time (docs/reliability.md, "The loop
+guard"). \`--hot\`, four pairs alternated, medians without → with: p50 1.48 → 1.16 ms, SSE first event 1.60
+→ 1.17 ms, CPU per task 1.10 → 0.99 ms, tasks/s 1,381 → 1,552, NATS messages per send 6.16 → 5.33; over
+four sessions (six pairs) tasks/s about the same or a little more, nats-server's writes per task 4.8 → 4.5.
+The full run of that day (this report) met the SSE aim for the first time (1.43×) and read ours faster than
+the run before it (p50 1.25 against 1.36 ms, CPU per task 1.08 against 1.16), yet its ratios for p50 and
+tasks/s are lower: the reference ran faster in this hour (p50 0.528 against 0.680 ms, 2,378 against 1,876
+tasks/s at concurrency 16), as did the floor. Two memory figures moved with the machine, not the code: the
+gateway flat in retained tasks on Node 20 read 1.54× (the four full runs before, 1.21–1.24) because its idle
+reading on 100,000 tasks equals its reading at 5 s (105 MB both): no collection ran in its quiet minute, so
+the garbage of its start-up pass was still held; on Node 22 and 24 the same reading fell (1.03×, 1.00×).
+
+Before that (2026-12-05, evening): the bundle every process runs (\`scripts/bundle.mjs\`) asks Node for its own
 modules (\`process.getBuiltinModule\`) instead of importing them. On Node 22 and 24 an ESM import of one of
 them builds its ESM face by reading every export, which runs the lazy ones: \`node:http\`'s \`WebSocket\`
 loaded undici, with http2, zlib and worker threads, into every process, and \`node:process\`, \`node:fs\` and
@@ -516,7 +537,9 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    sets them is the delivery hop and the bridge's durable writes, each a wake-up of another process
    (about 0.3 ms here, where the bridge spends 29 % of its CPU in the socket write call — see the
    profile); meeting 1.5× and 2× takes fewer processes in the path (gateway and bridge in one process
-   per machine), which the spec's separate services rule out today.
+   per machine), which the spec's separate services rule out today. Since stop 47 admission does reserve
+   places ahead — without loosening the guard: each place is counted from the write that made it and timed
+   at its lease's end (the changes above); recommendation 19 measured that one process would not help.
 13. **What is left for CPU per task and tasks/s (2026-12-03, later).** With a queued task's start
    written with its result and nats-server on one Go processor, a blocking task under load costs a
    window write (batched per window), the delivery, the bridge's create and one write for start and
@@ -584,7 +607,9 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    one of the gateway's wake-ups off the path — the window's answer and the delivery sent after it,
    0.24–0.29 ms in recommendation 17's capture — so p50 would come to about 1.7× the reference, not 1.5×;
    and each task would cost its bridge a JetStream delivery and a window decode more, so CPU per task
-   would rise, not fall.
+   would rise, not fall. Built instead (stop 47): places reserved ahead in the window, which take the
+   window's round trip off the path of a steady stream of new tasks with the guard still exact (the
+   changes above).
 17. **Where a blocking send's time goes at concurrency 1 (2026-12-04).** A loopback capture of single
    sends (tcpdump, one after the other) shows each step: the gateway from the request to its window write
    0.35–0.42 ms, nats-server's store and answer 0.10–0.13, the gateway to its delivery 0.14–0.16, the
