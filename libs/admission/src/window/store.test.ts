@@ -148,6 +148,8 @@ describe('WindowStore (JetStream KV, compare-and-set)', () => {
     const ids = Array.from({ length: 60 }, (_, i) => `s${i}`);
     for (const id of ids) expect(await store.reserve('steady', id, big, later())).toMatchObject({ ok: true, counted: true });
     expect(conns[0]!.stats().outMsgs - before).toBeLessThan(20);
+    // A place is no way around the deadline.
+    await expect(store.reserve('steady', 'late', big, Date.now() - 1)).rejects.toMatchObject({ key: 'GUARD_UNAVAILABLE' });
     // Places not given are dropped and the given ones hold their ids once inspected (or at the lease's end).
     const state = await store.inspect('steady', big);
     expect(state.count).toBe(60);

@@ -95,7 +95,8 @@ export class WindowStore {
    * a burst costs a few writes, not one round trip each in a row.
    */
   reserve(key: string, id: string, spec: WindowSpec, deadline: number, arrivedAt = preciseNow()): Promise<Reservation> {
-    const placed = this.fromAhead(key, id, spec);
+    // Past its deadline a request takes no place either: the settling below refuses it.
+    const placed = Date.now() > deadline ? undefined : this.fromAhead(key, id, spec);
     if (placed) return Promise.resolve(placed);
     return new Promise<Reservation>((resolve, reject) => {
       const admit: Admit = { id, spec, deadline, arrivedAt, resolve, reject };
