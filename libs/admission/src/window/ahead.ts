@@ -41,8 +41,6 @@ export class Ahead {
   spare: WindowEntry[] = [];
   /** Places given, by place id: the task id that took each (with the place's time), not yet written in its place. */
   readonly given = new Map<string, WindowEntry>();
-  /** The task ids of `given`. */
-  readonly givenIds = new Set<string>();
   /** Whether the stored window may hold places of this store (written and not yet dropped). */
   stored = false;
   /** A write of the given places is queued. */
@@ -73,8 +71,13 @@ export class Ahead {
     const place = this.spare.shift();
     if (!place) return undefined;
     this.given.set(place.id, { id, at: place.at });
-    this.givenIds.add(id);
     return place;
+  }
+
+  /** Whether a place was given to `id` and not yet written (at most MOST_AHEAD to look through). */
+  holds(id: string): boolean {
+    for (const taken of this.given.values()) if (taken.id === id) return true;
+    return false;
   }
 
   mine(id: string): boolean {
@@ -110,7 +113,6 @@ export class Ahead {
   /** A window from `settled` is stored with `places`: the given places are written, these are spare. */
   written(places: WindowEntry[]): void {
     this.given.clear();
-    this.givenIds.clear();
     this.spare = [...places];
     this.stored = places.length > 0;
   }

@@ -20,6 +20,7 @@
  * remembered and every write: apart, they would pass all of that back and forth.
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KV } from '@nats-io/kv';
 import { ShroomsError } from '@shrooms/protocol';
 import { casPut, type Logger } from '@shrooms/runtime';
@@ -163,7 +164,7 @@ export class WindowStore {
         }
       }
       if (!held.length) return;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(1, heldUntil - this.now())));
+      await sleep(Math.max(1, heldUntil - this.now()));
       [open, held, heldUntil] = [held, [], 0];
     }
   }
@@ -218,7 +219,7 @@ export class WindowStore {
   private fromAhead(key: string, id: string, spec: WindowSpec): Reservation | undefined {
     const ahead = this.ahead.get(key);
     const mine = this.written.get(key);
-    if (!ahead?.spare.length || !mine || this.waiting.has(key) || ahead.givenIds.has(id)) return undefined;
+    if (!ahead?.spare.length || !mine || this.waiting.has(key) || ahead.holds(id)) return undefined;
     if (ahead.spec.max !== spec.max || ahead.spec.windowMs !== spec.windowMs) return undefined;
     if (mine.entries.some((e) => e.id === id)) return undefined;
     const now = this.now();
@@ -321,9 +322,7 @@ export class WindowStore {
     this.closed = true;
     const keys = [...this.ahead.keys()];
     const all = Promise.allSettled(keys.map((key) => this.withKey(key, () => this.flushAhead(key, this.ahead.get(key), false))));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([all, new Promise((resolve) => (timer = setTimeout(resolve, deadlineMs)))]);
-    clearTimeout(timer);
+    await Promise.race([all, sleep(deadlineMs, undefined, { ref: false })]);
     for (const ahead of this.ahead.values()) clearTimeout(ahead.timer);
   }
 
