@@ -297,7 +297,14 @@ describe.each(['service', 'local'] as const)('the loop guard, admitted by GATEWA
     };
     const seen = await cli(['guard', 'demo', '--json']);
     expect(seen.code, seen.out).toBe(0);
-    expect(JSON.parse(seen.out)).toMatchObject({ device: mesh.machine, session: 'demo', count: 1, limit: 1 });
+    expect(JSON.parse(seen.out)).toMatchObject({
+      device: mesh.machine,
+      session: 'demo',
+      count: 1,
+      reserved: 0,
+      limit: 1,
+      ids: [expect.any(String)],
+    });
     const reset = await cli(['guard', 'demo', '--reset']);
     expect(reset.out).toMatch(/reset; .* 0 of 1 new tasks .* admitted now/);
     expect((await rpc(`${mesh.gatewayUrl}/a2a/demo`, 'SendMessage', msg('g5'))).result.task.status.state).toBe('TASK_STATE_COMPLETED');

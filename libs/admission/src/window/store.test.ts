@@ -175,6 +175,23 @@ describe('WindowStore (JetStream KV, compare-and-set)', () => {
     expect(state.ids.filter((id) => id.startsWith('~place:'))).toEqual([]);
   });
 
+  it("counts another store's places in an inspected window without listing them as tasks", async () => {
+    const stores = kvs.map((kv) => new WindowStore(kv, { log }));
+    for (let i = 0; i < 5; i++) await stores[0]!.reserve('shown', `p${i}`, spec, later());
+    const stored = decodeWindow((await kvs[1]!.get('shown'))!.string());
+    const places = stored.filter((e) => e.id.startsWith('~place:')).length;
+    expect(places).toBeGreaterThan(0);
+    // The other store sees the places counted (they are taken until given back) but names only tasks.
+    const state = await stores[1]!.inspect('shown', spec);
+    expect(state.reserved).toBe(places);
+    expect(state.count).toBe(stored.length);
+    expect(state.ids).toEqual(stored.filter((e) => !e.id.startsWith('~place:')).map((e) => e.id));
+    // The store holding them writes them out before it answers: nothing reserved is left to show.
+    const own = await stores[0]!.inspect('shown', spec);
+    expect(own).toMatchObject({ count: 5, reserved: 0 });
+    expect([...own.ids].sort()).toEqual(['p0', 'p1', 'p2', 'p3', 'p4']);
+  });
+
   it('gives back the places it did not use when their lease ends', async () => {
     const store = new WindowStore(kvs[0]!, { log });
     const short = { max: 100, windowMs: 2_000 };

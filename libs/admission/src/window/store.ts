@@ -24,7 +24,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { KV } from '@nats-io/kv';
 import { ShroomsError } from '@shrooms/protocol';
 import { casPut, type Logger } from '@shrooms/runtime';
-import { Ahead, foreignPlacesPending } from './ahead.js';
+import { Ahead, foreignPlacesPending, isPlace } from './ahead.js';
 import { keyedLock } from './keyed-lock.js';
 import { decide, decodeWindow, encodeWindow, live, retryAfterMs, type Decision, type WindowEntry, type WindowSpec } from './window.js';
 
@@ -40,8 +40,12 @@ interface Admit {
 }
 
 export interface WindowState {
+  /** Entries counted in the window: admitted tasks and places another admitter holds (`reserved`). */
   count: number;
+  /** The admitted tasks' ids, oldest first. */
   ids: string[];
+  /** Places another admitter reserved ahead and has not yet given to a task or given back (ahead.ts). */
+  reserved: number;
   oldestAt?: number;
   retryAfterMs: number;
 }
@@ -305,9 +309,12 @@ export class WindowStore {
     await this.withKey(key, () => this.flushAhead(key, this.ahead.get(key), false));
     const now = this.now();
     const entries = live((await this.read(key)).entries, now, spec.windowMs);
+    // This store's places were written out above; another admitter's still count, but name no task.
+    const ids = entries.filter((e) => !isPlace(e.id)).map((e) => e.id);
     return {
       count: entries.length,
-      ids: entries.map((e) => e.id),
+      ids,
+      reserved: entries.length - ids.length,
       ...(entries[0] ? { oldestAt: entries[0].at } : {}),
       retryAfterMs: entries.length >= spec.max ? retryAfterMs(entries, now, spec.windowMs) : 0,
     };

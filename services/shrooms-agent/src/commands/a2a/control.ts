@@ -83,8 +83,10 @@ export function guardCommand(args: string[]): Promise<number> {
       });
       out.data(w);
       const wait = Number(w.retryAfterMs ?? 0);
+      const reserved = Number(w.reserved ?? 0);
       out.say(
         `${values.reset ? 'reset; ' : ''}${w.device} → ${w.machine}/${w.session}: ${w.count} of ${w.limit} new tasks within ${Math.round(Number(w.windowMs) / 1000)} s` +
+          (reserved > 0 ? ` (${reserved} of them places another gateway or guard reserved ahead)` : '') +
           (wait > 0 ? `; the next is admitted in ${Math.ceil(wait / 1000)} s` : '; the next is admitted now'),
       );
       return 0;
