@@ -26,6 +26,18 @@ describe('places reserved ahead', () => {
     expect(a.wanted(10, 5_020 + leaseMs(hour) + 1)).toBe(0);
   });
 
+  it('counts the admits a write carries into the rate only once the write is stored', () => {
+    const a = new Ahead('me', hour);
+    a.admitted(1, 0);
+    // A write with one more admit 10 ms later would reserve (a quarter of the room: 7)...
+    expect(a.wanted(1, 10, 1)).toBe(7);
+    // ...and asking changes nothing: a write that lost its race asks again and gets the same.
+    expect(a.wanted(1, 10, 1)).toBe(7);
+    expect(a.wanted(1, 10)).toBe(0);
+    a.admitted(1, 10);
+    expect(a.wanted(1, 10)).toBe(7);
+  });
+
   it('reserves at most MOST_AHEAD in one write', () => {
     const a = new Ahead('me', { max: 1_000, windowMs: 60 * 60 * 1000 });
     a.admitted(500, 0);

@@ -58,11 +58,18 @@ export class Ahead {
 
   /** Counts `n` admits at `now` into the rate places are reserved for. */
   admitted(n: number, now: number): void {
+    this.gap = this.gapAfter(n, now);
+    if (n > 0) this.lastAt = now;
+  }
+
+  /** The moving gap as `n` admits at `now` would leave it. */
+  private gapAfter(n: number, now: number): number {
+    let gap = this.gap;
     for (let i = 0; i < n; i++) {
       const since = i === 0 ? now - this.lastAt : 0;
-      this.gap = Number.isFinite(this.gap) ? 0.8 * this.gap + 0.2 * since : since;
+      gap = Number.isFinite(gap) ? 0.8 * gap + 0.2 * since : since;
     }
-    if (n > 0) this.lastAt = now;
+    return gap;
   }
 
   /** A spare place for `id`, if one is usable at `now`; it is given at once. */
@@ -120,12 +127,16 @@ export class Ahead {
   /**
    * How many places to reserve with a write that leaves `live` entries in the window: as many as
    * admits are expected within a lease at the recent rate (none when they come further apart, or
-   * stopped coming), at most a quarter of the room left.
+   * stopped coming), at most a quarter of the room left. `coming`: admits at `now` that the write
+   * carries, counted into the rate only once it is stored (`admitted`), so a write that loses its
+   * race does not count them twice.
    */
-  wanted(live: number, now: number): number {
+  wanted(live: number, now: number, coming = 0): number {
     const lease = leaseMs(this.spec);
-    if (!lease || now - this.lastAt > lease || !(this.gap < lease)) return 0;
-    const expected = this.gap > 0 ? Math.floor((0.8 * lease) / this.gap) : MOST_AHEAD;
+    const gap = this.gapAfter(coming, now);
+    const lastAt = coming > 0 ? now : this.lastAt;
+    if (!lease || now - lastAt > lease || !(gap < lease)) return 0;
+    const expected = gap > 0 ? Math.floor((0.8 * lease) / gap) : MOST_AHEAD;
     return Math.max(0, Math.min(expected, MOST_AHEAD, Math.floor((this.spec.max - live) / 4)));
   }
 

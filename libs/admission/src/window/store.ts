@@ -208,9 +208,10 @@ export class WindowStore {
    */
   private async commit(key: string, plan: Plan, revision: number, ahead: Ahead): Promise<boolean> {
     const now = this.now();
-    ahead.admitted(plan.adds.length, now);
-    const places = this.closed ? [] : ahead.places(ahead.wanted(live(plan.next, now, ahead.spec.windowMs).length, now), now);
+    const wanted = ahead.wanted(live(plan.next, now, ahead.spec.windowMs).length, now, plan.adds.length);
+    const places = this.closed ? [] : ahead.places(wanted, now);
     if (!(await this.write(key, places.length ? [...plan.next, ...places] : plan.next, revision))) return false;
+    ahead.admitted(plan.adds.length, now);
     this.wrote(key, ahead, places);
     for (const { a, count } of plan.adds) a.resolve({ ok: true, counted: true, count });
     return true;
