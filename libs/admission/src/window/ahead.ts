@@ -58,18 +58,17 @@ export class Ahead {
 
   /** Counts `n` admits at `now` into the rate places are reserved for. */
   admitted(n: number, now: number): void {
-    this.gap = this.gapAfter(n, now);
-    if (n > 0) this.lastAt = now;
+    ({ gap: this.gap, lastAt: this.lastAt } = this.after(n, now));
   }
 
-  /** The moving gap as `n` admits at `now` would leave it. */
-  private gapAfter(n: number, now: number): number {
+  /** The moving gap and the last admit's time as `n` admits at `now` would leave them. */
+  private after(n: number, now: number): { gap: number; lastAt: number } {
     let gap = this.gap;
     for (let i = 0; i < n; i++) {
       const since = i === 0 ? now - this.lastAt : 0;
       gap = Number.isFinite(gap) ? 0.8 * gap + 0.2 * since : since;
     }
-    return gap;
+    return { gap, lastAt: n > 0 ? now : this.lastAt };
   }
 
   /** A spare place for `id`, if one is usable at `now`; it is given at once. */
@@ -133,8 +132,7 @@ export class Ahead {
    */
   wanted(live: number, now: number, coming = 0): number {
     const lease = leaseMs(this.spec);
-    const gap = this.gapAfter(coming, now);
-    const lastAt = coming > 0 ? now : this.lastAt;
+    const { gap, lastAt } = this.after(coming, now);
     if (!lease || now - lastAt > lease || !(gap < lease)) return 0;
     const expected = gap > 0 ? Math.floor((0.8 * lease) / gap) : MOST_AHEAD;
     return Math.max(0, Math.min(expected, MOST_AHEAD, Math.floor((this.spec.max - live) / 4)));

@@ -208,8 +208,9 @@ export class WindowStore {
    */
   private async commit(key: string, plan: Plan, revision: number, ahead: Ahead): Promise<boolean> {
     const now = this.now();
-    const wanted = ahead.wanted(live(plan.next, now, ahead.spec.windowMs).length, now, plan.adds.length);
-    const places = this.closed ? [] : ahead.places(wanted, now);
+    const places = this.closed
+      ? []
+      : ahead.places(ahead.wanted(live(plan.next, now, ahead.spec.windowMs).length, now, plan.adds.length), now);
     if (!(await this.write(key, places.length ? [...plan.next, ...places] : plan.next, revision))) return false;
     ahead.admitted(plan.adds.length, now);
     this.wrote(key, ahead, places);
@@ -401,5 +402,5 @@ function overDeadline(key: string): ShroomsError {
 /** Jittered, growing pause after a lost race (1–2 ms, up to 20–40 ms). */
 function backoff(attempt: number): Promise<void> {
   const base = Math.min(20, 2 ** attempt);
-  return new Promise((resolve) => setTimeout(resolve, base + Math.random() * base));
+  return sleep(base + Math.random() * base);
 }
