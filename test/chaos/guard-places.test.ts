@@ -14,9 +14,8 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
-import { askGuard, guardRefusal } from '@shrooms/client';
-import { BUCKETS, ShroomsError, keys, subjects } from '@shrooms/protocol';
-import { requestJson } from '@shrooms/runtime';
+import { askGuard, guardControl, guardRefusal } from '@shrooms/client';
+import { BUCKETS, keys } from '@shrooms/protocol';
 import { CLI, eventually, runTs, startNatsServer, type NatsServerHandle, type ServiceProcess } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -53,13 +52,8 @@ function startGuard(): ServiceProcess {
 const ask = (taskId: string) =>
   askGuard(nc, { machine: target.machine, session: target.session, origin: { device: target.device }, taskId }, { timeoutMs: 20_000 });
 
-const counters = () =>
-  requestJson<{ count: number; ids: string[]; reserved: number }>(
-    nc,
-    subjects.guardControl(),
-    { action: 'counters.get', ...target },
-    { timeoutMs: 10_000, unavailable: () => new ShroomsError('GUARD_UNAVAILABLE', 'no guard') },
-  );
+const counters = async () =>
+  (await guardControl(nc, { action: 'counters.get', ...target }, 10_000)) as { count: number; ids: string[]; reserved: number };
 
 beforeAll(async () => {
   server = await startNatsServer();
