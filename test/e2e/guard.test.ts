@@ -7,10 +7,9 @@ import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
-import { askGuard, guardRefusal, type GuardAdmitInput } from '@shrooms/client';
+import { askGuard, guardControl, guardRefusal, type GuardAdmitInput } from '@shrooms/client';
 import { SignalField } from '@shrooms/ledger';
-import { BUCKETS, RefusalEventSchema, ShroomsError, SERVICE_NAMES, keys, subjects } from '@shrooms/protocol';
-import { requestJson } from '@shrooms/runtime';
+import { BUCKETS, RefusalEventSchema, SERVICE_NAMES, keys, subjects, type GuardControlRequest } from '@shrooms/protocol';
 import { runTs, startNatsServer, tempDir, type NatsServerHandle, type ServiceProcess, type TempDir } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -26,11 +25,8 @@ function ask(req: Partial<GuardAdmitInput> & { taskId: string }) {
   return askGuard(nc, { machine: 'homeserver', session: 'review', origin: { device: 'laptop.home' }, ...req }, ASK);
 }
 
-function control(body: unknown) {
-  return requestJson<Record<string, unknown>>(nc, subjects.guardControl(), body, {
-    timeoutMs: 10_000,
-    unavailable: () => new ShroomsError('GUARD_UNAVAILABLE', 'no guard'),
-  });
+function control(body: GuardControlRequest) {
+  return guardControl(nc, body, ASK.timeoutMs);
 }
 
 beforeAll(async () => {

@@ -1,11 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { ShroomsError, subjects, type Signal } from '@shrooms/protocol';
-import { connectNats, createLogger, requestJson } from '@shrooms/runtime';
+import { subjects, type Signal } from '@shrooms/protocol';
+import { connectNats, createLogger } from '@shrooms/runtime';
 import { eventually, startNatsServer, tempDir, type NatsServerHandle, type TempDir } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { askGuard, guardRefusal } from '@shrooms/client';
+import { askGuard, guardControl, guardRefusal } from '@shrooms/client';
 import { loadGuardConfig } from './config.js';
 import { buildGuard, type Guard } from './guard.js';
 import { RefusalEventSchema } from '@shrooms/protocol';
@@ -13,11 +13,6 @@ import { RefusalEventSchema } from '@shrooms/protocol';
 const log = createLogger('guard-test', 'silent');
 let seq = 0;
 const taskId = () => `t:${++seq}`;
-const control = (nc: NatsConnection, body: unknown) =>
-  requestJson<Record<string, unknown>>(nc, subjects.guardControl(), body, {
-    timeoutMs: 2000,
-    unavailable: () => new ShroomsError('GUARD_UNAVAILABLE', 'no guard'),
-  });
 
 describe('buildGuard (two replicas in one process)', () => {
   let server: NatsServerHandle;
@@ -94,7 +89,7 @@ describe('buildGuard (two replicas in one process)', () => {
     const device = 'again.home';
     const same = taskId();
     for (let i = 0; i < 5; i++) expect((await ask({ session: 'again', taskId: same, origin: { device } })).admit).toBe(true);
-    const counters = await control(client, { action: 'counters.get', device, machine: 'homeserver', session: 'again' });
+    const counters = await guardControl(client, { action: 'counters.get', device, machine: 'homeserver', session: 'again' });
     expect(counters.count).toBe(1);
   });
 
@@ -159,22 +154,22 @@ describe('buildGuard (two replicas in one process)', () => {
     const d = await ask({ session: 'b3', fromAgent: true, origin });
     expect(guardRefusal(d)?.key).toBe('BUDGET_EXCEEDED');
     expect(Number(d.error?.details?.retryAfterSeconds)).toBeGreaterThan(0);
-    const counters = await control(client, { action: 'counters.get', device: 'budget.home', machine: 'homeserver', session: 'b3' });
+    const counters = await guardControl(client, { action: 'counters.get', device: 'budget.home', machine: 'homeserver', session: 'b3' });
     expect(counters.count).toBe(0);
     // A person on the same device has no budget.
     expect((await ask({ session: 'b3', origin: { device: 'budget.home' } })).admit).toBe(true);
   });
 
   it('shares a rule set through control with every replica', async () => {
-    await control(client, { action: 'policy.set', session: 'homeserver/locked', rule: { devices: ['nobody'] } });
+    await guardControl(client, { action: 'policy.set', session: 'homeserver/locked', rule: { devices: ['nobody'] } });
     // Each replica answers at least once among 20 asks (queue group); all must refuse.
     await eventually(async () => {
       const ds = await Promise.all(Array.from({ length: 20 }, () => ask({ session: 'locked' })));
       return ds.every((d) => guardRefusal(d)?.key === 'NOT_ALLOWED');
     });
-    const p = await control(client, { action: 'policy.get', session: 'homeserver/locked' });
+    const p = await guardControl(client, { action: 'policy.get', session: 'homeserver/locked' });
     expect(p.effective).toMatchObject({ devices: ['nobody'], source: 'homeserver/locked' });
-    await control(client, { action: 'policy.clear', session: 'homeserver/locked' });
+    await guardControl(client, { action: 'policy.clear', session: 'homeserver/locked' });
     // From another device: while a replica had not yet learnt the rule, the asks above that it
     // admitted (new task ids) counted in laptop.home's loop-guard window for this session, and past
     // 30 of them the task asked here would be refused by the window, not the rule (seen once).
@@ -195,7 +190,7 @@ describe('buildGuard (two replicas in one process)', () => {
     const device = 'reset.home';
     for (let i = 0; i < 3; i++) await ask({ session: 'reset', origin: { device } });
     expect((await ask({ session: 'reset', origin: { device } })).admit).toBe(false);
-    await control(client, { action: 'counters.reset', device, machine: 'homeserver', session: 'reset' });
+    await guardControl(client, { action: 'counters.reset', device, machine: 'homeserver', session: 'reset' });
     expect((await ask({ session: 'reset', origin: { device } })).admit).toBe(true);
   });
 
@@ -203,6 +198,8 @@ describe('buildGuard (two replicas in one process)', () => {
     const d = await askGuard(client, { machine: 'homeserver', session: 'a b', taskId: 'x', origin: { device: 'd' } }, { timeoutMs: 2000 });
     expect(d.admit).toBe(false);
     expect(d.error?.key).toBe('INVALID_PARAMS');
-    await expect(control(client, { action: 'policy.set', session: 'no-slash', rule: {} })).rejects.toMatchObject({ key: 'INVALID_PARAMS' });
+    await expect(guardControl(client, { action: 'policy.set', session: 'no-slash', rule: {} })).rejects.toMatchObject({
+      key: 'INVALID_PARAMS',
+    });
   });
 });
