@@ -254,13 +254,19 @@ the last places of a window are still decided one compare-and-set at a time (doc
 guard"). \`--hot\`, four pairs alternated, medians without → with: p50 1.48 → 1.16 ms, SSE first event 1.60
 → 1.17 ms, CPU per task 1.10 → 0.99 ms, tasks/s 1,381 → 1,552, NATS messages per send 6.16 → 5.33; over
 four sessions (six pairs) tasks/s about the same or a little more, nats-server's writes per task 4.8 → 4.5.
-The full run of that day (this report) met the SSE aim for the first time (1.43×) and read ours faster than
+The full run of that day at 12:32 UTC met the SSE aim for the first time (1.43×) and read ours faster than
 the run before it (p50 1.25 against 1.36 ms, CPU per task 1.08 against 1.16), yet its ratios for p50 and
 tasks/s are lower: the reference ran faster in this hour (p50 0.528 against 0.680 ms, 2,378 against 1,876
 tasks/s at concurrency 16), as did the floor. Two memory figures moved with the machine, not the code: the
 gateway flat in retained tasks on Node 20 read 1.54× (the four full runs before, 1.21–1.24) because its idle
 reading on 100,000 tasks equals its reading at 5 s (105 MB both): no collection ran in its quiet minute, so
 the garbage of its start-up pass was still held; on Node 22 and 24 the same reading fell (1.03×, 1.00×).
+The full run in this report (20:08 UTC, on the guard's changes of stop 48 — inspected windows, the admit
+rate counted once a write is stored; nothing else on the path) reads ours about the same: p50 1.19 ms
+(2.27×), CPU per task 1.02 ms, 5.1 NATS messages per send; its SSE first event took longer for ours (1.43
+against 1.11 ms) and for the floor (0.64 against 0.44 ms, code untouched), so 1.93× is still met; and the
+gateway on Node 20 read 1.23×, met this time because a collection happened to run in its quiet minute
+(recommendation 22).
 
 Before that (2026-12-05, evening): the bundle every process runs (\`scripts/bundle.mjs\`) asks Node for its own
 modules (\`process.getBuiltinModule\`) instead of importing them. On Node 22 and 24 an ESM import of one of
@@ -698,7 +704,7 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    95 s after its open tasks were known; one full collection forced then (a scratch probe with
    \`--expose-gc\`) took it to 75 MB at once (10,000 tasks: 62–63): the young generation had grown to 34 MB
    committed during the start-up pass (16 MB of live heap) and Node 20's V8 shrinks it only at a collection,
-   which an idle process does not run. Node 22 and 24 do (1.03× and 1.00× in the last full run). Asking for
+   which an idle process does not run. Node 22 and 24 do (1.03× and 1.00× in the 12:32 run). Asking for
    a collection from the product takes \`--expose-gc\` (or setting V8 flags after start, which Node calls
    unpredictable) in every way people start a gateway: not built; Node 20 reached its end of life in April 2026.
    *The idle bridge on Node 22 and 24*: one (Node 22, 40 s idle) uses 12.4 MB of heap, and its heap snapshot
@@ -707,9 +713,14 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    its module loads), 1.5 MB of strings. Measured: the bundle without \`keepNames\` takes 1.5 MB (Node 22)
    and 0.8 MB (Node 24) off its RSS, none of it the binary's pages; what schemas built on first use would
    save is not measured. Even with as much again, 64–66 MB would be left against 60, and stack traces would no
-   longer name our functions (keepNames): not built; what is left is recommendation 21's. *CPU per task*: four
-   \`--hot\` runs of this tree read 0.93–1.03 ms (the last full run's five repetitions 0.92–1.45, median
-   1.08): the aim's line sits inside this machine's spread. Profiles at concurrency 16 (\`--profile --phase
+   longer name our functions (keepNames): not built; what is left is recommendation 21's. Node's own modules
+   (stop 49): an idle bridge has 36 loaded, and a bare Node 22.23.3 that loads the same set holds 51.1 MB, 48.4
+   without \`tls\` — which the NATS transport loads when it loads and asks of every server INFO (\`instanceof
+   TLSSocket\`) on a plain connection too; the rest come with what a bridge uses (\`child_process\` brings
+   \`cluster\` and \`dgram\`; the logger's transport \`worker_threads\`, 0.2 MB). Leaving \`tls\` out would take
+   patching the transport, for 2.7 of the 9 MB: not built. *CPU per task*: four
+   \`--hot\` runs of this tree read 0.93–1.03 ms (the 12:32 run's five repetitions 0.92–1.45, median 1.08;
+   the 20:08 run's 0.89–1.16, median 1.02): the aim's line sits inside this machine's spread. Profiles at concurrency 16 (\`--profile --phase
    c16\`) spread the rest thinly: the socket writes (the gateway's HTTP answer 12 % of its time, its NATS
    writes 7 %, the bridge's 23 %, each waking nats-server), the collector 5 %, decoding the watched task 3 %,
    admission 5 % (at the bench's 100 ms window a write carries about 150 ids); nothing over a few per cent
