@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { needsMemoryReducerNudge } from './idle-memory.js';
@@ -37,6 +38,7 @@ setTimeout(() => {}, 120_000);
 `;
 
 const READING = /Memory reducer: (low|high) alloc/;
+const REDUCING = 'Mark-Compact (reduce)';
 
 /**
  * The reducer's readings and reducing collections once the child is quiet, until `enough` says so;
@@ -49,15 +51,9 @@ function traceUntil(nudge: boolean, enough: (lines: string[]) => boolean): Promi
   return new Promise<string[]>((resolve, reject) => {
     const seen: string[] = [];
     let quiet = false;
-    let buf = '';
-    proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buf += chunk;
-      const lines = buf.split('\n');
-      buf = lines.pop()!;
-      for (const line of lines) {
-        if (line === 'quiet') quiet = true;
-        else if (quiet && (READING.test(line) || line.includes('Mark-Compact (reduce)'))) seen.push(line);
-      }
+    createInterface({ input: proc.stdout }).on('line', (line) => {
+      if (line === 'quiet') quiet = true;
+      else if (quiet && (READING.test(line) || line.includes(REDUCING))) seen.push(line);
       if (enough(seen)) resolve(seen);
     });
     proc.once('exit', (code) => reject(new Error(`child exited (${code}) with ${JSON.stringify(seen)}`)));
@@ -74,7 +70,7 @@ describe.runIf(needsMemoryReducerNudge())('releaseMemoryWhenIdle', () => {
     },
     async () => {
       const [nudged, alone] = await Promise.all([
-        traceUntil(true, (lines) => lines.some((l) => l.includes('Mark-Compact (reduce)'))),
+        traceUntil(true, (lines) => lines.some((l) => l.includes(REDUCING))),
         traceUntil(false, (lines) => readings(lines).length >= 2),
       ]);
       expect(readings(nudged)).toContain('low');
