@@ -242,7 +242,25 @@ What the profile says is avoidable:
 }
 
 export function changes(): string {
-  return `Since (2026-12-05, stop 47): admission takes loop-guard places reserved ahead
+  return `Since (2026-12-05, night): Node's TLS and HTTP/2 stacks are loaded only where a connection or a server
+uses them. The NATS transport required \`node:tls\` when it loaded and asked \`instanceof TLSSocket\` of every
+server INFO, and fastify's server module required \`node:https\` and \`node:http2\`, so every process held
+them on plain connections (a bare Node 22.23.3 that loads https and http2 holds 4.6 MB more). Both are
+patched (\`patches/\`): the transport loads tls on its first TLS connection and tells an encrypted socket by
+its \`encrypted\` flag; fastify loads each where it makes an https or http2 server (tests on a real
+nats-server requiring TLS and a real https server: both still work, and plain ones load neither). \`up\`'s
+processes on Node 22.23.3 after 70 s idle, two starts each alternated (RSS, MB): bridge 68 / 68 → 66 / 67,
+scheduler 67 / 66 → 63 / 64 (the transport); gateway 73 / 72 → 69 / 69 (fastify). Nothing else changed.
+The full run in this report (23:09 UTC, on these changes; nothing on the path changed) read the idle bridge
+at 58.6 / 66.4 / 65.5 MB on Node 20 / 22 / 24 (the 20:08 run: 58.5 / 68.9 / 67.2), the gateway 62.3 / 70.2 /
+72.9 (62.6 / 73.2 / 74.9), the scheduler 56.9 / 63.9 / 62.5 (57.4 / 66.2 / 65.1); on Node 20, where those modules
+cost less (https and http2 in a bare process: 1.7 MB against 4.6 on Node 22), neither moved beyond the noise. Its path figures moved with the machine's hour: the
+reference spent 0.557 ms of CPU per task against 0.441 at 20:08, ours 1.18 against 1.02 (repetitions
+1.12–1.43); ours' SSE first event was its quickest yet (1.31 against 1.43 ms) but the reference's was quicker
+still (0.541 against 0.740), so that ratio read 2.41×, not met — 1.43×, 1.93× and 2.41× in the last three full
+runs: it sits on its line as the blocking p50's does (recommendation 22).
+
+Before that (2026-12-05, stop 47): admission takes loop-guard places reserved ahead
 (\`libs/admission/src/window/ahead.ts\`). Its compare-and-set on the window was a round trip to nats-server
 on the path of every new task, before the delivery could leave (\`--admission off\`, two pairs alternated
 that day: p50 1.19 / 1.28 → 0.88 / 1.11 ms, CPU per task 0.98 / 1.03 → 0.75 / 0.78 ms). Now, when new tasks
@@ -261,10 +279,10 @@ tasks/s at concurrency 16), as did the floor. Two memory figures moved with the 
 gateway flat in retained tasks on Node 20 read 1.54× (the four full runs before, 1.21–1.24) because its idle
 reading on 100,000 tasks equals its reading at 5 s (105 MB both): no collection ran in its quiet minute, so
 the garbage of its start-up pass was still held; on Node 22 and 24 the same reading fell (1.03×, 1.00×).
-The full run in this report (20:08 UTC, on the guard's changes of stop 48 — inspected windows, the admit
-rate counted once a write is stored; nothing else on the path) reads ours about the same: p50 1.19 ms
+The full run of 20:08 UTC (on the guard's changes of stop 48 — inspected windows, the admit
+rate counted once a write is stored; nothing else on the path) read ours about the same: p50 1.19 ms
 (2.27×), CPU per task 1.02 ms, 5.1 NATS messages per send; its SSE first event took longer for ours (1.43
-against 1.11 ms) and for the floor (0.64 against 0.44 ms, code untouched), so 1.93× is still met; and the
+against 1.11 ms) and for the floor (0.64 against 0.44 ms, code untouched), so 1.93× was still met; and the
 gateway on Node 20 read 1.23×, met this time because a collection happened to run in its quiet minute
 (recommendation 22).
 
@@ -718,13 +736,37 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    without \`tls\` — which the NATS transport loads when it loads and asks of every server INFO (\`instanceof
    TLSSocket\`) on a plain connection too; the rest come with what a bridge uses (\`child_process\` brings
    \`cluster\` and \`dgram\`; the logger's transport \`worker_threads\`, 0.2 MB). Leaving \`tls\` out would take
-   patching the transport, for 2.7 of the 9 MB: not built. *CPU per task*: four
+   patching the transport, for 2.7 of the 9 MB: done since (stop 50, with fastify's https and http2; the changes
+   above). *CPU per task*: four
    \`--hot\` runs of this tree read 0.93–1.03 ms (the 12:32 run's five repetitions 0.92–1.45, median 1.08;
    the 20:08 run's 0.89–1.16, median 1.02): the aim's line sits inside this machine's spread. Profiles at concurrency 16 (\`--profile --phase
    c16\`) spread the rest thinly: the socket writes (the gateway's HTTP answer 12 % of its time, its NATS
    writes 7 %, the bridge's 23 %, each waking nats-server), the collector 5 %, decoding the watched task 3 %,
    admission 5 % (at the bench's 100 ms window a write carries about 150 ids); nothing over a few per cent
-   is left that the flow does not need (recommendations 16–18).`;
+   is left that the flow does not need (recommendations 16–18).
+23. **Three more levers measured, none built (2026-12-05, night, stop 50).** *Watches on a login that
+   answers nothing*: recommendation 15's answers exist because our users may answer requests
+   (\`allow_responses\`), so nats-server tracks the reply-to subject of every change a watch brings. A
+   process could follow the ledger on a second connection, logged in as a user with no response
+   permission (nothing tracked, nothing to answer) and serve its requests on the first. Its upper bound,
+   measured with scratch changes (not kept: the permission generator without \`allow_responses\`, replies
+   allowed to \`_INBOX.>\` instead, the watches' answers off), \`--hot --sessions 4\`, five pairs
+   alternated: messages per send 5.3 → 3.3 every time, but CPU per task 1.36 / 1.71 / 1.44 / 1.59 / 1.64 →
+   1.41 / 1.44 / 1.35 / 1.45 / 1.91 ms and tasks/s 1,162 / 919 / 1,076 / 1,037 / 930 → 1,152 / 1,131 /
+   1,238 / 1,095 / 835 (ours with no permissions at all, in five more pairs: CPU per task 1.84 / 1.98 / 2.15
+   / 1.59 / 1.64 → 1.38 / 1.53 / 1.46 / 1.29 / 1.99) — inside the machine's drift, which moved a
+   tree's own runs ±30 % within minutes that hour. Not worth a second user per session in every deploy.
+   *No Turbofan at start-up*: an idle bridge on Node 22.23.3 holds 65–66 MB; with \`--max-opt=2\` (V8
+   stops at Maglev) or \`--no-opt\`, 59 (the gateway 69 → 64, the scheduler 63 → 58; private memory the same):
+   the optimising compiler's pages of the binary, mapped once anything is optimised. At start-up V8
+   optimises five functions of a bridge (\`--trace-opt\`): Node's path functions, under the ESM loader's 73
+   resolutions of the bundle's files, and esbuild's \`__name\` helper (\`keepNames\`). Turning it back on
+   after start-up does not work (\`v8.setFlagsFromString\`: Node 22 keeps it off for good, Node 24 ignores
+   it), and on Node 24 nothing is optimised at start-up anyway (its bridge: 64–65 MB with or without).
+   Keeping it off for good would cost the hot path (not measured). *The bundle without \`keepNames\`*
+   (identifiers not minified, so names stay; 2.6 → 3.6 MB of files): bridge on Node 22 65 → 64–65, on
+   Node 24 65 → 63; gateway 70 → 69 and 70 → 68–70: a MB or two at most. What is left of the bridge on Node 24 is
+   still recommendation 21's.`;
 }
 
 export function reproduce(): string {
