@@ -20,7 +20,7 @@ app.listen({ host: '127.0.0.1', port: 0 }).then(async (address) => {
     client.get(address, tls ? { ca: tls.cert } : {}, (res) => { let b = ''; res.on('data', (c) => (b += c)); res.on('end', () => resolve(b)); }).on('error', reject),
   );
   await app.close();
-  console.log(JSON.stringify({ body, address: address.split(':')[0], tls: loaded('tls'), http2: loaded('http2') }));
+  console.log(JSON.stringify({ body, scheme: new URL(address).protocol, tls: loaded('tls'), http2: loaded('http2') }));
 });
 `;
 const FASTIFY = createRequire(import.meta.url).resolve('fastify');
@@ -35,12 +35,12 @@ afterAll(async () => {
 
 describe('fastify as patched', () => {
   it('serves plain HTTP without loading TLS or HTTP/2', async () => {
-    expect(await inChildNode(CHILD, { FASTIFY })).toEqual({ body: 'hello', address: 'http', tls: false, http2: false });
+    expect(await inChildNode(CHILD, { FASTIFY })).toEqual({ body: 'hello', scheme: 'http:', tls: false, http2: false });
   });
 
   it('still serves over TLS when asked to', async () => {
     const cert = await selfSignedCert(dir.path);
     const got = await inChildNode(CHILD, { FASTIFY, KEY: cert.keyFile, CERT: cert.certFile });
-    expect(got).toEqual({ body: 'hello', address: 'https', tls: true, http2: false });
+    expect(got).toEqual({ body: 'hello', scheme: 'https:', tls: true, http2: false });
   });
 });
