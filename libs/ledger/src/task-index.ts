@@ -3,18 +3,22 @@
  * status change, with just what filters need. It is built from the ledger and follows it (a watch),
  * so it cannot drift; it holds no task bodies. The gateway builds it per session, for the sessions
  * listed or sent to (services/gateway/src/tasks/live.ts). Listing a page returns keys; the caller reads only those tasks.
+ *
+ * A session may retain hundreds of thousands of tasks (DEFAULT_LIMITS.retainedTasks), all of them
+ * here once it is listed, so a task costs as little as it can — about 280 bytes of heap with UUIDs
+ * for its id and context, 430 before: a slot of its own class (every field in the object), the
+ * state as the protocol's own string, and the key as a string of its own (a key cut from the subject
+ * the ledger's watch brought would keep that whole subject alive). Measured in
+ * task-index-memory.test.ts.
  */
-import { META, withFields, type Task, type TaskState } from '@shrooms/protocol';
+import { TASK_STATES, type Task, type TaskState } from '@shrooms/protocol';
 
 export interface TaskSummary {
   key: string;
-  session: string;
   contextId: string;
   state: TaskState;
   /** Status timestamp, ms since epoch. */
   statusAt: number;
-  /** When the task was asked, ms since epoch (expiry counts from here). */
-  createdAt: number;
   /** The ledger entry's version: an older one never replaces a newer one. */
   v: number;
   /** The ledger's revision of this view (0 when not known, as in a bridge's reply). */
@@ -32,9 +36,29 @@ export function isOlderView(a: { v: number; revision: number }, b: { v: number; 
   return a.v < b.v;
 }
 
-interface Slot extends TaskSummary {
-  seq: number;
+/** A task as the index holds it: every field in the object itself (no property array beside it). */
+class Slot implements TaskSummary {
+  constructor(
+    readonly key: string,
+    readonly contextId: string,
+    readonly state: TaskState,
+    readonly statusAt: number,
+    public v: number,
+    public revision: number,
+    /** Its place in the session's order; -1 once a later view or a removal replaced it. */
+    public seq: number,
+  ) {}
 }
+
+/** The protocol's own string for `state`, not the copy each decoded task brings (40 bytes a task). */
+const STATE = new Map<string, TaskState>(TASK_STATES.map((s) => [s, s]));
+
+/**
+ * A string of its own with the text of `s`. A key is cut from the subject of the message that
+ * brought it (nats.js `KvEntry.key`): V8 keeps such a cut as a slice of the whole subject, which the
+ * index would then keep alive too. JSON's round trip makes a new string.
+ */
+const ownString = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
 
 export interface PageQuery {
   contextId?: string;
@@ -78,10 +102,10 @@ class SessionTasks {
       cur.seq = -1; // left in `order` as a tombstone, skipped and compacted later
       this.stale++;
     }
-    // Not `{ ...s, seq }`: on Node 20 that gives every slot a hidden class of its own (withFields).
-    const slot: Slot = withFields(s, { seq: ++this.seq });
+    const state = STATE.get(s.state) ?? s.state;
+    const slot = new Slot(cur?.key ?? ownString(s.key), s.contextId, state, s.statusAt, s.v, s.revision, ++this.seq);
     this.order.push(slot);
-    this.byKey.set(s.key, slot);
+    this.byKey.set(slot.key, slot);
     if (this.stale > 1024 && this.stale > this.order.length / 2) this.compact();
   }
 
@@ -134,10 +158,6 @@ class SessionTasks {
     return { keys, total: this.byKey.size, ...(next !== undefined ? { next } : {}) };
   }
 
-  summaries(): TaskSummary[] {
-    return [...this.byKey.values()];
-  }
-
   private compact(): void {
     this.order = this.order.filter((s) => s.seq >= 0);
     this.stale = 0;
@@ -151,8 +171,7 @@ export class TaskIndex {
     let st = this.sessions.get(session);
     if (!st) this.sessions.set(session, (st = new SessionTasks()));
     const statusAt = Date.parse(task.status.timestamp ?? '') || 0;
-    const createdAt = Date.parse(String(task.metadata?.[META.createdAt] ?? '')) || statusAt;
-    st.upsert({ key, session, contextId: task.contextId, state: task.status.state, statusAt, createdAt, v, revision });
+    st.upsert({ key, contextId: task.contextId, state: task.status.state, statusAt, v, revision });
   }
 
   remove(key: string, session: string): void {
