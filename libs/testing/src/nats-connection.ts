@@ -2,7 +2,7 @@
  * The set-up most in-process tests share: a nats-server of their own and one connection to it,
  * taken down together.
  */
-import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
+import type { ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
 import { startNatsServer, type NatsServerHandle, type StartNatsOptions } from './nats-server.js';
 
 export interface NatsWithConnection {
@@ -22,6 +22,8 @@ export async function startNatsWithConnection(
   const nats = await startNatsServer(server);
   let nc: NatsConnection;
   try {
+    // Loaded here, not with the package: `up` imports this package for its local nats-server alone.
+    const { connect } = await import('@nats-io/transport-node');
     nc = await connect({ ...connection, servers: nats.url });
   } catch (err) {
     await nats.stop();

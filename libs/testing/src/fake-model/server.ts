@@ -6,7 +6,7 @@
  * (`POST …/models/<model>:streamGenerateContent` / `:generateContent`).
  * What it answers is steered by the prompt (see `script.ts`) or by a test's own `respond` hook.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropicEntries, anthropicTools, writeAnthropic, writeAnthropicError } from './anthropic.js';
 import { geminiEntries, geminiTools, writeGemini, writeGeminiError } from './gemini.js';
@@ -180,7 +180,9 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     json(404, { type: 'error', error: { type: 'not_found_error', message: `fake model: no route ${req.method} ${url.pathname}` } });
   }
 
-  const server = createServer((req, res) => {
+  // Asked of Node, not imported: an ES import of node:http loads undici (for its WebSocket export) into
+  // every process that imports this package, `up` too (index.test.ts).
+  const server = process.getBuiltinModule('node:http').createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: `fake model crashed: ${(e as Error).message}` } }));

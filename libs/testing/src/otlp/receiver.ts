@@ -2,7 +2,7 @@
  * A minimal OTLP/HTTP trace receiver for tests: accepts `POST /v1/traces` in OTLP JSON (what
  * `@opentelemetry/exporter-trace-otlp-http` sends) and keeps every span with its service name.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 
 export interface ReceivedSpan {
   service: string;
@@ -39,7 +39,9 @@ export async function startOtlpReceiver(
   opts: { host?: string; port?: number; onSpan?: (s: ReceivedSpan) => void } = {},
 ): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
-  const server: Server = createServer((req, res) => {
+  // Asked of Node, not imported: an ES import of node:http loads undici (for its WebSocket export) into
+  // every process that imports this package, `up` too (index.test.ts).
+  const server: Server = process.getBuiltinModule('node:http').createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
     req.on('end', () => {
