@@ -6,12 +6,12 @@
  *
  * A session may retain hundreds of thousands of tasks (DEFAULT_LIMITS.retainedTasks), all of them
  * here once it is listed, so a task costs as little as it can — about 280 bytes of heap with UUIDs
- * for its id and context, 430 before: a slot of its own class (every field in the object), the
- * state as the protocol's own string, and the key as a string of its own (a key cut from the subject
+ * for its id and context, 430 before: a slot of its own class (every field in the object), one
+ * string for each state, and the key as a string of its own (a key cut from the subject
  * the ledger's watch brought would keep that whole subject alive). Measured in
  * task-index-memory.test.ts.
  */
-import { TASK_STATES, type Task, type TaskState } from '@shrooms/protocol';
+import { ownString, StringPool, type Task, type TaskState } from '@shrooms/protocol';
 
 export interface TaskSummary {
   key: string;
@@ -50,15 +50,8 @@ class Slot implements TaskSummary {
   ) {}
 }
 
-/** The protocol's own string for `state`, not the copy each decoded task brings (40 bytes a task). */
-const STATE = new Map<string, TaskState>(TASK_STATES.map((s) => [s, s]));
-
-/**
- * A string of its own with the text of `s`. A key is cut from the subject of the message that
- * brought it (nats.js `KvEntry.key`): V8 keeps such a cut as a slice of the whole subject, which the
- * index would then keep alive too. JSON's round trip makes a new string.
- */
-const ownString = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
+/** One string per state, not the copy each decoded task brings (40 bytes a task). */
+const states = new StringPool();
 
 export interface PageQuery {
   contextId?: string;
@@ -102,8 +95,7 @@ class SessionTasks {
       cur.seq = -1; // left in `order` as a tombstone, skipped and compacted later
       this.stale++;
     }
-    const state = STATE.get(s.state) ?? s.state;
-    const slot = new Slot(cur?.key ?? ownString(s.key), s.contextId, state, s.statusAt, s.v, s.revision, ++this.seq);
+    const slot = new Slot(cur?.key ?? ownString(s.key), s.contextId, states.share(s.state), s.statusAt, s.v, s.revision, ++this.seq);
     this.order.push(slot);
     this.byKey.set(slot.key, slot);
     if (this.stale > 1024 && this.stale > this.order.length / 2) this.compact();

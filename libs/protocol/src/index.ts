@@ -65,7 +65,7 @@ export {
   type WireError,
 } from './errors.js';
 export { DEFAULT_LIMITS, type Limits } from './limits.js';
-export { withFields } from './objects.js';
+export { ownString, StringPool, withFields } from './objects.js';
 export { EXTENSION_URI, META } from './metadata.js';
 export {
   type AgentName,

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { withFields } from './objects.js';
+import { StringPool, withFields } from './objects.js';
 
 it('copies as a spread does, leaving its base as it was', () => {
   const base = { a: 1, b: { c: 2 }, d: 'x' };
@@ -36,4 +36,11 @@ console.log(apart);
     encoding: 'utf8',
   });
   expect(Number(out.trim().split('\n').at(-1))).toBe(0);
+});
+
+it('keeps every text as it was and at most its size of them (that each is kept once: the memory tests)', () => {
+  const pool = new StringPool(2);
+  const texts = ['TASK_STATE_COMPLETED', 'laptop', 'TASK_STATE_COMPLETED', 'demo', `${'lap'}${'top'}`, 'demo'];
+  expect(texts.map((t) => pool.share(JSON.parse(JSON.stringify(t)) as string))).toEqual(texts);
+  expect(pool.size).toBe(2);
 });
