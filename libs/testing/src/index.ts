@@ -3,6 +3,7 @@ export { NATS_SERVER_ENV, natsServerBinary, type NatsServerHandle, type StartNat
 export { builtFile, eventually, nodeArgs, REPO_ROOT, runTs, type Built, type ServiceProcess, wrap } from './processes.js';
 export { freePort } from './ports.js';
 export { leftByRun, TEST_RUN_ENV, tempDir, type TempDir, tempDirSync } from './temp.js';
+export { heapKeptPerItem, inTsNode } from './child-heap.js';
 export { inChildNode, selfSignedCert, type SelfSigned } from './tls.js';
 export { parseUpOutput, type UpPrinted } from './up-output.js';
 export { sendsInFlight } from './scheduler-log.js';
