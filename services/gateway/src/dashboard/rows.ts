@@ -3,7 +3,18 @@
  * live updates, and a bounded detail for the one task a person opens. Both are made from the ledger
  * entry alone. Every string here is user input to the page: the page renders it as text, never HTML.
  */
-import { META, decodeToken, isTerminal, keys, parseTaskName, type Message, type Task, type TaskState } from '@shrooms/protocol';
+import {
+  META,
+  StringPool,
+  decodeToken,
+  isTerminal,
+  keys,
+  ownString,
+  parseTaskName,
+  type Message,
+  type Task,
+  type TaskState,
+} from '@shrooms/protocol';
 import type { Stored } from '@shrooms/ledger';
 import { displayOrigin } from '@shrooms/protocol';
 import type { TaskState as PageTaskState, TaskDetailView, TaskRowView } from './wire.js';
@@ -72,6 +83,12 @@ export function keyOfName(name: string): string | undefined {
   }
 }
 
+/**
+ * The texts rows of many tasks repeat (states; machine, session and device names), one copy each: the
+ * board keeps a row for every task the ledger retains while a page is open (dashboard-memory.test.ts).
+ */
+const shared = new StringPool();
+
 export function toRow(s: Stored): TaskRow | undefined {
   const where = parseKey(s.key);
   const task = s.entry?.task as Task | undefined;
@@ -91,17 +108,18 @@ export function toRow(s: Stored): TaskRow | undefined {
   const lastWorkerLine = str(md[META.lastWorkerLine]);
   const parentKey = parent ? keyOfName(parent) : undefined;
   return {
-    key: s.key,
+    // A string of its own: the key the watch brings is cut from its message's subject (keeping it all).
+    key: ownString(s.key),
     name: `${where.machine}/${task.id}`,
     id: task.id,
-    machine: where.machine,
-    session: where.session,
-    to: `${where.machine}/${where.session}`,
-    state,
+    machine: shared.share(where.machine),
+    session: shared.share(where.session),
+    to: shared.share(`${where.machine}/${where.session}`),
+    state: shared.share(state),
     open: !isTerminal(state),
-    from: displayOrigin(device, claimed),
-    device: line(device, 130),
-    ...(claimed ? { claimed: line(claimed, 130) } : {}),
+    from: shared.share(displayOrigin(device, claimed)),
+    device: shared.share(line(device, 130)),
+    ...(claimed ? { claimed: shared.share(line(claimed, 130)) } : {}),
     origin: schedule ? 'schedule' : claimed ? 'agent' : 'person',
     ...(schedule ? { schedule: line(schedule, 130) } : {}),
     text: line(textOf(task.history?.[0])),
