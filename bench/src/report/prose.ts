@@ -247,8 +247,8 @@ sent to or listed, the gateway keeps every retained task of it in its listing in
 message's id up there to tell a resend), up to the ledger's 200,000 by default. A heap snapshot of a gateway that had listed 100,000 tasks held
 42 MB of index: each key a slice of the subject its watch message came with (keeping the whole subject), each
 state a copy of its string from the task's JSON, each slot's fields spilling into a property array of its own,
-and two fields nobody read. Now a slot is an object of one class with every field in it, the state the
-protocol's own string and the key a string of its own (\`libs/ledger/src/task-index.ts\`): 428 → 276 bytes
+and two fields nobody read. Now a slot is an object of one class with every field in it, one string for
+each state and the key a string of its own (\`libs/ledger/src/task-index.ts\`): 428 → 276 bytes
 of heap per task on Node 20, 22 and 24 (a UUID for its id and context; a test holds it under 300). The
 memory job (\`pnpm bench --memory\`, 2026-12-06 02:02 UTC) against the full run of 2026-12-05 23:09, Node 20 /
 22 / 24: the gateway on 100,000 retained tasks once that session is listed 144 / 151 / 236 → 130 / 132 / 184 MB,
@@ -256,7 +256,11 @@ and after 90 s without work 106 / 114 / 136 → 93.8 / 99.0 / 112. The transient
 the start-up pass's kind (V8's young generation grown by decoding every task once, given back after a quiet
 spell). In the same change \`@shrooms/testing\`, which \`up\` imports for its local nats-server and keeps for as
 long as the mesh runs, loads nats.js and \`node:http\` where they are used rather than on import (\`up\`'s own
-process on Node 22: 78.5 → 75.7 MB). The memory job's other figures moved within the noise.
+process on Node 22: 78.5 → 75.7 MB). The memory job's other figures moved within the noise. After that
+run, the same for the dashboard: while a page is open the gateway keeps a row for every retained task,
+and each kept its key's subject and copies of its state and of the machine, session and device names it
+repeats; with its key a string of its own and those texts shared, 1,244 → 950 bytes of heap a row
+(\`services/gateway/src/dashboard/dashboard-memory.test.ts\`; not in the memory job, which opens no page).
 
 Before that (2026-12-05, night): Node's TLS and HTTP/2 stacks are loaded only where a connection or a server
 uses them. The NATS transport required \`node:tls\` when it loaded and asked \`instanceof TLSSocket\` of every
