@@ -49,6 +49,17 @@ const PROJECTS = [
 ];
 
 const args = process.argv.slice(2);
+const USAGE = `usage: ./shrooms test [PROJECT ...] [--node 22,24]\n\nRuns every project (or those named) on this machine's Node, and the runtime projects again on each Node\nof --node; the last line says "N passed, N failed". The projects: ${PROJECTS.map((p) => p.name).join(' ')}\n`;
+if (args.includes('--help') || args.includes('-h')) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+// Any other option is a mistake, not a request to run everything.
+const badOption = args.find((a, i) => a.startsWith('-') && a !== '--node' && !a.startsWith('--node=') && args[i - 1] !== '--node');
+if (badOption) {
+  console.error(`unknown option ${badOption}\n${USAGE}`);
+  process.exit(1);
+}
 const nodeArg = args.flatMap((a, i) => (a.startsWith('--node=') ? [a.slice(7)] : a === '--node' ? [args[i + 1] ?? ''] : []));
 const wanted = args.filter((a, i) => !a.startsWith('-') && args[i - 1] !== '--node');
 const unknown = wanted.filter((w) => !PROJECTS.some((p) => p.name === w));
