@@ -11,11 +11,18 @@
 //
 // Other Node versions are installed once from the npm registry (node-versions.mjs). Each run puts
 // its Node first on PATH, so every process the tests start (services, CLIs, harnesses) runs on it.
-import { spawnSync } from 'node:child_process';
+//
+// Nothing of a run outlives it: after each project, a process its tests started and left running
+// fails the run and is stopped; stopped early (Ctrl-C, SIGTERM, or its output closed, as by
+// `| head`), it stops the project running, then every process of the run and its temporary folders
+// (leftovers.mjs).
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { nodeBinary, parseNodeVersions } from './node-versions.mjs';
+import { removeFoldersOfRun, stopProcessesOfRun, TEST_RUN_ENV } from './leftovers.mjs';
 
 /**
  * The projects, in the order they run. A project is either a `command` (one check: it passes or
@@ -78,15 +85,91 @@ try {
 const outDir = join(process.cwd(), 'test-output');
 mkdirSync(outDir, { recursive: true });
 
+// This run's marker, inherited by every process it starts. Always a new one: a run started from
+// inside another (a test of this command) must not take the outer run's processes for its own.
+const runId = `t${randomBytes(4).toString('hex')}`;
+process.env[TEST_RUN_ENV] = runId;
+/** How long a project's processes may take to end after it has (ms); past it they are left running. */
+const LEFT_RUNNING_GRACE_MS = 5000;
+
+/** The project's process while one runs, and why the run is stopping once it is. */
+let current;
+let stopping;
+
+/** Stops the run: the project running now first; the rest once it has ended (see finishStopping). */
+function stop(code, why) {
+  if (stopping) return;
+  stopping = { code, why };
+  // The terminal's Ctrl-C reached the project's processes already; anything else is passed on.
+  if (current && why !== 'SIGINT') current.kill(why.startsWith('SIG') ? why : 'SIGTERM');
+}
+for (const [sig, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+]) {
+  process.on(sig, () => stop(code, sig));
+}
+// Whoever read the output is gone (`./shrooms test | head`): stop, as a shell command would on SIGPIPE.
+process.stdout.on('error', () => stop(141, 'its output was closed'));
+process.stderr.on('error', () => {});
+
+async function finishStopping() {
+  const stopped = await stopProcessesOfRun(runId);
+  const removed = removeFoldersOfRun(runId);
+  process.stderr.write(
+    `\ntest run stopped (${stopping.why}): ${stopped.length} of its processes stopped, ${removed.length} of its temporary folders removed\n`,
+  );
+  process.exit(stopping.code);
+}
+
+/** Runs a project's command to its end: its exit status, or its signal's name. */
+function exec(cmd, args, env) {
+  return new Promise((done) => {
+    current = spawn(cmd, args, { stdio: 'inherit', env });
+    current.on('error', () => done(-1));
+    current.on('exit', (code, signal) => done(code ?? signal));
+  }).finally(() => {
+    current = undefined;
+  });
+}
+
+/**
+ * Stops what a project's tests started and left running. After a project that ended normally that
+ * is a fault of the tests, and fails the run; after one that did not (it crashed, or was stopped),
+ * it is what could not be stopped by the tests, and only said.
+ */
+async function stopLeftRunning(project, counts) {
+  const left = await stopProcessesOfRun(runId, { graceMs: LEFT_RUNNING_GRACE_MS });
+  if (!left.length) return;
+  const list = left.map((l) => `  ${l.pid} ${l.command}`).join('\n');
+  if (counts.crashed) {
+    process.stderr.write(
+      `\nproject ${project} did not end normally: stopped the ${left.length} process(es) its tests had started\n${list}\n`,
+    );
+    return;
+  }
+  process.stderr.write(
+    `\nLEFT RUNNING by project ${project}: ${left.length} process(es) its tests started were still running ${LEFT_RUNNING_GRACE_MS / 1000} s after it ended; stopped now:\n${list}\nStop each in the teardown of the test or helper that started it, also when a test fails.\n`,
+  );
+  counts.failed += 1;
+  counts.failures = [...(counts.failures ?? []), `${left.length} process(es) left running: ${left.map((l) => l.command).join('; ')}`];
+}
+
 /** One run: the chosen projects on one Node binary. Returns its counts. */
-function runOn(node, label, projects, reportDir) {
+async function runOn(node, label, projects, reportDir) {
   const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH}` };
   const run = { label, passed: 0, failed: 0, skipped: 0, lines: [], startedAt: Date.now() };
   mkdirSync(reportDir, { recursive: true });
   for (const p of projects) {
+    if (stopping) await finishStopping();
     const t0 = Date.now();
     console.log(`\n=== ${p.name} (${label}) ===`);
-    const counts = p.command ? runCommand(p.command(node), env) : runVitest(node, p.name, env, join(reportDir, `vitest-${p.name}.json`));
+    const counts = p.command
+      ? await runCommand(p.command(node), env)
+      : await runVitest(node, p.name, env, join(reportDir, `vitest-${p.name}.json`));
+    if (stopping) await finishStopping();
+    await stopLeftRunning(p.name, counts);
     run.passed += counts.passed;
     run.failed += counts.failed;
     run.skipped += counts.skipped;
@@ -98,20 +181,20 @@ function runOn(node, label, projects, reportDir) {
   return run;
 }
 
-function runCommand([cmd, ...rest], env) {
-  const r = spawnSync(cmd, rest, { stdio: 'inherit', env });
-  return r.status === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 };
+async function runCommand([cmd, ...rest], env) {
+  const status = await exec(cmd, rest, env);
+  return status === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 };
 }
 
-function runVitest(node, project, env, report) {
+async function runVitest(node, project, env, report) {
   const summaryFile = report.replace(/\.json$/, '.summary.json');
   rmSync(report, { force: true });
   rmSync(summaryFile, { force: true });
   const vitest = join(process.cwd(), 'node_modules', 'vitest', 'vitest.mjs');
   const reporters = ['--reporter=default', '--reporter=json', `--reporter=${join(process.cwd(), 'scripts', 'summary-reporter.mjs')}`];
-  const r = spawnSync(node, [vitest, 'run', '--project', project, ...reporters, `--outputFile.json=${report}`, '--passWithNoTests'], {
-    stdio: 'inherit',
-    env: { ...env, SHROOMS_SUMMARY_FILE: summaryFile },
+  const status = await exec(node, [vitest, 'run', '--project', project, ...reporters, `--outputFile.json=${report}`, '--passWithNoTests'], {
+    ...env,
+    SHROOMS_SUMMARY_FILE: summaryFile,
   });
   try {
     const j = JSON.parse(readFileSync(report, 'utf8'));
@@ -123,15 +206,15 @@ function runVitest(node, project, env, report) {
     c.failures = failuresOf(j, more.failed);
     // A file that failed to load has no failed test of its own: count the file.
     if (j.numFailedTestSuites > 0 && j.numFailedTests === 0) c.failed += j.numFailedTestSuites;
-    if (r.status !== 0 && c.failed === 0) {
+    if (status !== 0 && c.failed === 0) {
       // No test failed, yet the run did: a global setup's check (LEAKED TEMP FOLDERS, test/temp.setup.ts) or a crash.
-      console.error(`project ${project}: vitest exited ${r.status ?? r.signal} with no failed test; see its output above`);
+      console.error(`project ${project}: vitest exited ${status} with no failed test; see its output above`);
       c.failed = 1;
     }
     return c;
   } catch {
-    console.error(`no report from project ${project} (exit ${r.status})`);
-    return { passed: 0, failed: 1, skipped: 0 };
+    console.error(`no report from project ${project} (exit ${status})`);
+    return { passed: 0, failed: 1, skipped: 0, crashed: true };
   }
 }
 
@@ -154,7 +237,7 @@ const summary = (c) => `${c.passed} passed, ${c.failed} failed${c.skipped ? `, $
 const duration = (ms) => `${Math.floor(ms / 60_000)}m ${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
 
 const chosen = wanted.length ? PROJECTS.filter((p) => wanted.includes(p.name) || wanted.includes(p.with)) : PROJECTS;
-const runs = [runOn(process.execPath, `node ${process.version}, this machine`, chosen, outDir)];
+const runs = [await runOn(process.execPath, `node ${process.version}, this machine`, chosen, outDir)];
 // Named projects run on every Node asked for; otherwise the runtime ones (`everyNode`).
 const again = wanted.length ? chosen : PROJECTS.filter((p) => p.everyNode);
 for (const v of versions) {
@@ -167,8 +250,12 @@ for (const v of versions) {
     runs.push({ label: `node v${v}`, passed: 0, failed: 1, skipped: 0, lines: ['  (not installed)'], ms: 0 });
     continue;
   }
-  runs.push(runOn(node, `node v${v}`, again, join(outDir, `node-${v}`)));
+  runs.push(await runOn(node, `node v${v}`, again, join(outDir, `node-${v}`)));
 }
+
+// A project that crashed (its output closed, say) could not remove its temporary folders.
+const crashed = removeFoldersOfRun(runId);
+if (crashed.length) console.error(`${crashed.length} temporary folder(s) of this run left by a project that did not end normally: removed`);
 
 const total = runs.reduce((t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed, skipped: t.skipped + r.skipped }), {
   passed: 0,
@@ -181,4 +268,4 @@ for (const r of runs) {
   for (const l of r.lines) console.log(l);
 }
 console.log(`\n${summary(total)}`);
-process.exit(total.failed > 0 ? 1 : 0);
+process.exit(stopping ? stopping.code : total.failed > 0 ? 1 : 0);
