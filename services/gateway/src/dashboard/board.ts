@@ -8,7 +8,7 @@
  * update; the row shape is apart in rows.ts.
  */
 import { TASK_STATES, type TaskState } from '@shrooms/protocol';
-import { matches, searchText } from './app/match.js';
+import { matches, searchFor } from './app/match.js';
 import type { TaskRow } from './rows.js';
 
 export const STATE_FILTERS = [
@@ -91,7 +91,6 @@ export function decodeCursor(c: string): Pos | undefined {
 
 export class Board {
   private rows = new Map<string, TaskRow>();
-  private search = new Map<string, string>();
   /** Keys ordered by (createdAt, key), oldest first. */
   private order: string[] = [];
   private children = new Map<string, Set<string>>();
@@ -106,7 +105,6 @@ export class Board {
 
   clear(): void {
     this.rows.clear();
-    this.search.clear();
     this.order = [];
     this.children.clear();
   }
@@ -120,7 +118,6 @@ export class Board {
       if (cur.parentKey !== row.parentKey) this.unlink(cur);
     }
     this.rows.set(row.key, row);
-    this.search.set(row.key, searchText(row));
     if (!cur || cur.createdAt !== row.createdAt) this.insertInOrder(row);
     if (row.parentKey) {
       let set = this.children.get(row.parentKey);
@@ -137,7 +134,6 @@ export class Board {
     if (!gone.length) return 0;
     for (const r of gone) {
       this.rows.delete(r.key);
-      this.search.delete(r.key);
       this.unlink(r);
     }
     this.order = this.order.filter((k) => this.rows.has(k));
@@ -150,10 +146,11 @@ export class Board {
     const rows: TaskRow[] = [];
     let total = 0;
     let more = false;
+    const found = q.q ? searchFor(q.q) : undefined;
     for (let i = this.order.length - 1; i >= 0; i--) {
       const key = this.order[i]!;
       const r = this.rows.get(key)!;
-      if (!matches(r, q, this.search.get(key))) continue;
+      if (!matches(r, q, found)) continue;
       total++;
       if (after && cmp([r.createdAt, r.key], after) >= 0) continue;
       if (rows.length < limit) rows.push(r);

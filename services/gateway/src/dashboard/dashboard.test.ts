@@ -197,6 +197,20 @@ it('filters by session and by state', async () => {
   expect([attention.held.length, attention.stalled.length]).toEqual([1, 1]);
 });
 
+it("searches tasks' names, texts and askers in any case, taking the query's characters as they are", async () => {
+  const names = async (q: string) =>
+    (await get(`/dashboard/api/tasks?q=${encodeURIComponent(q)}`)).json().rows.map((r: { name: string }) => r.name);
+  const reads = ledger.reads;
+  expect(await names('FORMAT the')).toEqual(['box/h:held']);
+  expect(await names('Pi5/Jim')).toEqual(['box/h:held']);
+  expect(await names('box/c:LEAF')).toEqual(['box/c:leaf']);
+  expect(await names('task 9999')).toEqual(['box/big:m-9999']);
+  expect((await get('/dashboard/api/tasks?agent=box%2Fbig&q=TASK%20999')).json().total).toBe(11);
+  expect(await names('(pi5/')).toEqual(['box/h:held']);
+  for (const literal of ['.*', 'm-1[', '(x', 'task 1+', '\\']) expect(await names(literal)).toEqual([]);
+  expect(ledger.reads).toBe(reads);
+});
+
 it('builds a chain from its root down through shrooms/parent', async () => {
   const { chain } = (await get('/dashboard/api/chain?key=box.c.leaf')).json();
   expect(chain.size).toBe(3);

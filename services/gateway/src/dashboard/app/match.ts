@@ -13,12 +13,17 @@ export interface RowFilter {
   q?: string | undefined;
 }
 
-/** What the search looks in, lower-cased (the index keeps it per row). */
-export function searchText(r: TaskRowView): string {
-  return `${r.name}\n${r.text}\n${r.from}`.toLowerCase();
+/**
+ * Whether a row's name, text or asker holds `q`, in any case: made once per query, so that a search
+ * over every task the server's index holds builds nothing per row.
+ */
+export function searchFor(q: string): (r: TaskRowView) => boolean {
+  const re = new RegExp(q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
+  return (r) => re.test(r.name) || re.test(r.text) || re.test(r.from);
 }
 
-export function matches(r: TaskRowView, f: RowFilter, search?: string): boolean {
+/** `found`: the query's test (searchFor), when one row after another is checked against the same filter. */
+export function matches(r: TaskRowView, f: RowFilter, found = f.q ? searchFor(f.q) : undefined): boolean {
   if (f.agent && r.to !== f.agent) return false;
   switch (f.state ?? 'all') {
     case 'all':
@@ -41,6 +46,6 @@ export function matches(r: TaskRowView, f: RowFilter, search?: string): boolean 
     default:
       if (r.state !== f.state) return false;
   }
-  if (f.q && !(search ?? searchText(r)).includes(f.q.toLowerCase())) return false;
+  if (found && !found(r)) return false;
   return true;
 }
