@@ -786,7 +786,12 @@ export function recommendations(r: BenchResult, p?: ProfileReport): string {
    resolutions of the bundle's files, and esbuild's \`__name\` helper (\`keepNames\`). Turning it back on
    after start-up does not work (\`v8.setFlagsFromString\`: Node 22 keeps it off for good, Node 24 ignores
    it), and on Node 24 nothing is optimised at start-up anyway (its bridge: 64–65 MB with or without).
-   Keeping it off for good would cost the hot path (not measured). *The bundle without \`keepNames\`*
+   Keeping it off for good costs the hot path dearly, measured since (2026-12-06, Node 22.23.3, \`--hot\`,
+   three pairs alternated, the bridge alone with \`--max-opt=2\`): the bridge's CPU per task 0.28 / 0.32 /
+   0.31 → 0.65 / 0.87 / 0.72 ms, ours' in all 0.94 / 1.04 / 1.06 → 1.59 / 2.25 / 1.73, tasks/s at concurrency
+   16 1,562 / 1,417 / 1,361 → 953 / 676 / 895, p50 1.04 / 1.41 / 1.76 → 1.54 / 2.54 / 2.09 ms: six MB of
+   a bridge's RSS are not worth that, and the bridge's aim on Node 22 and 24 is left to how it is stated
+   (recommendation 21). *The bundle without \`keepNames\`*
    (identifiers not minified, so names stay; 2.6 → 3.6 MB of files): bridge on Node 22 65 → 64–65, on
    Node 24 65 → 63; gateway 70 → 69 and 70 → 68–70: a MB or two at most. What is left of the bridge on Node 24 is
    still recommendation 21's.`;
