@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -7,7 +7,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { tempDir, type TempDir } from '@shrooms/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { processesOfRun, removeFoldersOfRun, stopProcessesOfRun, TEST_RUN_ENV } from './leftovers.mjs';
+import {
+  deadRuns,
+  newRunMarker,
+  processesOfRun,
+  removeFoldersOfRun,
+  stopProcessesOfRun,
+  sweepDeadRuns,
+  TEST_RUN_ENV,
+} from './leftovers.mjs';
 
 const testCommand = fileURLToPath(new URL('./test.mjs', import.meta.url));
 
@@ -90,6 +98,32 @@ describe('leftovers of a test run', () => {
   });
 });
 
+/** The marker of a run whose test command is gone: a pid that was a process's and is no more. */
+function runOfAGoneCommand(): string {
+  const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+  const run = `t${gone}x${randomBytes(4).toString('hex')}`;
+  runs.push(run);
+  return run;
+}
+
+describe('leftovers of a test run killed outright', () => {
+  it('are swept: the processes and folders of runs whose command is gone, not of a live one or a plain marker', async () => {
+    const killed = runOfAGoneCommand();
+    const live = newRunMarker(); // this process is its owner, and alive
+    const plain = newRun(); // as a vitest run started by hand marks it: no owner named
+    runs.push(live);
+    const [a, b, c] = [orphan(killed), orphan(live), orphan(plain)];
+    for (const run of [killed, live, plain]) mkdirSync(join(dir.path, `shrooms-nats-${run}-abc`));
+    await until(() => [killed, live, plain].every((run) => processesOfRun(run).length === 1), 'all three to start');
+    expect(deadRuns(dir.path)).toContain(killed);
+    expect(deadRuns(dir.path)).not.toContain(live);
+    expect(await sweepDeadRuns(dir.path)).toEqual({ processes: 1, folders: 1 });
+    expect([alive(a), alive(b), alive(c)]).toEqual([false, true, true]);
+    expect(existsSync(join(dir.path, `shrooms-nats-${killed}-abc`))).toBe(false);
+    expect(existsSync(join(dir.path, `shrooms-nats-${live}-abc`))).toBe(true);
+  });
+});
+
 /**
  * The test command around a project's run. What runs the project here is a stand-in for vitest (a
  * script at node_modules/vitest/vitest.mjs of the command's working folder): it starts a process of
@@ -154,6 +188,17 @@ switch (process.env.FAKE_MODE) {
     expect(code).not.toBe(0);
     expect(alive(pid!)).toBe(false);
     expect(run.err()).toContain('project unit did not end normally: stopped the 1 process(es) its tests had started');
+  }, 20_000);
+
+  it('first stops what a run killed outright left running', async () => {
+    const killed = runOfAGoneCommand();
+    const left = orphan(killed);
+    await until(() => processesOfRun(killed).length === 1, 'the process to start');
+    const run = start('leave');
+    await once(run.cmd, 'exit');
+    started.push(...run.pids());
+    expect(alive(left)).toBe(false);
+    expect(run.err()).toMatch(/^stopped [1-9]\d* process\(es\) and removed \d+ temporary folder\(s\) left by test runs that were killed$/m);
   }, 20_000);
 
   it('stops the project and all it started on SIGTERM, and says so', async () => {

@@ -14,15 +14,14 @@
 //
 // Nothing of a run outlives it: after each project, a process its tests started and left running
 // fails the run and is stopped; stopped early (Ctrl-C, SIGTERM, or its output closed, as by
-// `| head`), it stops the project running, then every process of the run and its temporary folders
-// (leftovers.mjs).
+// `| head`), it stops the project running, then every process of the run and its temporary folders;
+// what a run killed outright left is cleaned up by the next one (leftovers.mjs).
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { nodeBinary, parseNodeVersions } from './node-versions.mjs';
-import { removeFoldersOfRun, stopProcessesOfRun, TEST_RUN_ENV } from './leftovers.mjs';
+import { newRunMarker, removeFoldersOfRun, stopProcessesOfRun, sweepDeadRuns, TEST_RUN_ENV } from './leftovers.mjs';
 
 /**
  * The projects, in the order they run. A project is either a `command` (one check: it passes or
@@ -87,8 +86,14 @@ mkdirSync(outDir, { recursive: true });
 
 // This run's marker, inherited by every process it starts. Always a new one: a run started from
 // inside another (a test of this command) must not take the outer run's processes for its own.
-const runId = `t${randomBytes(4).toString('hex')}`;
+const runId = newRunMarker();
 process.env[TEST_RUN_ENV] = runId;
+// What runs killed outright (SIGKILL: they could stop nothing) left on this host.
+const swept = await sweepDeadRuns();
+if (swept.processes || swept.folders)
+  console.error(
+    `stopped ${swept.processes} process(es) and removed ${swept.folders} temporary folder(s) left by test runs that were killed`,
+  );
 /** How long a project's processes may take to end after it has (ms); past it they are left running. */
 const LEFT_RUNNING_GRACE_MS = 5000;
 
