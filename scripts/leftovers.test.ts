@@ -132,15 +132,25 @@ describe('leftovers of a test run killed outright', () => {
  */
 describe('the test command', () => {
   const fakeVitest = `import { spawn } from 'node:child_process';
-import { appendFileSync, writeFileSync } from 'node:fs';
-const p = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+const p = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
 p.unref();
 appendFileSync(process.env.FAKE_PIDS, p.pid + '\\n');
 const report = process.argv.find((a) => a.startsWith('--outputFile.json=')).slice('--outputFile.json='.length);
 const passed = { numPassedTests: 1, numFailedTests: 0, numPendingTests: 0, numTodoTests: 0, numFailedTestSuites: 0, testResults: [] };
+// Never outlives a failed test by long (the command under test is what should stop it).
+setTimeout(() => process.exit(3), 30_000).unref();
 switch (process.env.FAKE_MODE) {
   case 'leave': writeFileSync(report, JSON.stringify(passed)); break;
-  case 'talk': setInterval(() => console.log('a test passed'), 50); break;
+  case 'talk': {
+    // A folder as libs/testing's tempDir names it, which this run's teardown will never remove.
+    const folder = mkdtempSync(join(tmpdir(), 'shrooms-fake-' + process.env.SHROOMS_TEST_RUN + '-'));
+    writeFileSync(process.env.FAKE_PIDS + '.folder', folder);
+    setInterval(() => console.log('a test passed'), 50);
+    break;
+  }
   case 'wait': setInterval(() => {}, 1000); break;
 }
 `;
@@ -173,8 +183,8 @@ switch (process.env.FAKE_MODE) {
     expect(run.err()).toContain(
       'LEFT RUNNING by project unit: 1 process(es) its tests started were still running 5 s after it ended; stopped now:',
     );
-    expect(run.err()).toContain(`  ${pid} sleep 300`);
-    expect(run.out()).toContain('    failed: 1 process(es) left running: sleep 300');
+    expect(run.err()).toContain(`  ${pid} sleep 60`);
+    expect(run.out()).toContain('    failed: 1 process(es) left running: sleep 60');
     expect(run.out().trim().split('\n').at(-1)).toBe('1 passed, 1 failed');
   }, 20_000);
 
@@ -187,7 +197,10 @@ switch (process.env.FAKE_MODE) {
     started.push(pid!);
     expect(code).not.toBe(0);
     expect(alive(pid!)).toBe(false);
-    expect(run.err()).toContain('project unit did not end normally: stopped the 1 process(es) its tests had started');
+    expect(run.err()).toContain(
+      'project unit did not end normally: stopped the 1 process(es) its tests had started and removed 1 temporary folder(s)',
+    );
+    expect(existsSync(readFileSync(join(dir.path, 'pids.folder'), 'utf8'))).toBe(false);
   }, 20_000);
 
   it('first stops what a run killed outright left running', async () => {

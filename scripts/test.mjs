@@ -146,14 +146,16 @@ function exec(cmd, args, env) {
  */
 async function stopLeftRunning(project, counts) {
   const left = await stopProcessesOfRun(runId, { graceMs: LEFT_RUNNING_GRACE_MS });
-  if (!left.length) return;
   const list = left.map((l) => `  ${l.pid} ${l.command}`).join('\n');
   if (counts.crashed) {
+    // Its teardown did not run: its folders go now, before the next project's check would count them.
+    const removed = removeFoldersOfRun(runId);
     process.stderr.write(
-      `\nproject ${project} did not end normally: stopped the ${left.length} process(es) its tests had started\n${list}\n`,
+      `\nproject ${project} did not end normally: stopped the ${left.length} process(es) its tests had started and removed ${removed.length} temporary folder(s)\n${list}\n`,
     );
     return;
   }
+  if (!left.length) return;
   process.stderr.write(
     `\nLEFT RUNNING by project ${project}: ${left.length} process(es) its tests started were still running ${LEFT_RUNNING_GRACE_MS / 1000} s after it ended; stopped now:\n${list}\nStop each in the teardown of the test or helper that started it, also when a test fails.\n`,
   );
@@ -257,10 +259,6 @@ for (const v of versions) {
   }
   runs.push(await runOn(node, `node v${v}`, again, join(outDir, `node-${v}`)));
 }
-
-// A project that crashed (its output closed, say) could not remove its temporary folders.
-const crashed = removeFoldersOfRun(runId);
-if (crashed.length) console.error(`${crashed.length} temporary folder(s) of this run left by a project that did not end normally: removed`);
 
 const total = runs.reduce((t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed, skipped: t.skipped + r.skipped }), {
   passed: 0,
