@@ -6,6 +6,16 @@
 import { z } from 'zod';
 import { OriginSchema } from './wire.js';
 
+/**
+ * How a gateway admits new tasks (its GATEWAY_GUARD setting): `local` runs admission in the gateway's
+ * process over the windows every guard shares; `service` asks the guard service over NATS
+ * (`required`, its former name, still means this); `off` admits everything (tests, benchmarks).
+ * Here, not in the gateway's config alone, so that `up` checks it without loading the gateway.
+ */
+export const GatewayGuardSchema = z
+  .preprocess((v) => (v === 'required' ? 'service' : v), z.enum(['local', 'service', 'off']))
+  .default('local');
+
 export const GuardAdmitRequestSchema = z.object({
   machine: z.string(),
   session: z.string(),

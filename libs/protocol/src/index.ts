@@ -100,6 +100,7 @@ export {
   UpdateStatusSchema,
 } from './bridge.js';
 export {
+  GatewayGuardSchema,
   type GuardAdmitRequest,
   GuardAdmitRequestSchema,
   type GuardControlRequest,

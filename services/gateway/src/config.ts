@@ -2,7 +2,7 @@ import { AdmissionConfigSchema } from '@shrooms/admission';
 import { BaseConfigSchema } from '@shrooms/runtime';
 import { DashboardConfigSchema } from './dashboard/config.js';
 import { IdentityConfigSchema } from './identity/config.js';
-import { DEFAULT_LIMITS } from '@shrooms/protocol';
+import { DEFAULT_LIMITS, GatewayGuardSchema } from '@shrooms/protocol';
 import { z } from 'zod';
 
 const ms = (d: number) => z.coerce.number().int().positive().default(d);
@@ -31,12 +31,8 @@ export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.
      * session there is, if just one.
      */
     GATEWAY_DEFAULT_SESSION: z.string().optional(),
-    /**
-     * How a new task is admitted: `local` runs admission (libs/admission, the GUARD_* settings) in
-     * this process over the windows every guard shares; `service` asks the guard service over NATS
-     * (`required`, its former name, still means this); `off` admits everything (tests, benchmarks).
-     */
-    GATEWAY_GUARD: z.preprocess((v) => (v === 'required' ? 'service' : v), z.enum(['local', 'service', 'off'])).default('local'),
+    /** How a new task is admitted (libs/protocol's GatewayGuardSchema; `local` uses the GUARD_* settings). */
+    GATEWAY_GUARD: GatewayGuardSchema,
     GATEWAY_SSE_HEARTBEAT_MS: ms(15_000),
     GATEWAY_EXPIRY_SWEEP_MS: ms(60_000),
     LIMIT_BODY_BYTES: ms(DEFAULT_LIMITS.bodyBytes),

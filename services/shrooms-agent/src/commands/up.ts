@@ -10,7 +10,7 @@ import { appendFileSync, createWriteStream, existsSync, rmSync } from 'node:fs';
 import { chmod } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { isValidName, NAME_RULE } from '@shrooms/protocol';
+import { GatewayGuardSchema, isValidName, NAME_RULE } from '@shrooms/protocol';
 import type { Command } from './types.js';
 import { commandArgs } from './usage.js';
 import { cliEnv, shellEnv } from '../config.js';
@@ -51,9 +51,7 @@ export const upCommand: Pick<Command, 'run'> = {
     }
     // The gateway's own rule for GATEWAY_GUARD (its default, its former name `required`), checked
     // before anything starts rather than by a gateway that then fails to.
-    const guardSetting = (await import('@shrooms/gateway')).GatewayConfigSchema.shape.GATEWAY_GUARD.safeParse(
-      values['no-guard'] ? 'off' : cliEnv().GATEWAY_GUARD,
-    );
+    const guardSetting = GatewayGuardSchema.safeParse(values['no-guard'] ? 'off' : cliEnv().GATEWAY_GUARD);
     if (!guardSetting.success) {
       process.stderr.write(`GATEWAY_GUARD must be local, service or off (got ${JSON.stringify(cliEnv().GATEWAY_GUARD)})\n`);
       return 1;
