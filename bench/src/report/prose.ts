@@ -256,7 +256,8 @@ and after 90 s without work 106 / 114 / 136 → 93.8 / 99.0 / 112. The transient
 the start-up pass's kind (V8's young generation grown by decoding every task once, given back after a quiet
 spell). In the same change \`@shrooms/testing\`, which \`up\` imports for its local nats-server and keeps for as
 long as the mesh runs, loads nats.js and \`node:http\` where they are used rather than on import (\`up\`'s own
-process on Node 22: 78.5 → 75.7 MB). The memory job's other figures moved within the noise. After that
+process on Node 22: 78.5 → 75.7 MB; → 72 since \`up\` reads GATEWAY_GUARD's rule from \`@shrooms/protocol\` instead of
+loading the whole gateway for it). The memory job's other figures moved within the noise. After that
 run, the same for the dashboard: while a page is open the gateway keeps a row for every retained task,
 and each kept its key's subject and copies of its state and of the machine, session and device names it
 repeats; with its key a string of its own and those texts shared, 1,244 → 950 bytes of heap a row
