@@ -16,7 +16,8 @@ import { leftByRun, TEST_RUN_ENV } from '@shrooms/testing';
 const CHECKED = 'SHROOMS_TEST_RUN_CHECKED';
 
 export default function setup(): () => void {
-  // A run of several projects loads this file once per project: the first one names the run.
+  // The test command (scripts/test.mjs) names the run for all its projects; a vitest started by hand
+  // gets a name here, once for all its projects (this file is loaded once per project).
   const run = (process.env[TEST_RUN_ENV] ||= `t${randomBytes(4).toString('hex')}`);
   return function checkTempDirs() {
     if (process.env[CHECKED] === run) return;
