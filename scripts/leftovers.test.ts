@@ -18,6 +18,8 @@ import {
 } from './leftovers.mjs';
 
 const testCommand = fileURLToPath(new URL('./test.mjs', import.meta.url));
+/** A run's processes are found in /proc (Linux); elsewhere none are, and these tests are skipped. */
+const withProc = existsSync('/proc/self/environ');
 
 /** Alive and not a zombie waiting to be reaped. */
 function alive(pid: number): boolean {
@@ -62,7 +64,7 @@ function orphan(run: string, [cmd, ...args] = ['sleep', '300']): number {
   return p.pid!;
 }
 
-describe('leftovers of a test run', () => {
+describe.skipIf(!withProc)('leftovers of a test run', () => {
   it("finds the processes that carry the run's marker, and no other run's", async () => {
     const [a, b, c] = [newRun(), newRun(), newRun()];
     const mine = orphan(a);
@@ -106,7 +108,7 @@ function runOfAGoneCommand(): string {
   return run;
 }
 
-describe('leftovers of a test run killed outright', () => {
+describe.skipIf(!withProc)('leftovers of a test run killed outright', () => {
   it('are swept: the processes and folders of runs whose command is gone, not of a live one or a plain marker', async () => {
     const killed = runOfAGoneCommand();
     const live = newRunMarker(); // this process is its owner, and alive
@@ -130,7 +132,7 @@ describe('leftovers of a test run killed outright', () => {
  * its own that outlives it, as a leaked service would, then ends as the case needs. What is tested
  * is what the command does around it; the real vitest dying of a closed output was seen by hand.
  */
-describe('the test command', () => {
+describe.skipIf(!withProc)('the test command', () => {
   const fakeVitest = `import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -151,7 +153,13 @@ switch (process.env.FAKE_MODE) {
     setInterval(() => console.log('a test passed'), 50);
     break;
   }
-  case 'wait': setInterval(() => {}, 1000); break;
+  case 'wait':
+    process.on('SIGINT', () => {
+      writeFileSync(process.env.FAKE_PIDS + '.signal', 'SIGINT');
+      process.exit(130);
+    });
+    setInterval(() => {}, 1000);
+    break;
 }
 `;
 
@@ -224,5 +232,18 @@ switch (process.env.FAKE_MODE) {
     expect(code).toBe(143);
     expect(alive(pid!)).toBe(false);
     expect(run.err()).toContain('test run stopped (SIGTERM): 1 of its processes stopped, 0 of its temporary folders removed');
+  }, 20_000);
+
+  it('passes a SIGINT sent to it alone on to the project, then stops all it started', async () => {
+    const run = start('wait');
+    await until(() => run.pids().length === 1, 'the project to start its process');
+    run.cmd.kill('SIGINT');
+    const [code] = await once(run.cmd, 'exit');
+    const [pid] = run.pids();
+    started.push(pid!);
+    expect(code).toBe(130);
+    expect(readFileSync(join(dir.path, 'pids.signal'), 'utf8')).toBe('SIGINT');
+    expect(alive(pid!)).toBe(false);
+    expect(run.err()).toContain('test run stopped (SIGINT): 1 of its processes stopped, 0 of its temporary folders removed');
   }, 20_000);
 });

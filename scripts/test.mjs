@@ -105,8 +105,9 @@ let stopping;
 function stop(code, why) {
   if (stopping) return;
   stopping = { code, why };
-  // The terminal's Ctrl-C reached the project's processes already; anything else is passed on.
-  if (current && why !== 'SIGINT') current.kill(why.startsWith('SIG') ? why : 'SIGTERM');
+  // Passed on: a terminal's Ctrl-C reaches the project too, but a signal sent to this command alone
+  // (`kill -INT`) does not. A second SIGINT is harmless: vitest exits on its first without waiting.
+  current?.kill(why.startsWith('SIG') ? why : 'SIGTERM');
 }
 for (const [sig, code] of [
   ['SIGINT', 130],
