@@ -97,6 +97,21 @@ describe('task transitions', () => {
     );
   });
 
+  it('starts the reminder ladder afresh for a task taken up again, keeping the hourly log', () => {
+    const stalled = annotate(start(fresh(), now), {
+      'shrooms/nudges': 6,
+      'shrooms/last_nudge': '2026-11-30T10:30:00Z',
+      'shrooms/stalled': '2026-11-30T11:00:00Z',
+      'shrooms/nudge_log': [1, 2],
+    })!;
+    const blocked = block(stalled, 'which branch?', now);
+    const again = start(answer(blocked, { messageId: 'a1', role: 'ROLE_USER', parts: [{ text: 'main' }] }, now), now);
+    expect(again.task.metadata).not.toHaveProperty('shrooms/stalled');
+    expect(again.task.metadata).not.toHaveProperty('shrooms/nudges');
+    expect(again.task.metadata).not.toHaveProperty('shrooms/last_nudge');
+    expect(again.task.metadata?.['shrooms/nudge_log']).toEqual([1, 2]);
+  });
+
   it('asks for authorization as an interrupted state that an answer takes back into the queue', () => {
     const auth = needAuth(start(fresh(), now), 'sign in first', now);
     expect(auth.task.status).toMatchObject({ state: 'TASK_STATE_AUTH_REQUIRED', message: { parts: [{ text: 'sign in first' }] } });

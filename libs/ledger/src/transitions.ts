@@ -106,11 +106,19 @@ function withState(
   return task;
 }
 
+/**
+ * The session takes the task up. A task taken up again (an answer to it, a restart) starts the
+ * reminder ladder afresh: a stall mark or reminders left from before would keep the watchdog quiet
+ * while the session sat on it (the hourly cap's log stays).
+ */
 export function start(entry: LedgerEntry, now: Date): LedgerEntry {
   assertOpen(entry.task, 'start');
-  const task = withState(entry, 'TASK_STATE_WORKING', now, { drop: [META.queued, META.held] });
+  const task = withState(entry, 'TASK_STATE_WORKING', now, { drop: [META.queued, META.held, ...LADDER_MARKS] });
   return next(entry, task, [statusEvent(task)]);
 }
+
+/** Where a task is on the reminder ladder. */
+const LADDER_MARKS = [META.stalled, META.nudges, META.lastNudge];
 
 export function markQueued(entry: LedgerEntry, queued: boolean): LedgerEntry | null {
   if (isTerminal(entry.task.status.state)) return null;
