@@ -29,11 +29,18 @@ function setup(read: (key: string) => Stored | null) {
   let pumps = 0;
   const core = {
     view,
+    config: { BRIDGE_REDELIVERIES: 3 },
     ledger: {
       get: async (key: string, opts: { atLeast?: number } = {}) => {
         const s = read(key);
         if (opts.atLeast && (!s || s.revision < opts.atLeast)) throw new ShroomsError('INTERNAL', 'not caught up; retry');
         return s;
+      },
+      // A compare-and-set on what `read` answers now (the task as stored when the write is made).
+      transition: async (key: string, change: (e: Stored['entry']) => Stored['entry'] | null) => {
+        const s = read(key)!;
+        const next = change(s.entry);
+        return next ? { ...s, revision: s.revision + 1, entry: next } : s;
       },
     },
     log: { warn: (_o: unknown, msg: string) => warned.push(msg), info: () => {} },
@@ -74,5 +81,29 @@ describe('Recovery.reconcile', () => {
     const t = setup(() => stored('q', 'TASK_STATE_COMPLETED', 12));
     await t.recovery.reconcile(stored('q', 'TASK_STATE_SUBMITTED', 9));
     expect([t.view.knows('k.q'), t.pumps()]).toEqual([false, 0]);
+  });
+});
+
+describe('Recovery.recover', () => {
+  it('delivers a task found WORKING again, queued and counted', async () => {
+    const s = stored('w', 'TASK_STATE_WORKING', 7);
+    const t = setup(() => s);
+    expect(await t.recovery.recover([s])).toEqual(['k.w']);
+    expect([t.view.queued, t.view.openCount]).toEqual([1, 1]);
+  });
+
+  it('leaves a stalled task set aside: open, not delivered again', async () => {
+    const s = stored('w', 'TASK_STATE_WORKING', 7);
+    s.entry.task.metadata!['shrooms/stalled'] = '2026-12-01T09:00:00Z';
+    const t = setup(() => s);
+    expect(await t.recovery.recover([s])).toEqual([]);
+    expect([t.view.queued, t.view.openCount, t.view.knows('k.w')]).toEqual([0, 1, true]);
+  });
+
+  it('reopens nothing finished between the read and the write (a cancel while it starts)', async () => {
+    const found = stored('w', 'TASK_STATE_WORKING', 7);
+    const t = setup(() => stored('w', 'TASK_STATE_CANCELED', 8));
+    expect(await t.recovery.recover([found])).toEqual([]);
+    expect([t.view.queued, t.view.openCount, t.view.knows('k.w')]).toEqual([0, 0, false]);
   });
 });

@@ -26,7 +26,9 @@ export class Recovery {
     const c = this.c;
     for (const s of found) {
       const t = s.entry.task;
-      if (t.status.state !== 'TASK_STATE_WORKING') {
+      // A stalled task was let go before (the session took the next one, the owner was told): it
+      // stays open and set aside, as it was, rather than taking the session again.
+      if (t.status.state !== 'TASK_STATE_WORKING' || t.metadata?.[META.stalled]) {
         c.view.track(s);
         continue;
       }
@@ -39,8 +41,10 @@ export class Recovery {
         continue;
       }
       const back = await c.ledger.transition(s.key, (e) => requeue(e, n + 1, now, lost));
-      c.log.info({ taskId: t.id, redelivery: n + 1 }, 'delivering a task again after a restart');
       c.view.track(back);
+      // Finished or changed by someone else since it was read (a cancel, expiry): left as it is.
+      if (back.entry.task.status.state !== 'TASK_STATE_SUBMITTED') continue;
+      c.log.info({ taskId: t.id, redelivery: n + 1 }, 'delivering a task again after a restart');
       again.push(s.key);
     }
     c.changed();
@@ -131,8 +135,12 @@ export function takeUp(c: Core, s: Stored): boolean {
   return true;
 }
 
-/** WORKING → SUBMITTED (queued again), counting the redelivery (and saying when the conversation is new). */
-function requeue(e: LedgerEntry, n: number, now: Date, lost?: string): LedgerEntry {
+/**
+ * WORKING → SUBMITTED (queued again), counting the redelivery (and saying when the conversation is
+ * new); null (nothing written) for a task no longer WORKING as stored: nothing reopens a finished one.
+ */
+function requeue(e: LedgerEntry, n: number, now: Date, lost?: string): LedgerEntry | null {
+  if (e.task.status.state !== 'TASK_STATE_WORKING') return null;
   const task = structuredClone(e.task);
   task.status = { state: 'TASK_STATE_SUBMITTED', timestamp: now.toISOString() };
   task.metadata = { ...task.metadata, [META.queued]: true, [META.redeliveries]: n, ...(lost ? { [META.conversationLost]: lost } : {}) };
