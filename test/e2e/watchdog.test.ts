@@ -1,7 +1,8 @@
 /**
  * The watchdog with the ladder in fractions of a second (echo harness; the real harnesses have
  * their own tests): a worker that goes quiet with a task open is reminded along the ladder, the
- * hourly cap holds, then the task stalls, the owner is notified, and the next task runs.
+ * hourly cap holds, then the task stalls, the owner is notified, and the next task runs; a stalled
+ * task stays set aside when its bridge restarts.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
@@ -10,6 +11,7 @@ import { eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
 
 let mesh: Mesh;
 let nc: NatsConnection;
+const AGAIN = { WATCHDOG_FIRST_MS: '200', WATCHDOG_LADDER_MS: '200', WATCHDOG_TICK_MS: '50' };
 const notes: { kind: string; data: any }[] = [];
 
 beforeAll(async () => {
@@ -17,6 +19,7 @@ beforeAll(async () => {
     sessions: [
       { name: 'dozy', env: { WATCHDOG_FIRST_MS: '400', WATCHDOG_LADDER_MS: '300,300,300,300,300', WATCHDOG_TICK_MS: '50' } },
       { name: 'tidy', env: { WATCHDOG_FIRST_MS: '200', WATCHDOG_LADDER_MS: '100', WATCHDOG_TICK_MS: '50' } },
+      { name: 'again', env: AGAIN },
       {
         name: 'capped',
         env: { WATCHDOG_FIRST_MS: '300', WATCHDOG_LADDER_MS: '200,200,200,200,200', WATCHDOG_TICK_MS: '50', WATCHDOG_MAX_PER_HOUR: '2' },
@@ -87,4 +90,19 @@ it('never wakes a session with no open task', async () => {
   const quiet = (await send('tidy', 't2', 'quiet: after the tidy one')).result.task;
   await eventually(() => notes.some((n) => n.kind === `${mesh.machine}.tidy.reminder` && n.data.taskId === quiet.id), 30_000);
   expect(notes.filter((n) => n.kind.startsWith(`${mesh.machine}.tidy.`) && n.data.taskId !== quiet.id)).toEqual([]);
+});
+
+it('leaves a stalled task set aside when its bridge restarts: the session takes new tasks', async () => {
+  const url = `${mesh.gatewayUrl}/a2a/again`;
+  const t = (await send('again', 'a1', 'quiet: gone quiet before the restart')).result.task;
+  await eventually(async () => (await rpc(url, 'GetTask', { id: t.id })).result.metadata['shrooms/stalled'], 30_000);
+  await mesh.bridges.get('again')!.kill();
+  await mesh.startBridge('again', 'echo', AGAIN);
+  // Delivered again, the stalled task would take the session (and go quiet there for good).
+  const next = (await send('again', 'a2', 'after the restart')).result.task;
+  await eventually(async () => (await rpc(url, 'GetTask', { id: next.id })).result.status.state === 'TASK_STATE_COMPLETED', 30_000);
+  const stalled = (await rpc(url, 'GetTask', { id: t.id })).result;
+  expect(stalled.status.state).toBe('TASK_STATE_WORKING');
+  expect(stalled.metadata['shrooms/stalled']).toBeDefined();
+  expect(stalled.metadata['shrooms/redeliveries']).toBeUndefined();
 });
