@@ -7,7 +7,7 @@
  * through ask_agent to a pi session) and one answered deny (nothing reaches pi); a conversation
  * that cannot be loaded starts afresh and says so; any other agent by its command line.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { blockedThenAnswered, done, permissivePolicy, sessionRpc } from './helpers.js';
@@ -34,6 +34,8 @@ let fake: FakeModel;
 let mesh: Mesh;
 /** The policy file and the agents' homes: removed after the mesh (whose bridges use them) has stopped. */
 let dir: TempDir | undefined;
+/** While this file exists the `custom` session's agent refuses to start. */
+let customAgentOff: string;
 
 beforeAll(async () => {
   fake = await startFakeModel({ slow: { chunks: 8, delayMs: 500 } });
@@ -44,6 +46,14 @@ beforeAll(async () => {
   const ocTmp = join(dir.path, 'oc-tmp');
   await mkdir(ocTmp, { recursive: true });
   const key = { SHROOMS_MODEL_API_KEY: 'sk-fake' };
+  // Gemini CLI by a script, as a person might give it; the script refuses to start while its `.off`
+  // file exists (an agent that cannot start for a while).
+  const customAgent = join(dir.path, 'agent.sh');
+  customAgentOff = `${customAgent}.off`;
+  await writeFile(
+    customAgent,
+    `[ -e "$0.off" ] && { echo "$0: switched off" >&2; exit 1; }\nexec ${process.execPath} ${GEMINI_BUNDLE} --experimental-acp --model gemini-2.5-flash\n`,
+  );
   mesh = await startMesh({
     guard: true,
     env: { GUARD_POLICY_FILE: policy },
@@ -76,7 +86,7 @@ beforeAll(async () => {
         harness: 'acp',
         env: {
           BRIDGE_ACP_MCP: 'stdio',
-          BRIDGE_ACP_COMMAND: `${process.execPath} ${GEMINI_BUNDLE} --experimental-acp --model gemini-2.5-flash`,
+          BRIDGE_ACP_COMMAND: `sh ${customAgent}`,
           GOOGLE_GEMINI_BASE_URL: fake.url,
           GEMINI_API_KEY: 'sk-fake',
           GEMINI_CLI_HOME: join(dir.path, 'gemini-home'),
@@ -211,6 +221,23 @@ describe('an ACP agent given by its command line', () => {
     expect(JSON.stringify(req.body)).toMatch(
       /\[shrooms note for this session\]\\nYou are \S+\/custom, a session on the shrooms agent mesh/,
     );
+  });
+});
+
+describe('an ACP agent that cannot start for a while', () => {
+  it('is started again until it runs: a task sent while it could not start finishes after', async () => {
+    const bridge = mesh.bridges.get('custom')!;
+    await writeFile(customAgentOff, '');
+    process.kill(await agentPid('custom'), 'SIGKILL');
+    await bridge.waitFor(/harness restart failed; trying again/, 60_000);
+    const t = (await ask('custom', 'custom-after-restarts', done('back again'))).result.task;
+    expect(t.status.state).toBe('TASK_STATE_SUBMITTED');
+    await rm(customAgentOff);
+    // As in the test above: this agent asks before task_update.
+    await until('custom', t.id, (x) => x.status.state === 'TASK_STATE_INPUT_REQUIRED');
+    await ask('custom', 'custom-after-restarts-allow', 'allow', { taskId: t.id });
+    const finished = await until('custom', t.id, (x) => x.status.state === 'TASK_STATE_COMPLETED');
+    expect(finished.artifacts[0].parts[0].text).toBe('back again');
   });
 });
 

@@ -43,11 +43,24 @@ function setup(read: (key: string) => Stored | null) {
         return next ? { ...s, revision: s.revision + 1, entry: next } : s;
       },
     },
-    log: { warn: (_o: unknown, msg: string) => warned.push(msg), info: () => {} },
+    log: { warn: (_o: unknown, msg: string) => warned.push(msg), info: () => {}, error: (_o: unknown, msg: string) => warned.push(msg) },
     changed: () => {},
+    serial: { run: async (fn: () => Promise<unknown>) => fn() },
+    harness: () => harness,
+    stopping: () => harness.stopping,
   } as unknown as Core;
+  /** What harnessExited starts again: `start` answers `starts` in turn (true: it runs), then runs. */
+  const harness = {
+    starts: [] as boolean[],
+    tried: 0,
+    stopping: false,
+    async start() {
+      if (this.starts[this.tried++] === false) throw new Error(`start ${this.tried} failed`);
+    },
+  };
   const turns = { pump: async () => void pumps++, drop: async (key: string) => void view.forget(key) } as unknown as TurnLoop;
-  return { view, warned, recovery: new Recovery(core, turns), pumps: () => pumps };
+  const recovery = new Recovery(core, turns, () => {}, { firstMs: 1, maxMs: 4 });
+  return { view, warned, recovery, harness, pumps: () => pumps };
 }
 
 describe('Recovery.reconcile', () => {
@@ -105,5 +118,26 @@ describe('Recovery.recover', () => {
     const t = setup(() => stored('w', 'TASK_STATE_CANCELED', 8));
     expect(await t.recovery.recover([found])).toEqual([]);
     expect([t.view.queued, t.view.openCount, t.view.knows('k.w')]).toEqual([0, 0, false]);
+  });
+});
+
+describe('Recovery.harnessExited', () => {
+  it('starts the harness again until it runs, then moves the queue', async () => {
+    const t = setup(() => null);
+    t.harness.starts = [false, false, true];
+    await t.recovery.harnessExited(1);
+    expect([t.harness.tried, t.pumps()]).toEqual([3, 1]);
+    expect(t.warned.filter((m) => m === 'harness restart failed; trying again')).toHaveLength(2);
+  });
+
+  it('stops trying once the bridge stops', async () => {
+    const t = setup(() => null);
+    t.harness.starts = [false, false, false, false];
+    const tried = t.recovery.harnessExited(1);
+    while (t.harness.tried < 2) await new Promise((r) => setTimeout(r, 1));
+    t.harness.stopping = true;
+    await tried;
+    expect(t.harness.tried).toBeLessThan(4);
+    expect(t.pumps()).toBe(0);
   });
 });

@@ -4,10 +4,17 @@
  * the session's tasks (gateway fallback intake, expiry, a cancel) are taken in; a harness that
  * dies is restarted with resume.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { META, isTerminal, type Task } from '@shrooms/protocol';
 import { transitions, type LedgerEntry, type Stored } from '@shrooms/ledger';
 import type { Core } from './core.js';
 import type { TurnLoop } from './turns.js';
+
+/** Waits between tries to start a harness that did not start again: the first, doubled after each failure up to the most (ms). */
+export interface RestartBackoff {
+  firstMs: number;
+  maxMs: number;
+}
 
 export class Recovery {
   constructor(
@@ -15,6 +22,7 @@ export class Recovery {
     private readonly turns: TurnLoop,
     /** A task of the session was canceled by someone else (the gateway while the bridge was away, expiry): the cascade. */
     private readonly canceled: (task: Task) => void = () => {},
+    private readonly backoff: RestartBackoff = { firstMs: 1_000, maxMs: 60_000 },
   ) {}
 
   /**
@@ -97,11 +105,7 @@ export class Recovery {
         c.view.putBack({ key: cur.key, taskId: cur.taskId, answer: false, askedAt: 0 });
       }
     });
-    try {
-      await c.harness().start();
-    } catch (err) {
-      c.log.error({ err }, 'harness restart failed');
-    }
+    if (!(await this.startHarness())) return;
     const lost = c.harness().conversationLost;
     if (lost && again.length)
       await c.serial.run(async () => {
@@ -109,6 +113,26 @@ export class Recovery {
           await c.ledger.transition(key, (e) => transitions.annotate(e, { [META.conversationLost]: lost })).catch(() => {});
       });
     void this.turns.pump();
+  }
+
+  /**
+   * Starts the harness again until it runs (true) or the bridge stops (false). A harness that did
+   * not start is not started by anything else: given up, the session would sit dead with its queue
+   * waiting until expiry (a CLI that cannot start for a while: its binary being replaced, the disk full).
+   */
+  private async startHarness(): Promise<boolean> {
+    const c = this.c;
+    for (let wait = this.backoff.firstMs; !c.stopping(); wait = Math.min(wait * 2, this.backoff.maxMs)) {
+      try {
+        await c.harness().start();
+        return true;
+      } catch (err) {
+        if (c.stopping()) break;
+        c.log.error({ err, retryInMs: wait }, 'harness restart failed; trying again');
+      }
+      await sleep(wait, undefined, { ref: false });
+    }
+    return false;
   }
 }
 

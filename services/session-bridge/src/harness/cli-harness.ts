@@ -159,6 +159,11 @@ export abstract class CliHarness<Ev, R = unknown, X = unknown> implements Harnes
       if (!(await proc.waitExit(HARD_STOP_GRACE_MS))) await proc.kill();
       await turn.ended;
       await this.start();
+    } catch (err) {
+      // The respawn failed: the bridge hears of it as of a CLI that died on its own, and starts it
+      // again until it runs (recovery.ts), rather than sitting with a dead one.
+      this.opts.events.exit?.(null);
+      throw err;
     } finally {
       this.respawning = false;
     }
