@@ -33,6 +33,8 @@ export const SchedulerConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.
   SCHEDULER_RETRY_MAX_MS: ms(60_000),
   /** Full re-read of the bucket (besides the live watch), and cleanup of finished schedules. */
   SCHEDULER_RESCAN_MS: ms(15_000),
+  /** How often one schedule's awaited tasks are looked at, and finished ones sent back to `replyTo`. */
+  SCHEDULER_RESULTS_MS: ms(10_000),
   /** Canceled and done schedules are kept this long, then removed. */
   SCHEDULER_RETAIN_FINISHED_MS: ms(7 * 24 * 3_600_000),
   /** Shortest repeat interval accepted (bounded by default; tests lower it). */

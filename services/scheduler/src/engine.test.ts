@@ -1,3 +1,10 @@
+/**
+ * The engine in one process: replicas ticking on one in-memory store, fake gateways and one clock
+ * the tests move (`world()`).
+ *
+ * Over 300 lines: every test shares that one harness, and the engine they follow is one argument
+ * read top to bottom (engine.ts's header).
+ */
 import { createLogger } from '@shrooms/runtime';
 import { describe, expect, it } from 'vitest';
 import { SchedulerConfigSchema } from './config.js';
@@ -279,7 +286,7 @@ describe('cancel and results', () => {
   });
 
   it('sends a finished result back to replyTo once, with its own derived id', async () => {
-    const w = world();
+    const w = world({ SCHEDULER_RESULTS_MS: '1000' });
     const b = w.replica('b');
     const { schedule } = await w.create({ replyTo: 'laptop/webapp' });
     await Promise.all([w.a.rescan(), b.rescan()]);
@@ -294,5 +301,85 @@ describe('cancel and results', () => {
     expect(results[0]!.text).toMatch(/completed\.\n\nroadmap is fine$/);
     expect(results[0]!.messageId).toMatch(new RegExp(`^sched-${schedule.id}-20260501T080010Z-re-[0-9a-f]{10}$`));
     expect((await w.store.get(schedule.id))!.schedule.awaiting).toEqual([]);
+  });
+
+  it('fires a due schedule while 16 others wait for the results of tasks still open', async () => {
+    const w = world();
+    // Sixteen schedules fired earlier, each with a task still open, so each has a result waiting.
+    for (let i = 0; i < 16; i++) await w.create({ replyTo: 'laptop/webapp' });
+    await w.tickAll(T0 + 10 * SEC, w.a);
+    const { schedule } = await w.create({ at: '2026-05-01T08:00:20Z' });
+    await w.tickAll(T0 + 20 * SEC, w.a);
+    expect(w.gw.tasksOf(schedule.id)).toHaveLength(1);
+  });
+
+  it('fires a due schedule while 16 others are still sending results to a gateway that does not answer', async () => {
+    const w = world();
+    const e = w.replica('c', {
+      send: (url, msg) => (msg.session === 'webapp' ? new Promise<SendResult>(() => {}) : w.gw.send(url, msg)),
+    });
+    for (let i = 0; i < 16; i++) {
+      const { schedule } = await w.create({ replyTo: 'laptop/webapp' });
+      w.finished.set(`sched-${schedule.id}-20260501T080010Z`, { state: 'TASK_STATE_COMPLETED', finished: true, text: 'done' });
+    }
+    const { schedule } = await w.create({ at: '2026-05-01T08:00:20Z' });
+    await e.rescan();
+    await w.tickAll(T0 + 10 * SEC, e);
+    w.clock.now = T0 + 11 * SEC;
+    await e.tick(); // sixteen results on their way, never answered
+    w.clock.now = T0 + 20 * SEC;
+    await e.tick();
+    await new Promise((resolve) => setImmediate(resolve)); // the fire's store and gateway calls answer at once
+    expect(w.gw.tasksOf(schedule.id)).toHaveLength(1);
+  });
+
+  it('looks at one schedule’s waiting results once every SCHEDULER_RESULTS_MS, not on every tick', async () => {
+    const w = world({ SCHEDULER_RESULTS_MS: '10000' });
+    const looked: number[] = [];
+    const e = w.replica('c', {
+      readTask: async () => {
+        looked.push(w.clock.now);
+        return { state: 'TASK_STATE_WORKING', finished: false, text: '' };
+      },
+    });
+    await w.create({ replyTo: 'laptop/webapp' });
+    await e.rescan();
+    for (let t = 10; t <= 31; t++) await w.tickAll(T0 + t * SEC, e);
+    expect(looked.map((at) => (at - T0) / SEC)).toEqual([11, 21, 31]);
+  });
+
+  it('keeps the rest of a schedule’s results for the next look once its reply-to session cannot take one', async () => {
+    const w = world({ SCHEDULER_RESULTS_MS: '1000' });
+    const { schedule } = await w.create({ replyTo: 'laptop/webapp', repeat: 'every 10s;count=2' });
+    await w.a.rescan();
+    await w.tickAll(T0 + 10 * SEC, w.a);
+    await w.tickAll(T0 + 20 * SEC, w.a);
+    for (const stamp of ['20260501T080010Z', '20260501T080020Z'])
+      w.finished.set(`sched-${schedule.id}-${stamp}`, { state: 'TASK_STATE_COMPLETED', finished: true, text: 'done' });
+    w.gw.failNext = [{ outcome: 'retry', error: { key: 'LOOP_GUARD', message: 'too many tasks this hour' }, retryAfterMs: 60 * SEC }];
+    await w.tickAll(T0 + 21 * SEC, w.a);
+    expect(w.gw.sends.filter((m) => m.session === 'webapp')).toHaveLength(1);
+    expect((await w.store.get(schedule.id))!.schedule.awaiting).toHaveLength(2);
+  });
+});
+
+describe('rescans', () => {
+  it('keeps a schedule created while a rescan reads the bucket, and fires it on time', async () => {
+    const w = world();
+    const read = w.store.all.bind(w.store);
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    // The read takes its snapshot at once and answers later, as a slow read of a big bucket does.
+    w.store.all = async () => {
+      const rows = await read();
+      await answered;
+      return rows;
+    };
+    const rescan = w.a.rescan();
+    const { schedule } = await w.create();
+    answer();
+    await rescan;
+    await w.tickAll(T0 + 10 * SEC, w.a);
+    expect(w.gw.tasksOf(schedule.id)).toHaveLength(1);
   });
 });

@@ -38,6 +38,7 @@ export type EngineConfig = Pick<
   | 'SCHEDULER_LEASE_MS'
   | 'SCHEDULER_RETRY_MAX_MS'
   | 'SCHEDULER_RESCAN_MS'
+  | 'SCHEDULER_RESULTS_MS'
   | 'SCHEDULER_RETAIN_FINISHED_MS'
   | 'SCHEDULER_REPLICA_ID'
   | 'LIMIT_AWAITING'
@@ -55,7 +56,7 @@ export interface EngineDeps {
   now?: () => number;
 }
 
-/** Most schedules worked on at once by one replica. */
+/** Most occurrences fired at once by one replica, and, apart from those, most schedules sending results back at once. */
 const CONCURRENCY = 16;
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -84,7 +85,15 @@ export class Engine {
   /** The schedules as last seen (watch, rescans and own writes); decisions re-read the store. */
   readonly cache = new Map<string, StoredSchedule>();
   private readonly rules = new Map<string, CompiledRule>();
-  private readonly inflight = new Map<string, Promise<void>>();
+  /** Schedules firing an occurrence, by id. */
+  private readonly firing = new Map<string, Promise<void>>();
+  /**
+   * Schedules sending results back, by id: slots of their own, so they never hold up firing. One
+   * schedule may fire while its results go back; both write it with compare-and-set.
+   */
+  private readonly returning = new Map<string, Promise<void>>();
+  /** When each schedule's results were last looked at (ms), to look again only after SCHEDULER_RESULTS_MS. */
+  private readonly resultsLookedAt = new Map<string, number>();
   private readonly log: Logger;
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
@@ -126,7 +135,7 @@ export class Engine {
     this.stopWatch?.();
     await this.ticking;
     await this.rescanning;
-    await Promise.allSettled([...this.inflight.values()]);
+    await this.idle();
   }
 
   /** Remembers a schedule as stored (own writes, watch, rescans), keeping the newest revision. */
@@ -134,6 +143,7 @@ export class Engine {
     if (!s) {
       this.cache.delete(id);
       this.rules.delete(id);
+      this.resultsLookedAt.delete(id);
       return;
     }
     const cur = this.cache.get(id);
@@ -160,6 +170,10 @@ export class Engine {
 
   /** Re-reads the whole bucket (the watch may have missed changes while NATS was away) and drops old finished schedules. */
   async rescan(): Promise<void> {
+    // Only what was cached before the read may be dropped for missing from it: a schedule created
+    // while the read ran (remembered by `create` and the watch) is not in it, and the watch has
+    // nothing more to say about it; dropped, it would not fire until the next rescan.
+    const before = new Set(this.cache.keys());
     const all = await this.d.store.all();
     const seen = new Set<string>();
     const now = this.now();
@@ -175,7 +189,7 @@ export class Engine {
         this.remember(s.schedule.id, null);
       }
     }
-    for (const id of this.cache.keys()) if (!seen.has(id)) this.remember(id, null);
+    for (const id of before) if (!seen.has(id)) this.remember(id, null);
     this.lastRescan = now;
   }
 
@@ -192,24 +206,49 @@ export class Engine {
         .catch((err: unknown) => this.log.warn({ err }, 'rescan failed'))
         .finally(() => (this.rescanning = undefined));
     }
+    // Firing and sending results back have slots of their own, and each pass walks the cache in
+    // the order schedules were added. With one pool, schedules whose results could not go yet (a
+    // task still open, the replyTo machine offline, its loop guard) took every slot on every tick,
+    // and no schedule after them in the cache ever fired again. Results are also looked at only
+    // every SCHEDULER_RESULTS_MS per schedule: they wait on a worker, not on the tick.
     for (const [id, { schedule: s }] of this.cache) {
-      if (this.inflight.size >= CONCURRENCY) break;
-      if (this.inflight.has(id)) continue;
-      if (this.isDue(s, now)) this.track(id, this.fire(id));
-      else if (s.awaiting.length > 0 && s.replyTo && this.d.readTask) this.track(id, this.sendResults(id));
+      if (this.firing.size >= CONCURRENCY) break;
+      if (!this.firing.has(id) && this.isDue(s, now)) this.track(this.firing, id, this.fire(id));
+    }
+    for (const [id, { schedule: s }] of this.cache) {
+      if (this.returning.size >= CONCURRENCY) break;
+      if (!this.returning.has(id) && this.resultsDue(id, s, now)) this.track(this.returning, id, this.lookAtResults(id));
     }
   }
 
-  /** Waits until nothing is in flight (tests). */
+  /** Waits until nothing is in flight (tests, stop). */
   async idle(): Promise<void> {
-    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight.values()]);
+    while (this.firing.size + this.returning.size > 0) await Promise.allSettled([...this.firing.values(), ...this.returning.values()]);
   }
 
-  private track(id: string, p: Promise<void>): void {
+  private track(inflight: Map<string, Promise<void>>, id: string, p: Promise<void>): void {
     const done = p
       .catch((err: unknown) => this.log.warn({ err, schedule: id }, 'schedule step failed; retried next tick'))
-      .finally(() => this.inflight.delete(id));
-    this.inflight.set(id, done);
+      .finally(() => inflight.delete(id));
+    inflight.set(id, done);
+  }
+
+  private resultsDue(id: string, s: Schedule, now: number): boolean {
+    if (s.awaiting.length === 0 || !s.replyTo || !this.d.readTask) return false;
+    const last = this.resultsLookedAt.get(id);
+    return last === undefined || now - last >= this.d.config.SCHEDULER_RESULTS_MS;
+  }
+
+  /**
+   * Sends what results are ready, then waits SCHEDULER_RESULTS_MS from the end of this look, not its
+   * start: a look that waited out a slow gateway does not begin again at once and keep its slot.
+   */
+  private async lookAtResults(id: string): Promise<void> {
+    try {
+      await this.sendResults(id);
+    } finally {
+      if (this.cache.has(id)) this.resultsLookedAt.set(id, this.now());
+    }
   }
 
   private isDue(s: Schedule, now: number): boolean {
@@ -399,10 +438,12 @@ export class Engine {
       if (task && !task.finished) continue;
       if (task) {
         const msg = resultMessage(s, a.occurrence, a.recipient, a.taskId, task.state, task.text);
+        // Every result goes to the one replyTo session: when it cannot take one now (no gateway
+        // known, its loop guard, a gateway that times out), the rest wait for the next look too.
         const url = await this.d.resolveGateway(msg.machine, msg.session);
-        if (!url) continue;
+        if (!url) break;
         const r = await this.d.send(url, msg);
-        if (r.outcome === 'retry') continue;
+        if (r.outcome === 'retry') break;
         if (r.outcome === 'refused')
           this.log.warn({ schedule: id, replyTo: s.replyTo, error: r.error }, 'result refused by the reply-to session');
       }
