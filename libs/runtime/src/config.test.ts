@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { redactConfig, withRenamedSettings } from './config.js';
+import { z } from 'zod';
+import { ConfigError, envBool, loadConfig, redactConfig, withRenamedSettings } from './config.js';
 
 describe('redactConfig', () => {
   it('hides secrets by name and credentials inside URLs, and nothing else', () => {
@@ -16,6 +17,21 @@ describe('redactConfig', () => {
       GATEWAY_PUBLIC_URL: 'http://laptop:7387',
       GATEWAY_PORT: 7387,
     });
+  });
+});
+
+describe('envBool', () => {
+  const schema = z.object({ ON: envBool(true), OFF: envBool(false) });
+
+  it('reads yes and no in their usual spellings, any case, and the default when unset or empty', () => {
+    expect(loadConfig(schema, { ON: 'No', OFF: ' TRUE ' })).toEqual({ ON: false, OFF: true });
+    expect(loadConfig(schema, { ON: '0', OFF: 'on' })).toEqual({ ON: false, OFF: true });
+    expect(loadConfig(schema, { ON: '', OFF: undefined })).toEqual({ ON: true, OFF: false });
+  });
+
+  it('refuses anything else at start, naming the setting, rather than reading it as false', () => {
+    expect(() => loadConfig(schema, { ON: 'enabled' })).toThrow(ConfigError);
+    expect(() => loadConfig(schema, { OFF: 'ture' })).toThrow(/OFF: give 1, true, yes or on; 0, false, no or off/);
   });
 });
 

@@ -65,10 +65,20 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
   return Object.freeze(result.data);
 }
 
-/** A boolean env var: `1`, `true`, `yes`, `on` are true. */
+/**
+ * A boolean env var: `1`, `true`, `yes`, `on` are true; `0`, `false`, `no`, `off` false (any case);
+ * unset or empty, `dflt`. Anything else is refused at start: a mistyped `enabled` read as false would
+ * quietly turn off what its owner meant to turn on.
+ */
 export const envBool = (dflt: boolean) =>
   z
-    .union([z.boolean(), z.string()])
+    .union([
+      z.boolean(),
+      z
+        .string()
+        .trim()
+        .regex(/^(1|true|yes|on|0|false|no|off|)$/i, 'give 1, true, yes or on; 0, false, no or off'),
+    ])
     .optional()
     .transform((v) => (v === undefined || v === '' ? dflt : typeof v === 'boolean' ? v : /^(1|true|yes|on)$/i.test(v)));
 
