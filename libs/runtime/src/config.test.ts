@@ -18,6 +18,14 @@ describe('redactConfig', () => {
       GATEWAY_PORT: 7387,
     });
   });
+
+  it('shows a command line by its first word only: the rest may carry a key', () => {
+    expect(redactConfig({ BRIDGE_ACP_COMMAND: 'env OPENAI_API_KEY=sk-x codex-acp', BRIDGE_CLI: 'claude' })).toEqual({
+      BRIDGE_ACP_COMMAND: 'env … (2 more words withheld)',
+      BRIDGE_CLI: 'claude',
+    });
+    expect(redactConfig({ BRIDGE_ACP_COMMAND: 'my-agent' })).toEqual({ BRIDGE_ACP_COMMAND: 'my-agent' });
+  });
 });
 
 describe('envBool', () => {

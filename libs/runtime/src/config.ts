@@ -82,10 +82,18 @@ export const envBool = (dflt: boolean) =>
     .optional()
     .transform((v) => (v === undefined || v === '' ? dflt : typeof v === 'boolean' ? v : /^(1|true|yes|on)$/i.test(v)));
 
+/** A command line as it may be logged: its first word, the rest withheld (it may carry a key: `env API_KEY=… agent`). */
+function commandName(line: string): string {
+  const [first = '', ...rest] = line.trim().split(/\s+/);
+  return rest.length ? `${first} … (${rest.length} more words withheld)` : first;
+}
+
 /** Config as it may be logged: anything that looks like a secret is masked. */
 export function redactConfig(config: object): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(config)) out[k] = /PASS|TOKEN|SECRET|CREDS|KEY/i.test(k) && v ? '***' : redactUrls(v);
+  for (const [k, v] of Object.entries(config))
+    out[k] =
+      /PASS|TOKEN|SECRET|CREDS|KEY/i.test(k) && v ? '***' : /COMMAND$/.test(k) && typeof v === 'string' ? commandName(v) : redactUrls(v);
   return out;
 }
 

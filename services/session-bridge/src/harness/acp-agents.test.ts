@@ -17,9 +17,15 @@ describe('the ACP agent presets', () => {
   it('picks a preset by name, a command line over a name, and refuses neither', () => {
     expect(acpAgent({ agent: 'gemini' })).toBe(gemini);
     expect(acpAgent({ agent: 'opencode' })).toBe(opencode);
-    expect(acpAgent({ agent: 'gemini', agentCommand: 'my-agent --acp' }).name).toBe('command:my-agent --acp');
+    expect(acpAgent({ agent: 'gemini', agentCommand: 'my-agent --acp' }).name).toMatch(/^command:my-agent#[0-9a-f]{8}$/);
     expect(acpAgent({ agent: 'codex' })).toBe(codex);
     expect(() => acpAgent({ agent: 'qwen' })).toThrow(/--agent gemini\|opencode\|codex or --agent-command/);
+  });
+
+  it('names an agent given by its command line without the rest of the line, which may carry a key', () => {
+    const a = acpAgent({ agentCommand: 'env OPENAI_API_KEY=sk-x /usr/bin/codex-acp' }).name;
+    expect(a).toMatch(/^command:env#[0-9a-f]{8}$/);
+    expect(acpAgent({ agentCommand: 'env OPENAI_API_KEY=sk-y /usr/bin/codex-acp' }).name).not.toBe(a);
   });
 
   it("tells Gemini CLI's calls of our tools by the call id, never by the title a shell command can choose", () => {

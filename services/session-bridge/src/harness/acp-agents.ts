@@ -5,8 +5,9 @@
  * which of its permission requests are for our own bookkeeping tools (answered without asking).
  * Checked against Gemini CLI 0.61.0, OpenCode 1.18.33 and codex-acp 0.16.0.
  */
+import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { AcpToolCall } from './acp-events.js';
 import { codexAcpCommand, geminiCommand, opencodeCommand, type Command } from './binaries.js';
 import { MODEL_ENV, modelBaseUrl, modelSetting } from './env.js';
@@ -196,7 +197,9 @@ export function customAgent(commandLine: string): AcpAgent {
   const [command, ...args] = splitCommandLine(commandLine);
   if (!command) throw new Error('--agent-command is empty');
   return {
-    name: `command:${commandLine}`,
+    // Named in logs and the session file by its program and a digest of the line, not the line
+    // itself, which may carry a key (`env API_KEY=… agent`); a changed line is still a changed agent.
+    name: `command:${basename(command)}#${createHash('sha256').update(commandLine).digest('hex').slice(0, 8)}`,
     async launch(o) {
       return { command: { command, args }, args: [], env: { ...baseEnv(o), ...o.env }, noteInConfig: false };
     },
