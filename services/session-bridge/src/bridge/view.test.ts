@@ -119,6 +119,7 @@ describe('SessionView', () => {
     expect(err).toBeInstanceOf(ShroomsError);
     expect((err as ShroomsError).key).toBe('QUEUE_FULL');
     expect((err as ShroomsError).details).toEqual({ limit: 'queueLength', max: 3, setting: 'LIMIT_QUEUE_LENGTH' });
+    expect((err as ShroomsError).message).toMatch(/^m\/s has 3 tasks waiting \(2 queued, 1 held for its owner\); the limit is 3/);
   });
 
   it('refuses a new task with LIMIT_EXCEEDED when the open tasks reach the limit', () => {

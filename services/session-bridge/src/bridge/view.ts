@@ -81,7 +81,13 @@ export class SessionView {
   /** Refuses a new task when the queue or the open tasks are at their limit. */
   checkRoom(name: string, limits: RoomLimits): void {
     if (this.waiting >= limits.queueLength) {
-      throw new ShroomsError('QUEUE_FULL', `${name} has ${this.queue.length} tasks waiting; the limit is ${limits.queueLength}`, {
+      const parts = [
+        `${this.queue.length} queued`,
+        this.held.size && `${this.held.size} held for its owner`,
+        this.incoming.size && `${this.incoming.size} arriving`,
+      ];
+      const why = parts.filter(Boolean).join(', ');
+      throw new ShroomsError('QUEUE_FULL', `${name} has ${this.waiting} tasks waiting (${why}); the limit is ${limits.queueLength}`, {
         limit: 'queueLength',
         max: limits.queueLength,
       });
