@@ -7,11 +7,13 @@
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, decodeToken, keys, parseAgent, PolicyRuleSchema, type PolicyRule } from '@shrooms/protocol';
-import { keysNow, retryJetStream, type Logger } from '@shrooms/runtime';
+import { keepWatching, keysNow, retryJetStream, type Logger } from '@shrooms/runtime';
 
 export class PolicyOverrides {
   readonly rules = new Map<string, PolicyRule>();
   private stopWatch: () => void = () => {};
+  /** Keys skipped as not a session pattern, each warned about once. */
+  private readonly badKeys = new Set<string>();
 
   private constructor(
     readonly kv: KV,
@@ -55,21 +57,17 @@ export class PolicyOverrides {
     this.stopWatch();
   }
 
-  /** Resolves once the stored rules are loaded; later changes keep arriving. */
+  /**
+   * Resolves once the stored rules are loaded; later changes keep arriving. A watch that ends by
+   * itself is started again (keepWatching): until then this replica answers with the rules it has.
+   */
   private async follow(): Promise<void> {
-    const iter = await this.kv.watch();
-    this.stopWatch = () => iter.stop();
     let markReady!: () => void;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
-    // Whether anything is stored (removed rules too: the watch delivers their markers). One
-    // stream-info request: kv.keys() would leave a consumer on the server for five minutes.
-    if ((await keysNow(this.nc, BUCKETS.guardPolicy)).length === 0) markReady();
-    void (async () => {
-      for await (const e of iter as AsyncIterable<KvWatchEntry>) {
-        this.apply(e);
-        if (e.isUpdate || e.delta === 0) markReady();
-      }
-    })();
+    this.stopWatch = await keepWatching((ended, again) => this.watch(ended, again, markReady), {
+      log: this.log,
+      what: 'the watch of the allow-list rules',
+    });
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<void>(
       (resolve) =>
@@ -82,19 +80,74 @@ export class PolicyOverrides {
     clearTimeout(timer);
   }
 
-  private apply(e: KvWatchEntry): void {
-    const dot = e.key.indexOf('.');
-    const pattern = `${decodeToken(e.key.slice(0, dot))}/${decodeToken(e.key.slice(dot + 1))}`;
+  /**
+   * One watch of the bucket: the stored rules (removed ones too: the watch delivers their markers),
+   * then each change; `loaded` once the stored ones are in. Started `again`, it drops then the rules
+   * it was not brought — gone while no watch ran — so a replica never keeps one another revoked.
+   */
+  private async watch(ended: (err?: unknown) => void, again: boolean, loaded: () => void): Promise<() => void> {
+    const iter = await this.kv.watch();
+    let brought: Set<string> | undefined = again ? new Set() : undefined;
+    const markLoaded = (): void => {
+      if (brought) for (const pattern of this.rules.keys()) if (!brought.has(pattern)) this.rules.delete(pattern);
+      brought = undefined;
+      loaded();
+    };
+    try {
+      // Whether anything is stored. One stream-info request: kv.keys() would leave a consumer on the
+      // server for five minutes.
+      if ((await keysNow(this.nc, BUCKETS.guardPolicy)).length === 0) markLoaded();
+    } catch (err) {
+      iter.stop();
+      throw err;
+    }
+    void (async () => {
+      for await (const e of iter as AsyncIterable<KvWatchEntry>) {
+        const pattern = this.apply(e);
+        if (pattern !== undefined) brought?.add(pattern);
+        if (e.isUpdate || e.delta === 0) markLoaded();
+      }
+    })().then(() => ended(), ended);
+    return () => iter.stop();
+  }
+
+  /** Takes one stored rule in; returns its session pattern, none for a key that is not one. */
+  private apply(e: KvWatchEntry): string | undefined {
+    const pattern = this.patternOf(e.key);
+    if (pattern === undefined) return undefined;
     if (e.operation !== 'PUT' || e.value.length === 0) {
       this.rules.delete(pattern);
-      return;
+      return pattern;
     }
     const parsed = PolicyRuleSchema.safeParse(safeJson(e.string()));
     if (!parsed.success) {
       this.log.error({ key: e.key }, 'ignoring an unreadable allow-list rule in the policy bucket');
-      return;
+      return pattern;
     }
     this.rules.set(pattern, parsed.data);
+    return pattern;
+  }
+
+  /**
+   * The session pattern a key stands for (`keys.policy`: MACHINE.SESSION, each encoded). A key
+   * written by hand may not decode (`home.my_session`: `_` starts an escape): it is skipped, with
+   * one warning per key, rather than end the watch — every replica would stop at it again.
+   */
+  private patternOf(key: string): string | undefined {
+    const dot = key.indexOf('.');
+    try {
+      if (dot <= 0) throw new Error('no MACHINE.SESSION');
+      return `${decodeToken(key.slice(0, dot))}/${decodeToken(key.slice(dot + 1))}`;
+    } catch (err) {
+      if (!this.badKeys.has(key)) {
+        this.badKeys.add(key);
+        this.log.warn(
+          { key, err: (err as Error).message },
+          'ignoring a key in the policy bucket that is not MACHINE.SESSION encoded; set rules through the control endpoint',
+        );
+      }
+      return undefined;
+    }
   }
 }
 
