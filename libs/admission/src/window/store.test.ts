@@ -4,7 +4,7 @@ import { connectNats, createLogger } from '@shrooms/runtime';
 import { startNatsServer, type NatsServerHandle } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESSAGE_ID_MAX_LENGTH, NAME_MAX_LENGTH, formatTaskId, isValidMessageId, isValidName } from '@shrooms/protocol';
-import { WindowStore, preciseNow } from './store.js';
+import { REMEMBERED_KEYS, WindowStore, preciseNow } from './store.js';
 import { WINDOW_MAX_ENTRIES, decodeWindow } from './window.js';
 
 const log = createLogger('guard-test', 'silent');
@@ -212,6 +212,29 @@ describe('WindowStore (JetStream KV, compare-and-set)', () => {
     expect((await stored()).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `c${i}`).sort());
     for (let i = 10; i < 15; i++) await store.reserve('closing', `c${i}`, spec, later());
     expect((await stored()).filter((id) => id.startsWith('~place:'))).toEqual([]);
+  });
+
+  it('admits no more than the maximum when more keys than it remembers come by while it holds places given ahead', async () => {
+    let now = 5_000_000;
+    const store = new WindowStore(kvs[0]!, { log, now: () => now });
+    const busy = async (id: string) => {
+      now += 1;
+      return store.reserve('busy', id, spec, later());
+    };
+    const results = [await busy('k0')];
+    // Every other key it remembers comes after this one.
+    await Promise.all(Array.from({ length: REMEMBERED_KEYS - 1 }, (_, i) => store.reserve(`crowd-${i}`, 'x', spec, later())));
+    // 1 ms after the first: the write reserves places ahead, and the next three are given them, unwritten.
+    results.push(await busy('k1'));
+    for (const id of ['k2', 'k3', 'k4']) results.push(await busy(id));
+    expect(decodeWindow((await kvs[1]!.get('busy'))!.string()).filter((e) => e.id.startsWith('~place:')).length).toBeGreaterThan(3);
+    // One key more than it remembers, within the places' lease.
+    await store.reserve('crowd-last', 'x', spec, later());
+    for (let i = 5; i < 40; i++) results.push(await busy(`k${i}`));
+    expect(results.filter((r) => r.ok && r.counted)).toHaveLength(30);
+    // Each one counted, with its id (those given places are timed at the places' lease: sorted here).
+    const state = await store.inspect('busy', spec);
+    expect([...state.ids].sort()).toEqual(Array.from({ length: 30 }, (_, i) => `k${i}`).sort());
   });
 
   it('writes nothing and fails closed once the deadline has passed', async () => {

@@ -62,8 +62,11 @@ export interface WindowStoreOptions {
  */
 export const preciseNow = (): number => performance.timeOrigin + performance.now();
 
-/** Keys whose last written (or read) window is remembered (the oldest forgotten first). */
-const REMEMBERED_KEYS = 1024;
+/**
+ * Keys whose last written (or read) window, and reserving ahead, is remembered (the oldest forgotten
+ * first; a reserving that holds places is not forgotten).
+ */
+export const REMEMBERED_KEYS = 1024;
 
 export class WindowStore {
   private readonly withKey = keyedLock();
@@ -241,10 +244,25 @@ export class WindowStore {
     let ahead = this.ahead.get(key);
     if (!ahead) {
       ahead = new Ahead(this.owner, spec);
-      this.remember(this.ahead, key, ahead);
+      this.ahead.set(key, ahead);
+      if (this.ahead.size > REMEMBERED_KEYS) this.forgetAhead(key);
     }
     ahead.spec = spec;
     return ahead;
+  }
+
+  /**
+   * Forgets the oldest reserving (not `key`'s) that holds no place. One that does is kept: its
+   * given places name tasks not yet written, and the next under its key — same owner, so its
+   * places look its own — would drop them from the window, and admit that many more.
+   */
+  private forgetAhead(key: string): void {
+    for (const [k, ahead] of this.ahead) {
+      if (k === key || ahead.given.size || ahead.stored) continue;
+      clearTimeout(ahead.timer);
+      this.ahead.delete(k);
+      return;
+    }
   }
 
   /** After a write of `ahead.settled(...)` with `places`: the lease of the new places starts. */
