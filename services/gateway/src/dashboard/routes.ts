@@ -260,17 +260,21 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
         ),
       );
 
+      const roomForStream = () => {
+        if (streams.full)
+          throw new ShroomsError('LIMIT_EXCEEDED', `${streams.limits.max} dashboards are already following this gateway`, {
+            limit: 'dashboardStreams',
+            max: streams.limits.max,
+          });
+      };
       scope.get('/events', async (req, reply) => {
         let viewer: Viewer;
         try {
           viewer = access.viewer(req);
           for (const a of ['read', 'list_agents'] as const) authorize(a, viewer, { machine });
-          if (streams.full)
-            throw new ShroomsError('LIMIT_EXCEEDED', `${streams.limits.max} dashboards are already following this gateway`, {
-              limit: 'dashboardStreams',
-              max: streams.limits.max,
-            });
+          roomForStream(); // before the feed is started for nothing
           await feed.use();
+          roomForStream(); // again: others may have arrived, and taken the room, while it started
         } catch (err) {
           const res = fail(req, reply, err);
           return err instanceof ShroomsError && err.key === 'LIMIT_EXCEEDED' ? res.code(503) : res;

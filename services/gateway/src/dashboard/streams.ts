@@ -46,9 +46,9 @@ export class DashboardStreams {
     let closed = false;
     const client: Client = {
       write: (chunk) => {
-        if (closed || res.destroyed) return;
-        if (res.writableLength > this.limits.maxBufferedBytes) {
-          client.close(); // a browser that does not read is dropped, not buffered for
+        if (closed) return;
+        if (res.destroyed || res.writableLength > this.limits.maxBufferedBytes) {
+          client.close(); // a browser gone, or one that does not read, is dropped, not buffered for
           return;
         }
         res.write(chunk);
@@ -68,6 +68,12 @@ export class DashboardStreams {
     this.clients.add(client);
     req.raw.socket.once('close', client.close);
     res.once('close', client.close);
+    // A browser that left while the feed was starting fired 'close' before we listened: its stream
+    // would hold a place (and keep the feed from stopping when idle) for good.
+    if (res.destroyed || req.raw.socket.destroyed) {
+      client.close();
+      return;
+    }
     res.write('retry: 2000\n\n');
     client.write(first);
   }
