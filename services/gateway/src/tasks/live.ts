@@ -5,8 +5,9 @@
  *
  * Nothing here follows history at start: the watch brings changes from now on. A session's listing
  * index is built when the session is first listed, looked up or sent to (one read of that
- * session's tasks), then kept current by the watch. Of the rest of the ledger the gateway keeps only
- * the open tasks (for the expiry sweep), found by one pass once it is up, while it already answers.
+ * session's tasks), then kept current by the watch; a name looked up that has no task keeps none.
+ * Of the rest of the ledger the gateway keeps only the open tasks (for the expiry sweep), found by
+ * one pass once it is up, while it already answers.
  *
  * Over 300 lines because the watch, the session indexes, the open tasks and the waiters share one
  * lifecycle: a restart of the watch rebuilds all of them.
@@ -87,6 +88,28 @@ export class LiveTasks {
       p.catch(() => this.loads.delete(session));
     }
     return p;
+  }
+
+  /**
+   * Whether the ledger holds tasks of `session`, from its listing index (built here when it is not
+   * yet). The index of a session with none is not kept: session names are client input, and a name
+   * asked about that is no session must leave nothing behind. Its next use builds it again.
+   */
+  async hasTasks(session: string): Promise<boolean> {
+    const load = this.session(session);
+    await load;
+    if (this.index.count(session) > 0) return true;
+    // Unless the watch restarted meanwhile and another caller started a newer build.
+    if (this.loads.get(session) === load) {
+      this.loads.delete(session);
+      this.loaded.delete(session);
+    }
+    return false;
+  }
+
+  /** The sessions whose listing index is kept (built or being built). */
+  indexedSessions(): string[] {
+    return [...this.loads.keys()];
   }
 
   private async load(session: string): Promise<void> {

@@ -94,8 +94,7 @@ export class TaskService {
   /** A session exists when its bridge's signal is live or the ledger holds tasks of it. */
   async sessionExists(session: string): Promise<boolean> {
     if ((await this.d.signals.get(this.machine, session)) !== null) return true;
-    await this.d.live.session(session);
-    return this.d.live.index.count(session) > 0;
+    return this.d.live.hasTasks(session);
   }
 
   async requireSession(session: string): Promise<void> {
