@@ -102,10 +102,11 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
 /**
  * The session of a `POST /a2a` request: from its task id or `metadata["shrooms/session"]`, else the
  * machine's front session (the default, or the only one) — what the machine card leads a generic
- * client to. A session named in metadata that is no session name is refused, never rerouted.
+ * client to. A session named in metadata that is no session name, or one of another machine, is
+ * refused, never rerouted.
  */
 async function routeSession(ctx: A2AContext, params: unknown): Promise<string> {
-  const routed = TaskService.sessionFromParams(params);
+  const routed = TaskService.sessionFromParams(params, ctx.tasks.machine);
   if (routed) return routed;
   const p = looseParams(params);
   const claimed = p.metadata?.[META.session] ?? p.message?.metadata?.[META.session];

@@ -424,13 +424,24 @@ export class TaskService {
     return n;
   }
 
-  /** Route for `POST /a2a` without a session: by task id, or by `metadata["shrooms/session"]`. */
-  static sessionFromParams(params: unknown): string | undefined {
+  /**
+   * Route for `POST /a2a` without a session: by task id, or by `metadata["shrooms/session"]`
+   * (`SESSION` or `MACHINE/SESSION`). A session that metadata places on another machine than
+   * `machine` is refused (SESSION_NOT_FOUND), never taken for this machine's session of that name.
+   * A task id that names another machine needs no check here: its key is refused (`keyOf`, TASK_NOT_FOUND).
+   */
+  static sessionFromParams(params: unknown, machine: string): string | undefined {
     const p = looseParams(params);
     const id = p.id ?? p.message?.taskId;
     if (typeof id === 'string') return parseTaskName(id)?.session;
     const s = p.metadata?.[META.session] ?? p.message?.metadata?.[META.session];
-    return typeof s === 'string' ? parseAgent(s)?.session : undefined;
+    const agent = typeof s === 'string' ? parseAgent(s) : undefined;
+    if (agent?.machine !== undefined && agent.machine !== machine)
+      throw new ShroomsError(
+        'SESSION_NOT_FOUND',
+        `${agent.machine}/${agent.session} is on ${agent.machine}, not on this machine (${machine}): send to ${agent.machine}'s gateway`,
+      );
+    return agent?.session;
   }
 }
 

@@ -1,0 +1,69 @@
+/**
+ * `POST /a2a` (no session in the path) routed by `metadata["shrooms/session"]`, on a real
+ * nats-server: a name of this machine's session goes to it; a session of another machine is
+ * refused, never taken for this machine's session of the same name.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Ledger, SignalField, transitions } from '@shrooms/ledger';
+import { createLogger, loadConfig } from '@shrooms/runtime';
+import { startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
+import { buildApp, type Gateway } from '../app.js';
+import { GatewayConfigSchema } from '../config.js';
+
+let nats: NatsWithConnection;
+let ledger: Ledger;
+let gw: Gateway;
+
+beforeAll(async () => {
+  nats = await startNatsWithConnection();
+  ledger = await Ledger.open(nats.nc);
+  // This machine (laptop) has a session named `tests`: it has a task in the ledger.
+  const entry = transitions.newTask({
+    id: 'tests:m-0',
+    contextId: 'ctx-0',
+    message: { messageId: 'm-0', role: 'ROLE_USER', parts: [{ text: 'first' }] },
+    metadata: { 'shrooms/device': 'laptop' },
+    queued: false,
+    now: new Date(),
+  });
+  await ledger.create(ledger.key('laptop', 'tests', 'm-0'), entry);
+  const config = loadConfig(GatewayConfigSchema, { SHROOMS_MACHINE: 'laptop', GATEWAY_GUARD: 'off', LOG_LEVEL: 'silent' });
+  gw = await buildApp({ nc: nats.nc, log: createLogger('test', 'silent'), config, ledger, signals: await SignalField.open(nats.nc) });
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await nats?.stop();
+});
+
+/** SendMessage to `POST /a2a`, naming its session in the request's metadata. */
+const send = async (messageId: string, session: string) =>
+  (
+    await gw.app.inject({
+      method: 'POST',
+      url: '/a2a',
+      payload: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: {
+          message: { messageId, role: 'ROLE_USER', parts: [{ text: 'run the suite' }] },
+          metadata: { 'shrooms/session': session },
+          configuration: { returnImmediately: true },
+        },
+      },
+    })
+  ).json();
+
+it("refuses a session of another machine with SESSION_NOT_FOUND, creating no task for this machine's session of that name", async () => {
+  const r = await send('m-1', 'homeserver/tests');
+  expect(r.error.code).toBe(-32056);
+  expect(r.error.data[0].reason).toBe('SESSION_NOT_FOUND');
+  expect(r.error.message).toContain('homeserver');
+  expect(await ledger.get(ledger.key('laptop', 'tests', 'm-1'))).toBeNull();
+});
+
+it('routes to its own session when metadata names it with this machine or bare', async () => {
+  expect((await send('m-2', 'laptop/tests')).result.task.id).toBe('tests:m-2');
+  expect((await send('m-3', 'tests')).result.task.id).toBe('tests:m-3');
+});
