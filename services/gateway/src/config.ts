@@ -2,10 +2,33 @@ import { AdmissionConfigSchema } from '@shrooms/admission';
 import { BaseConfigSchema } from '@shrooms/runtime';
 import { DashboardConfigSchema } from './dashboard/config.js';
 import { IdentityConfigSchema } from './identity/config.js';
+import { allowedHostName } from './doors/hosts.js';
 import { DEFAULT_LIMITS, GatewayGuardSchema } from '@shrooms/protocol';
 import { z } from 'zod';
 
 const ms = (d: number) => z.coerce.number().int().positive().default(d);
+
+/**
+ * GATEWAY_ALLOWED_HOSTS, comma-separated, as the door compares them with a request's Host: each
+ * entry's hostname (doors/hosts.ts); an entry that is no host name is refused, not left to never match.
+ */
+const AllowedHostsSchema = z
+  .string()
+  .default('')
+  .transform((list, ctx) => {
+    const names: string[] = [];
+    for (const entry of list.split(',').map((h) => h.trim())) {
+      if (!entry) continue;
+      const name = allowedHostName(entry);
+      if (name) names.push(name);
+      else
+        ctx.addIssue({
+          code: 'custom',
+          message: `GATEWAY_ALLOWED_HOSTS entry ${JSON.stringify(entry)} is not a host name: write NAME, NAME:PORT or [IPV6]:PORT`,
+        });
+    }
+    return names;
+  });
 
 export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.shape)
   .extend(DashboardConfigSchema.shape)
@@ -22,9 +45,10 @@ export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.
     GATEWAY_PUBLIC_URL: z.string().optional(),
     /**
      * Host names the gateway answers to besides its own addresses, `localhost`, the machine's name and
-     * the public URL's host (comma-separated, e.g. `laptop.home`); any other Host is refused (DNS rebinding).
+     * the public URL's host (comma-separated, e.g. `laptop.home`, `laptop.home:7387`, `[fd00::1]:7387`;
+     * a port is ignored); any other Host is refused (DNS rebinding).
      */
-    GATEWAY_ALLOWED_HOSTS: z.string().optional(),
+    GATEWAY_ALLOWED_HOSTS: AllowedHostsSchema,
     /**
      * The session the machine card's interfaces lead to, and that `POST /a2a` serves when a request
      * names no session (the A2A TCK and generic clients start from the host root). Default: the only

@@ -1,15 +1,21 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { Doors, registerDoors } from './doors.js';
+import { ConfigError, loadConfig } from '@shrooms/runtime';
+import { GatewayConfigSchema } from '../config.js';
+import { Doors, registerDoors, type DoorOptions } from './doors.js';
 
 const identify = (addr: string) =>
   addr === '127.0.0.1' ? { device: 'box', self: true } : addr === '100.64.0.2' ? { device: 'pi5.home', self: false } : undefined;
 
-async function app() {
+/** GATEWAY_ALLOWED_HOSTS as the gateway's config reads it, for the door (as app.ts passes it). */
+const allowedHosts = (list: string) =>
+  loadConfig(GatewayConfigSchema, { SHROOMS_MACHINE: 'box', GATEWAY_ALLOWED_HOSTS: list }).GATEWAY_ALLOWED_HOSTS;
+
+async function app(extraHosts: DoorOptions['extraHosts'] = allowedHosts('laptop.home')) {
   const a = Fastify();
   a.removeAllContentTypeParsers();
   a.addContentTypeParser('*', { parseAs: 'string' }, (_r, b, done) => done(null, b));
-  registerDoors(a, new Doors(identify, { machine: 'box', publicUrl: 'http://box.home:7387', extraHosts: 'laptop.home' }));
+  registerDoors(a, new Doors(identify, { machine: 'box', publicUrl: 'http://box.home:7387', extraHosts }));
   let changed = 0;
   a.post('/a2a/s', async () => ({ changed: ++changed }));
   a.post('/a2a/s/message::send', async () => ({ changed: ++changed }));
@@ -41,6 +47,19 @@ describe('the door in front of every route', () => {
     expect(res.json().error.details[0]).toMatchObject({ reason: 'CROSS_SITE_REFUSED', metadata: { check: 'host' } });
     for (const host of ['localhost:7387', 'box:7387', 'box.home', 'laptop.home', '127.0.0.1:7387', '[::1]:7387'])
       expect((await a.inject({ url: '/agents', remoteAddress: '127.0.0.1', headers: { host } })).statusCode, host).toBe(200);
+  });
+
+  it('answers to the names GATEWAY_ALLOWED_HOSTS lists with a port or in IPv6 brackets', async () => {
+    const a = await app(allowedHosts('Laptop.Home:7387, [FD00::1]:7387, [fd00::2], fd00::3'));
+    for (const host of ['laptop.home:7387', 'laptop.home', '[fd00::1]:7387', '[fd00::2]:80', '[fd00::3]:7387'])
+      expect((await a.inject({ url: '/agents', remoteAddress: '127.0.0.1', headers: { host } })).statusCode, host).toBe(200);
+  });
+
+  it('refuses to start with a GATEWAY_ALLOWED_HOSTS entry that is no host name, saying which', () => {
+    for (const entry of ['http://laptop.home/', 'laptop.home/dashboard', '*.home', '[fd00::1', '[laptop]:7387']) {
+      expect(() => allowedHosts(`box.home,${entry}`), entry).toThrow(ConfigError);
+      expect(() => allowedHosts(`box.home,${entry}`), entry).toThrow(`"${entry}"`);
+    }
   });
 
   it('refuses a state change from another origin, or a browser page’s body that is not JSON, and changes nothing', async () => {

@@ -21,23 +21,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ShroomsError } from '@shrooms/protocol';
 import type { Identify } from '../a2a/caller.js';
 import { answerError } from '../a2a/http-errors.js';
+import { hostnameOf } from './hosts.js';
 
 const OPEN_PATHS = new Set(['/healthz', '/readyz']);
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** application/json, application/a2a+json, application/*+json (parameters such as charset allowed). */
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
-
-/** The hostname of a Host header (`[::1]:7387` → `::1`, `laptop:7387` → `laptop`), lower-case. */
-export function hostnameOf(host: string | undefined): string | undefined {
-  if (!host) return undefined;
-  const h = host.trim().toLowerCase();
-  if (h.startsWith('[')) {
-    const end = h.indexOf(']');
-    return end > 0 ? h.slice(1, end) : undefined;
-  }
-  const colon = h.indexOf(':');
-  return colon >= 0 ? h.slice(0, colon) : h;
-}
 
 const unmapped = (a: string) => a.toLowerCase().replace(/^::ffff:(?=\d+\.)/, '');
 
@@ -48,8 +37,8 @@ export interface DoorOptions {
   publicUrl?: string;
   /** Addresses of its own besides the one a connection arrived on (listen hosts, mesh addresses). */
   addresses?: string[];
-  /** Extra host names (GATEWAY_ALLOWED_HOSTS, DASHBOARD_ALLOWED_HOSTS), comma-separated. */
-  extraHosts?: string;
+  /** Extra host names (GATEWAY_ALLOWED_HOSTS), lower-case, without port or brackets (hosts.ts `allowedHostName`). */
+  extraHosts?: readonly string[];
 }
 
 /** The names and addresses a Host header may carry for this gateway. */
@@ -63,7 +52,7 @@ export function ownHosts(o: DoorOptions): Set<string> {
     }
   }
   for (const a of o.addresses ?? []) if (a.trim()) set.add(unmapped(a.trim().split('/')[0]!));
-  for (const h of (o.extraHosts ?? '').split(',')) if (h.trim()) set.add(h.trim().toLowerCase());
+  for (const h of o.extraHosts ?? []) set.add(unmapped(h));
   return set;
 }
 
