@@ -122,15 +122,20 @@ export class Bridge {
 
   async start(): Promise<void> {
     const a = this.activity;
+    const activity = activityEvents(
+      a,
+      () => this.changed(),
+      () => void this.turns.spoke(),
+    );
     this.harness = this.d.createHarness({
       ...this.d.harnessOptions,
       log: this.log.child({ harness: this.d.config.BRIDGE_HARNESS }),
       events: {
-        ...activityEvents(
-          a,
-          () => this.changed(),
-          () => void this.turns.spoke(),
-        ),
+        ...activity,
+        state: (s) => {
+          activity.state?.(s);
+          if (s !== 'waiting') this.permissions.noneOpen();
+        },
         trouble: (what) => void this.turns.trouble(what),
         permission: (req) =>
           void this.serial.run(() => this.permissions.ask(req)).catch((err) => this.log.warn({ err }, 'permission relay failed')),

@@ -1,7 +1,8 @@
 /**
- * The permission relay (Claude Code): a prompt of the harness shows as the current task going
- * INPUT_REQUIRED with the question (spec §5); the owner's answer to that task goes back to the
- * prompt, and the task works on.
+ * The permission relay (Claude Code, ACP agents): a prompt of the harness shows as the current task
+ * going INPUT_REQUIRED with the question (spec §5); the owner's answer to that task goes back to the
+ * prompt, and the task works on. A task shows one question at a time: prompts asked while one is
+ * shown (tool calls run side by side) wait, and each is shown once the one before is answered.
  */
 import { META, ShroomsError, textOf, type DeliverRequest, type Message } from '@shrooms/protocol';
 import { localTaskKey, transitions, type LedgerEntry, type Stored } from '@shrooms/ledger';
@@ -14,6 +15,10 @@ const AGAIN_TEXT = 'that is not an answer: reply exactly "allow" or "deny". ';
 const AGAIN = /^that is not an answer: reply exactly "allow" or "deny"\. /;
 
 export class PermissionRelay {
+  /** The prompt the current task shows, and those of the same task waiting to be shown after it. */
+  private shown?: { key: string; id: string };
+  private queued: { key: string; req: PermissionRequest }[] = [];
+
   constructor(private readonly c: Core) {}
 
   /** A prompt from the harness; with no task at hand it is denied at once. Run under the lock. */
@@ -23,12 +28,54 @@ export class PermissionRelay {
       this.c.harness().answerPermission(req.id, false);
       return;
     }
+    if (this.shown?.key === cur.key) {
+      this.queued.push({ key: cur.key, req });
+      this.c.log.info({ task_id: cur.taskId, tool: req.tool }, 'permission prompt waits for the one shown to be answered');
+      return;
+    }
+    await this.show(cur.key, cur.taskId, req);
+  }
+
+  /**
+   * Shows a prompt on its task. One the ledger would not take is denied at once: unseen by the
+   * owner it could never be answered, and the session would wait on it for good.
+   */
+  private async show(key: string, taskId: string, req: PermissionRequest): Promise<Stored | undefined> {
     const input = JSON.stringify(req.input ?? {}).slice(0, INPUT_CHARS);
     const question = `permission needed: the session wants to run ${req.tool} ${input}. Answer "allow" or "deny".`;
-    await this.c.ledger.transition(cur.key, (e) =>
-      transitions.block(e, question, new Date(), { [META.permission]: { id: req.id, tool: req.tool } }),
-    );
-    this.c.log.info({ task_id: cur.taskId, tool: req.tool }, 'permission prompt relayed as input-required');
+    let stored: Stored;
+    try {
+      stored = await this.c.ledger.transition(key, (e) =>
+        transitions.block(e, question, new Date(), { [META.permission]: { id: req.id, tool: req.tool } }),
+      );
+    } catch (err) {
+      this.c.harness().answerPermission(req.id, false);
+      this.c.log.warn({ err, task_id: taskId, tool: req.tool }, 'could not show a permission prompt on its task; denied it');
+      return undefined;
+    }
+    this.shown = { key, id: req.id };
+    this.c.log.info({ task_id: taskId, tool: req.tool }, 'permission prompt relayed as input-required');
+    return stored;
+  }
+
+  /** After an answer: the next prompt waiting on the same task, if any, is shown (returned as stored). */
+  private async next(key: string, taskId: string): Promise<Stored | undefined> {
+    this.shown = undefined;
+    this.queued = this.queued.filter((q) => q.key === key && this.c.view.isCurrent(key));
+    for (let q = this.queued.shift(); q; q = this.queued.shift()) {
+      const shown = await this.show(key, taskId, q.req);
+      if (shown) return shown;
+    }
+    return undefined;
+  }
+
+  /**
+   * The harness has no prompt open (its state left `waiting`: all answered, withdrawn, or its turn
+   * or process gone): nothing is shown or waits any more, and the next prompt is shown at once.
+   */
+  noneOpen(): void {
+    this.shown = undefined;
+    this.queued = [];
   }
 
   /**
@@ -60,7 +107,7 @@ export class PermissionRelay {
     const stored = await this.c.ledger.transition(key, (e) => resumeWorking(e, req.message, now, record));
     this.c.harness().answerPermission(pending.id, answer === 'allow');
     this.c.log.info({ task_id: cur.entry.task.id, answer, by }, 'permission prompt answered');
-    return stored;
+    return (await this.next(key, cur.entry.task.id)) ?? stored;
   }
 }
 

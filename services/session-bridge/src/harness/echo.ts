@@ -6,7 +6,9 @@
  * blocked (asking for the rest of the line) or failed, and `quiet:` ends the turn without finishing
  * the task (a worker that stopped half done, for the watchdog) — so those paths show without a model.
  * `permission: TOOL` asks its owner for permission to run TOOL, as Claude Code does, and finishes
- * the task `allowed TOOL` or `denied TOOL` by the answer (the permission relay without a model).
+ * the task `allowed TOOL` or `denied TOOL` by the answer (the permission relay without a model);
+ * `permission: TOOL OTHER …` asks for each at once, as tool calls run side by side do, and finishes
+ * `allowed TOOL, denied OTHER, …`.
  */
 import type { Part } from '@shrooms/protocol';
 import type { Harness, HarnessKind, HarnessOptions, HarnessState, HarnessUpdateStatus, TurnResult } from './types.js';
@@ -42,11 +44,13 @@ export class EchoHarness implements Harness {
       }
       this.opts.events.text?.(body);
       if (taskId) {
-        const asked = /^permission:\s*(\S+)/.exec(body);
+        const asked = /^permission:\s*(\S+(?:[ \t]+\S+)*)/.exec(body);
         if (asked) {
-          const allow = await this.askPermission(asked[1]!);
-          if (allow === undefined) return { status: 'cancelled', text: '' };
-          await this.opts.tools.taskUpdate(taskId, 'done', `${allow ? 'allowed' : 'denied'} ${asked[1]}`);
+          const tools = asked[1]!.split(/\s+/);
+          const answers = await Promise.all(tools.map((tool) => this.askPermission(tool)));
+          if (answers.includes(undefined)) return { status: 'cancelled', text: '' };
+          const said = tools.map((tool, i) => `${answers[i] ? 'allowed' : 'denied'} ${tool}`).join(', ');
+          await this.opts.tools.taskUpdate(taskId, 'done', said);
           return { status: 'completed', text: body };
         }
         const d = this.directive(body, text, taskId);
@@ -85,7 +89,10 @@ export class EchoHarness implements Harness {
       this.pending.set(id, resolve);
       this.set('waiting');
       this.opts.events.permission?.({ id, tool, input: {} });
-    }).finally(() => this.set('busy'));
+    }).finally(() => {
+      // Waiting while any prompt is open, as the real harnesses are (prompts.ts).
+      if (!this.pending.size && this.state === 'waiting') this.set('busy');
+    });
   }
 
   answerPermission(id: string, allow: boolean): void {
