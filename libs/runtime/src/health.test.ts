@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HealthConfigSchema, checkHealth, healthKey, startHealthServer, type HealthServer } from './health.js';
+import { HealthConfigSchema, healthKey, healthProbe, startHealthServer, type HealthServer } from './health.js';
 
 const servers: HealthServer[] = [];
 afterEach(async () => {
@@ -85,12 +85,24 @@ describe('healthKey', () => {
   });
 });
 
-describe('checkHealth', () => {
+describe('healthProbe', () => {
   it('reports like /readyz without a server', async () => {
-    expect(await checkHealth({ nats: () => true, ledger: () => false })).toEqual({
+    expect(await healthProbe({ nats: () => true, ledger: () => false })()).toEqual({
       status: 'unavailable',
       checks: { nats: true, ledger: false },
       errors: { ledger: 'check returned false' },
     });
+  });
+
+  it('runs its checks once for probes that come together or within the cache time, again after', async () => {
+    let runs = 0;
+    const probe = healthProbe({ ledger: () => (runs++, true) }, { cacheMs: 60_000 });
+    await Promise.all([probe(), probe(), probe()]);
+    await probe();
+    expect(runs).toBe(1);
+    const fresh = healthProbe({ ledger: () => (runs++, true) }, { cacheMs: 0 });
+    await fresh();
+    await fresh();
+    expect(runs).toBe(3);
   });
 });

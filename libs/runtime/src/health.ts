@@ -159,11 +159,16 @@ export function healthKey(machine: string, name: string): string {
 }
 
 /**
- * Runs checks once, concurrently, each bounded by `timeoutMs` (default 2 000): for services that
- * serve health on their own HTTP server (the gateway's fastify `/readyz`) with the same semantics.
+ * The readiness probe for services that serve health on their own HTTP server (the gateway's
+ * fastify `/readyz`), with the health server's semantics: checks run concurrently, each bounded by
+ * `timeoutMs` (default 2 000), one evaluation shared by concurrent probes and reused for `cacheMs`
+ * (default 1 000) — a probe storm (anyone who reaches the port may ask) costs one ledger write a second.
  */
-export function checkHealth(checks: HealthChecks, { timeoutMs = 2_000 }: { timeoutMs?: number } = {}): Promise<HealthReport> {
-  return evaluate(checks, timeoutMs);
+export function healthProbe(
+  checks: HealthChecks,
+  { timeoutMs = 2_000, cacheMs = 1_000 }: { timeoutMs?: number; cacheMs?: number } = {},
+): () => Promise<HealthReport> {
+  return cached(() => evaluate(checks, timeoutMs), cacheMs);
 }
 
 async function evaluate(checks: HealthChecks, timeoutMs: number): Promise<HealthReport> {

@@ -28,7 +28,7 @@ export {
   type ServiceSpec,
 } from './service.js';
 export {
-  checkHealth,
+  healthProbe,
   type HealthCheck,
   type HealthChecks,
   type HealthConfig,
