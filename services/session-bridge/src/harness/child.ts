@@ -23,9 +23,14 @@ export interface JsonlChildOptions {
 
 const STDERR_TAIL_CHARS = 4000;
 
+/** How long what the CLI left in its process group has after SIGTERM before SIGKILL, ms. */
+const GROUP_GRACE_MS = 2_000;
+
 export class JsonlChild {
   readonly child: ChildProcess;
   readonly exited: Promise<ChildExit>;
+  /** Settles once nothing of the CLI's process group is left after it exited (see `endGroup`). */
+  private groupEnded: Promise<void> = Promise.resolve();
   private stderr = '';
   private done = false;
 
@@ -46,6 +51,7 @@ export class JsonlChild {
       const finish = (exit: ChildExit) => {
         if (this.done) return;
         this.done = true;
+        this.groupEnded = this.endGroup();
         resolve(exit);
         opts.onExit(exit);
       };
@@ -111,20 +117,50 @@ export class JsonlChild {
     return r;
   }
 
-  /** EOF on stdin (both CLIs finish and exit), then SIGTERM, then SIGKILL to the whole group. */
+  /**
+   * EOF on stdin (both CLIs finish and exit), then SIGTERM, then SIGKILL to the whole group; resolves
+   * once what the CLI started is gone too.
+   */
   async stop(graceMs = 5_000): Promise<ChildExit> {
     this.child.stdin!.end();
     if (!(await this.waitExit(graceMs))) {
       this.signal('SIGTERM');
       if (!(await this.waitExit(3_000))) this.signal('SIGKILL', true);
     }
-    return this.exited;
+    const exit = await this.exited;
+    await this.groupEnded;
+    return exit;
   }
 
   /** SIGKILL to the whole group, now. */
   async kill(): Promise<ChildExit> {
     this.signal('SIGKILL', true);
-    return this.exited;
+    const exit = await this.exited;
+    await this.groupEnded;
+    return exit;
+  }
+
+  /**
+   * Once the CLI has exited, whatever it started in its group and left running (a hung test run, a
+   * dev server holding a port — often why it was stopped) gets SIGTERM, then SIGKILL after
+   * GROUP_GRACE_MS: the next CLI would find them in its way, and nobody else knows of them.
+   */
+  private async endGroup(): Promise<void> {
+    const group = this.child.pid === undefined ? undefined : -this.child.pid;
+    const left = (signal: NodeJS.Signals | 0) => {
+      try {
+        process.kill(group!, signal);
+        return true;
+      } catch {
+        return false; // none left (ESRCH)
+      }
+    };
+    if (group === undefined || !left('SIGTERM')) return;
+    for (let waited = 0; waited < GROUP_GRACE_MS; waited += 50) {
+      await new Promise((r) => setTimeout(r, 50).unref());
+      if (!left(0)) return;
+    }
+    left('SIGKILL');
   }
 }
 
