@@ -48,7 +48,16 @@ export const SchedulerConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.
   SHROOMS_GATEWAYS: GatewayMapSchema,
   /** This replica's name in leases (default host-pid). */
   SCHEDULER_REPLICA_ID: z.string().default(() => `${hostname().split('.')[0] || 'scheduler'}-${process.pid}`),
+  /** Active schedules; one more is refused with LIMIT_EXCEEDED. */
   LIMIT_SCHEDULES: ms(10_000),
+  /**
+   * Canceled and done schedules kept; past it the oldest are removed early (before
+   * SCHEDULER_RETAIN_FINISHED_MS), those with results still to send back last. A limit of its own
+   * rather than counting them in LIMIT_SCHEDULES: nobody is refused a new schedule because of old
+   * finished ones that can simply go sooner, and the bucket still holds at most
+   * LIMIT_SCHEDULES + LIMIT_FINISHED_SCHEDULES schedules.
+   */
+  LIMIT_FINISHED_SCHEDULES: ms(1_000),
   LIMIT_RECIPIENTS: ms(16),
   LIMIT_TEXT_BYTES: ms(DEFAULT_LIMITS.textBytes),
   /** Results still to be sent back, per schedule. */

@@ -383,3 +383,46 @@ describe('rescans', () => {
     expect(w.gw.tasksOf(schedule.id)).toHaveLength(1);
   });
 });
+
+describe('finished schedules', () => {
+  const cancel = (w: ReturnType<typeof world>, id: string) => w.ops.cancel({ id, origin: { device: 'laptop' } });
+  const stored = async (w: ReturnType<typeof world>) => (await w.store.all()).map((s) => s.schedule.id).sort();
+
+  it('keeps the bucket within LIMIT_SCHEDULES + LIMIT_FINISHED_SCHEDULES through a create→cancel loop, refusing no new schedule', async () => {
+    const w = world({ LIMIT_SCHEDULES: '2', LIMIT_FINISHED_SCHEDULES: '3' });
+    for (let i = 0; i < 20; i++) {
+      const { schedule } = await w.create({ at: '2026-05-01T09:00:00Z' });
+      await cancel(w, schedule.id);
+      expect(await w.store.all(), `after loop ${i + 1}`).toHaveLength(Math.min(i + 1, 4));
+      expect(w.a.cache.size).toBeLessThanOrEqual(2 + 3);
+    }
+  });
+
+  it('removes the oldest finished schedules past LIMIT_FINISHED_SCHEDULES at a rescan, and no active one', async () => {
+    const w = world({ LIMIT_FINISHED_SCHEDULES: '2' });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await w.create({ at: '2026-05-01T09:00:00Z' })).schedule.id);
+    for (const [i, id] of ids.slice(0, 4).entries()) {
+      w.clock.now = T0 + (i + 1) * SEC; // canceled one after the other: ids[0] is the oldest
+      await cancel(w, id);
+    }
+    await w.a.rescan();
+    expect(await stored(w)).toEqual([ids[2], ids[3], ids[4], ids[5]].sort());
+  });
+
+  it('removes a finished schedule with results still to send back only after those without', async () => {
+    const w = world({ LIMIT_FINISHED_SCHEDULES: '2' });
+    const { schedule: waiting } = await w.create({ replyTo: 'laptop/webapp' });
+    await w.a.rescan();
+    await w.tickAll(T0 + 10 * SEC, w.a); // fired, done, its task still open
+    expect((await w.store.get(waiting.id))!.schedule).toMatchObject({ state: 'done', awaiting: [{ recipient: 'home/review' }] });
+    const older = (await w.create({ at: '2026-05-01T09:00:00Z' })).schedule.id;
+    const newer = (await w.create({ at: '2026-05-01T09:00:00Z' })).schedule.id;
+    w.clock.now = T0 + 20 * SEC;
+    await cancel(w, older);
+    w.clock.now = T0 + 30 * SEC;
+    await cancel(w, newer);
+    await w.a.rescan();
+    expect(await stored(w)).toEqual([waiting.id, newer].sort());
+  });
+});

@@ -42,6 +42,7 @@ export type EngineConfig = Pick<
   | 'SCHEDULER_RETAIN_FINISHED_MS'
   | 'SCHEDULER_REPLICA_ID'
   | 'LIMIT_AWAITING'
+  | 'LIMIT_FINISHED_SCHEDULES'
 >;
 
 export interface EngineDeps {
@@ -168,7 +169,10 @@ export class Engine {
     }
   }
 
-  /** Re-reads the whole bucket (the watch may have missed changes while NATS was away) and drops old finished schedules. */
+  /**
+   * Re-reads the whole bucket (the watch may have missed changes while NATS was away) and drops old
+   * finished schedules, and the oldest past LIMIT_FINISHED_SCHEDULES.
+   */
   async rescan(): Promise<void> {
     // Only what was cached before the read may be dropped for missing from it: a schedule created
     // while the read ran (remembered by `create` and the watch) is not in it, and the watch has
@@ -185,12 +189,36 @@ export class Engine {
         s.schedule.awaiting.length === 0 &&
         now - Date.parse(s.schedule.updatedAt) > this.d.config.SCHEDULER_RETAIN_FINISHED_MS
       ) {
-        await this.d.store.remove(s.schedule.id, s.revision).catch(() => {});
-        this.remember(s.schedule.id, null);
+        await this.removeStored(s);
       }
     }
     for (const id of before) if (!seen.has(id)) this.remember(id, null);
+    await this.trimFinished();
     this.lastRescan = now;
+  }
+
+  /**
+   * Removes the oldest finished (canceled, done) schedules past LIMIT_FINISHED_SCHEDULES, as this
+   * replica sees them: those with no results left to send back first, never an active one. Run by
+   * each rescan and before each create, so a create→cancel loop cannot grow the bucket (and every
+   * replica's cache) past LIMIT_SCHEDULES + LIMIT_FINISHED_SCHEDULES between two rescans.
+   */
+  async trimFinished(): Promise<void> {
+    const limit = this.d.config.LIMIT_FINISHED_SCHEDULES;
+    const finished = [...this.cache.values()].filter((s) => s.schedule.state !== 'active');
+    if (finished.length <= limit) return;
+    const pending = (s: StoredSchedule) => (s.schedule.awaiting.length > 0 ? 1 : 0);
+    const age = (s: StoredSchedule) => Date.parse(s.schedule.updatedAt);
+    finished.sort((a, b) => pending(a) - pending(b) || age(a) - age(b));
+    const drop = finished.slice(0, finished.length - limit);
+    for (const s of drop) await this.removeStored(s);
+    this.log.info({ removed: drop.length, limit }, 'oldest finished schedules removed early (LIMIT_FINISHED_SCHEDULES)');
+  }
+
+  /** Purges a schedule at the revision seen (not if it changed since) and forgets it; the next rescan finds it if it stayed. */
+  private async removeStored(s: StoredSchedule): Promise<void> {
+    await this.d.store.remove(s.schedule.id, s.revision).catch(() => {});
+    this.remember(s.schedule.id, null);
   }
 
   /** One pass over the schedules: fire what is due, send back finished results. */

@@ -51,6 +51,8 @@ export function schedulerOps(
           max: config.LIMIT_SCHEDULES,
         });
       }
+      // Old finished schedules make room by going early: they never count against a new one.
+      await engine.trimFinished();
       for (let attempt = 0; attempt < 5; attempt++) {
         const schedule = buildSchedule(req, config, now(), req.id ?? newScheduleId());
         const stored = await store.create(schedule);

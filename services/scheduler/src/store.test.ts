@@ -43,3 +43,25 @@ it('reads every schedule as it stands, and no removed one or other value, withou
   const jsm = await jetstreamManager(nats.nc);
   expect(await jsm.consumers.list(`KV_${BUCKETS.schedules}`).next()).toEqual([]);
 });
+
+it('reads a big bucket at most 64 values at a time', async () => {
+  for (let i = 0; i < 150; i++) expect(await store.create(schedule(`many-${i}`))).not.toBeNull();
+  const get = store.kv.get.bind(store.kv);
+  let inFlight = 0;
+  let most = 0;
+  store.kv.get = async (...args: Parameters<typeof get>) => {
+    most = Math.max(most, ++inFlight);
+    try {
+      return await get(...args);
+    } finally {
+      inFlight--;
+    }
+  };
+  try {
+    const all = await store.all();
+    expect(all.filter((s) => s.schedule.id.startsWith('many-'))).toHaveLength(150);
+    expect(most).toBe(64);
+  } finally {
+    store.kv.get = get;
+  }
+});

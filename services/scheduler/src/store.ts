@@ -28,6 +28,9 @@ export interface ScheduleStorePort {
 
 const enc = new TextEncoder();
 
+/** Most reads of one full read of the bucket (`all`) in flight at once. */
+const READ_BATCH = 64;
+
 export class ScheduleStore implements ScheduleStorePort {
   private constructor(
     readonly kv: KV,
@@ -37,6 +40,11 @@ export class ScheduleStore implements ScheduleStorePort {
   /**
    * Creates the bucket if needed (idempotent) and binds to it; retried while JetStream is slow to
    * answer (a cluster still electing its leaders), as a create that happened opens the bucket.
+   *
+   * No `max_msgs` (unlike the ledger's): each removed schedule leaves its purge marker in the
+   * stream, which this service may not purge, so a cap with discard new would fill up with markers
+   * in time and refuse every write. The engine bounds the schedules instead (LIMIT_SCHEDULES,
+   * LIMIT_FINISHED_SCHEDULES).
    */
   static async open(nc: NatsConnection, opts: { replicas?: number } = {}): Promise<ScheduleStore> {
     const kv = await retryJetStream(() =>
@@ -88,11 +96,17 @@ export class ScheduleStore implements ScheduleStorePort {
    * Every schedule (a full read of the bucket). Its keys come from one stream-info request, not
    * `kv.keys()`: that makes a consumer on the server for each listing, left there for five minutes
    * after, and the engine lists every SCHEDULER_RESCAN_MS (about twenty at a time per replica).
+   * The values are read READ_BATCH at a time: there may be tens of thousands of keys (the
+   * schedules, and a marker of each one removed), and one request each at once flooded NATS.
    */
   async all(): Promise<StoredSchedule[]> {
     const ids = await keysNow(this.nc, BUCKETS.schedules);
-    const out = await Promise.all(ids.map((k) => this.kv.get(k).then(decode)));
-    return out.filter((s): s is StoredSchedule => s !== null);
+    const out: StoredSchedule[] = [];
+    for (let i = 0; i < ids.length; i += READ_BATCH) {
+      const batch = await Promise.all(ids.slice(i, i + READ_BATCH).map((k) => this.kv.get(k).then(decode)));
+      for (const s of batch) if (s) out.push(s);
+    }
+    return out;
   }
 
   /** Purges a schedule only if it is still at `revision` (compare-and-set, like every change). */
