@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_DELAY_MS, parseDelay } from './schedule-text.js';
+import { MAX_DELAY_MS, parseDelay, scheduledByLine } from './schedule-text.js';
 
 describe('parseDelay', () => {
   it.each([
@@ -31,5 +31,21 @@ describe('parseDelay', () => {
   ])('refuses %j, saying why', (text, why) => {
     expect(() => parseDelay(text)).toThrow(RangeError);
     expect(() => parseDelay(text)).toThrow(why);
+  });
+});
+
+describe('scheduledByLine', () => {
+  const owner = { device: 'laptop', from: 'laptop/webapp' };
+
+  it('names the owner and the wall time in the zone of the schedule', () => {
+    expect(scheduledByLine(owner, '2026-10-12T06:00:00Z', 'Europe/Berlin')).toBe(
+      'scheduled by laptop (laptop/webapp) for Mon 12 Oct 2026 08:00 (Europe/Berlin)',
+    );
+  });
+
+  it('says an occurrence fired late was missed while the scheduler was down', () => {
+    expect(scheduledByLine({ device: 'laptop' }, '2026-10-12T06:00:00Z', 'UTC', true)).toBe(
+      'scheduled by laptop for Mon 12 Oct 2026 06:00 (UTC), sent late (missed while the scheduler was down)',
+    );
   });
 });

@@ -191,8 +191,20 @@ function wallClock(zone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** The worker's header line: `scheduled by laptop (laptop/webapp) for Mon 12 Oct 2026 08:00 (Europe/Berlin)`. */
-export function scheduledByLine(owner: { device: string; from?: string | undefined }, at: string | number, zone: string): string {
+/** What the header line of an occurrence fired late (SCHEDULER_MISSED=fire-once) ends with. */
+const LATE_SUFFIX = ', sent late (missed while the scheduler was down)';
+
+/**
+ * The worker's header line: `scheduled by laptop (laptop/webapp) for Mon 12 Oct 2026 08:00 (Europe/Berlin)`,
+ * with LATE_SUFFIX when `late` (default false). One copy: the scheduler writes it, the gateway
+ * derives it again to check the line a proven occurrence carries.
+ */
+export function scheduledByLine(
+  owner: { device: string; from?: string | undefined },
+  at: string | number,
+  zone: string,
+  late = false,
+): string {
   const who = owner.from ? `${owner.device} (${owner.from})` : owner.device;
-  return `scheduled by ${who} for ${formatWallTime(at, zone)}`;
+  return `scheduled by ${who} for ${formatWallTime(at, zone)}${late ? LATE_SUFFIX : ''}`;
 }

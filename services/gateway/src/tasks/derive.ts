@@ -3,7 +3,8 @@
  * works out itself from what the mesh (the device) and the ledger prove.
  *
  *   - Metadata under `shrooms/` that the mesh writes (device, depth, chain, held, schedule, …) is
- *     dropped from what a client sends; a client may set only the keys in CLIENT_KEYS.
+ *     dropped from what a client sends; a client may set only the keys in CLIENT_KEYS. A proven
+ *     occurrence of a schedule has its schedule keys, claim and reply-to from the schedule record.
  *   - The asking agent for the budget is the claimed `MACHINE/SESSION` only when MACHINE is the
  *     asking device itself and that session has a live signal; any other claim of one device counts
  *     against one shared `DEVICE/*` budget, so rotating the claim resets nothing.
@@ -11,7 +12,7 @@
  *     device; when the claimed session of the asking device is working on a task and the request
  *     names no parent, that task is the parent.
  */
-import { META, ShroomsError, formatAgent, isTerminal, parseAgent, parseTaskName, type Metadata } from '@shrooms/protocol';
+import { META, ShroomsError, formatAgent, isTerminal, parseAgent, parseTaskName, withFields, type Metadata } from '@shrooms/protocol';
 import type { Ledger, SignalField, SignalView } from '@shrooms/ledger';
 import type { Caller } from './caller.js';
 
@@ -48,6 +49,17 @@ export function resultMetadata(proof: { kind: 'occurrence' | 'result' } | undefi
   const out: Metadata = { ...kept };
   for (const k of [META.schedule, META.occurrence]) if (md[k] !== undefined) out[k] = md[k];
   return out;
+}
+
+/**
+ * The metadata of a proven occurrence: the client's own keys, less what its schedule says instead —
+ * the claim (`shrooms/from`), `reply_to` and `parent` — then `derived`, what the schedule's record
+ * gives it (`scheduled.ts`: schedule, occurrence, scheduled_by, from, reply_to).
+ */
+export function occurrenceMetadata(derived: Metadata, md: Metadata | undefined): Metadata {
+  const out: Metadata = { ...clientMetadata(md) };
+  for (const k of [META.from, META.replyTo, META.parent]) delete out[k];
+  return withFields(out, derived);
 }
 
 /**

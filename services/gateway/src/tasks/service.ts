@@ -42,7 +42,7 @@ import type { Caller } from './caller.js';
 import type { ClientGone, LiveTasks } from './live.js';
 import { looseParams } from '../a2a/params.js';
 import { validateMessage, type MessageLimits } from './validate.js';
-import { budgetAgent, chainOf, claimedSignal, resultMetadata } from './derive.js';
+import { budgetAgent, chainOf, claimedSignal, occurrenceMetadata, resultMetadata } from './derive.js';
 import type { ScheduleProof } from './scheduled.js';
 
 export interface GuardPort {
@@ -125,11 +125,14 @@ export class TaskService {
     validateMessage(params.message, this.d.limits, params.metadata);
     const proof =
       !params.message.taskId && this.d.scheduled ? await this.d.scheduled(params, { machine: this.machine, session }) : undefined;
-    // Only a proven occurrence keeps the schedule's metadata; a result keeps just which schedule and
-    // occurrence it answers; from anyone else the mesh's keys are dropped.
-    const keep = proof?.kind === 'occurrence';
-    const message = keep ? params.message : withMetadata(params.message, resultMetadata(proof, params.message.metadata));
-    const metadata: Metadata = { ...(keep ? params.metadata : resultMetadata(proof, params.metadata)) };
+    // A proven occurrence has its schedule's metadata as the record gives it, and speaks for the
+    // schedule's owner (as the scheduler sends it), whatever the request claims; a result keeps just
+    // which schedule and occurrence it answers; from anyone else the mesh's keys are dropped.
+    const occurrence = proof?.kind === 'occurrence' ? proof : undefined;
+    const derive = (md: Metadata | undefined) => (occurrence ? occurrenceMetadata(occurrence.metadata, md) : resultMetadata(proof, md));
+    const message = withMetadata(params.message, derive(params.message.metadata));
+    const metadata: Metadata = { ...derive(params.metadata) };
+    const asker = occurrence ? claiming(caller, occurrence.metadata[META.from]) : caller;
     const taskId = message.taskId;
     if (taskId) {
       const key = this.keyOf(session, taskId);
@@ -140,7 +143,7 @@ export class TaskService {
       const stored = await this.deliver(session, { message, metadata, taskId }, caller, key);
       return { stored, key };
     }
-    authorize('send', caller, { machine: this.machine, session });
+    authorize('send', asker, { machine: this.machine, session });
     const key = this.keyOfSend(session, params);
     // A resend is a key the session's listing index has seen (it follows the ledger, and this
     // gateway's own deliveries are applied to it at once): a key it never saw costs no read (until
@@ -150,11 +153,11 @@ export class TaskService {
     const existing = this.d.live.mayExist(key) ? await this.d.ledger.get(key) : null;
     if (existing) {
       // A resend of the same message is the same task, never a second one (and never counted).
-      assertResend(existing, message, caller.device);
+      assertResend(existing, message, asker.device);
       return { stored: existing, key };
     }
-    const signal = await claimedSignal(this.d.signals, caller);
-    const chain = await chainOf(this.d.ledger, caller, metadata[META.parent] ?? message.metadata?.[META.parent], {
+    const signal = await claimedSignal(this.d.signals, asker);
+    const chain = await chainOf(this.d.ledger, asker, metadata[META.parent] ?? message.metadata?.[META.parent], {
       root: proof !== undefined,
       ...(signal?.task ? { working: `${signal.machine}/${signal.task}` } : {}),
     });
@@ -165,17 +168,17 @@ export class TaskService {
         machine: this.machine,
         session,
         taskId: `${this.machine}/${session}:${message.messageId}`,
-        caller,
+        caller: asker,
         parent: chain.parent,
         chain: chain.chain,
         depth: chain.depth,
         metadata,
         scheduled: proof?.kind === 'occurrence',
-        agent: budgetAgent(caller, signal),
+        agent: budgetAgent(asker, signal),
       });
       if (decision.hold) metadata[META.held] = true;
     }
-    const stored = await this.deliver(session, { message, metadata, ...(opts.awaited ? { awaited: true } : {}) }, caller, key);
+    const stored = await this.deliver(session, { message, metadata, ...(opts.awaited ? { awaited: true } : {}) }, asker, key);
     return { stored, key };
   }
 
@@ -450,4 +453,10 @@ function withMetadata(m: Message, metadata: Metadata | undefined): Message {
   if (m.metadata === metadata) return m;
   const { metadata: _dropped, ...rest } = m;
   return metadata && Object.keys(metadata).length ? { ...rest, metadata } : rest;
+}
+
+/** The caller as the claim `from` speaks for it (a proven occurrence's: its schedule owner's), or as no session. */
+function claiming(caller: Caller, from: unknown): Caller {
+  const { from: _claimed, ...device } = caller;
+  return typeof from === 'string' ? { ...device, from } : device;
 }

@@ -13,11 +13,10 @@ import type { OutgoingMessage } from './send.js';
 
 export function occurrenceMessage(s: Schedule, occ: Pick<Occurrence, 'at'>, recipient: string, late: boolean): OutgoingMessage {
   const agent = parseAgent(recipient)!;
-  const line = scheduledByLine(s.owner, occ.at, s.rule.zone) + (late ? ', sent late (missed while the scheduler was down)' : '');
   const metadata: Metadata = {
     [META.schedule]: s.id,
     [META.occurrence]: occ.at,
-    [META.scheduledBy]: line,
+    [META.scheduledBy]: scheduledByLine(s.owner, occ.at, s.rule.zone, late),
   };
   // The owner's claimed session travels as the task's claim, as for any task it would ask itself.
   if (s.owner.from) metadata[META.from] = s.owner.from;
