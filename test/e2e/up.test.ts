@@ -4,6 +4,8 @@
  * and the demo session answers again through the gateway. Ctrl-C then stops every part, and the
  * restarts are in logs/up.log. Before that, a bridge and the CLI started by hand next to it find
  * the mesh with no connection settings, the bridge as a NATS user of its own session alone.
+ *
+ * Over 300 lines: one running `up` for the file; each case needs that mesh as a person has it.
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { createConnection } from 'node:net';
@@ -22,6 +24,8 @@ import {
   type ServiceProcess,
   type TempDir,
 } from '@shrooms/testing';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let up: ServiceProcess;
@@ -73,7 +77,7 @@ beforeAll(async () => {
   // As `./shrooms up` runs it: the compiled CLI (built by the project's global setup).
   up = runTs(
     CLI,
-    ['up', '--port', String(port), '--no-scheduler'],
+    ['up', '--port', String(port)],
     { SHROOMS_STATE_DIR: state, SHROOMS_MACHINE: 'upbox' },
     { built: true },
   );
@@ -151,6 +155,8 @@ function askUp(line: string): Promise<Record<string, string>> {
 describe('a bridge started by hand next to up', () => {
   let bridge: ServiceProcess | undefined;
   let cwd: TempDir | undefined;
+  /** Where the bridge serves its session's tools (MCP over HTTP). */
+  let mcpPort = 0;
   afterAll(async () => {
     try {
       await bridge?.stop();
@@ -162,10 +168,11 @@ describe('a bridge started by hand next to up', () => {
   it('joins with no connection flags or variables, and its session answers an ask', async () => {
     cwd = await tempDir('shrooms-hand');
     // SHROOMS_STATE_DIR is where this test's `up` keeps its state (a person's is the repository's .state/).
+    mcpPort = await freePort();
     bridge = runTs(
       CLI,
       ['bridge', '--harness', 'echo', '--session', 'byhand', '--cwd', cwd.path],
-      { ...bare, SHROOMS_STATE_DIR: state, XDG_STATE_HOME: join(cwd.path, 'xdg') },
+      { ...bare, SHROOMS_STATE_DIR: state, XDG_STATE_HOME: join(cwd.path, 'xdg'), BRIDGE_MCP_PORT: String(mcpPort) },
       { built: true },
     );
     await bridge.waitFor(/bridge ready for upbox\/byhand/, 60_000);
@@ -192,6 +199,20 @@ describe('a bridge started by hand next to up', () => {
     expect(await new Promise((resolve) => part.child.once('exit', resolve)), part.output()).toBe(0);
     expect(part.output()).toMatch(/logs\/gateway\.log/);
     expect(part.output()).toMatch(/\[gateway\] /);
+  });
+
+  it("serves its session's schedule tools, though its NATS user may not ask the scheduler itself", async () => {
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${mcpPort}/mcp`)));
+    try {
+      const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as any;
+      const made = await call('schedule_task', { to: 'upbox/demo', text: 'from a session by hand', in: '1h' });
+      expect(made.isError, JSON.stringify(made)).toBeFalsy();
+      const canceled = await call('cancel_schedule', { id: made.structuredContent.schedule.id });
+      expect(canceled.structuredContent?.schedule.state, JSON.stringify(canceled)).toBe('canceled');
+    } finally {
+      await client.close();
+    }
   });
 
   it('gets a user of its own session alone, not the machine-wide one', async () => {

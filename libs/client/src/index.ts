@@ -20,7 +20,7 @@ export { agentRef, isTaskName, newMessageId, parseAgentName, parseTaskRef, taskR
 export { ScheduleViewSchema, type ScheduleView, type SchedulerOp, type SchedulerPort } from './schedules.js';
 export { askGuard, guardControl, guardRefusal, type AskGuardOptions, type GuardAdmitInput } from './nats/guard.js';
 export { bridgeClient, type BridgeClient } from './nats/bridge.js';
-export { natsScheduler, scheduleClient, type NatsSchedulerOptions, type ScheduleClient } from './nats/scheduler.js';
+export { scheduleClient, type ScheduleClient } from './nats/scheduler.js';
 export { scheduleAsTask, scheduleIdForMessage, scheduleRequestFromSendMessage, type SendMessageTarget } from './schedule-message.js';
 export { TaskSummarySchema, describeTask, heldText, replyOf, shortState, summarize, type TaskSummary } from './summary.js';
 export { DEFAULT_WAIT_MS, applyEvent, isSettled, waitForTask, type WaitOptions, type WaitPort, type WaitResult } from './wait.js';

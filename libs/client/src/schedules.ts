@@ -1,6 +1,6 @@
 /**
- * The scheduler as the tools and the CLI use it (spec §9): through this machine's gateway by
- * default (`gatewayScheduler`), or straight over NATS (`natsScheduler` in nats/scheduler.ts).
+ * The scheduler as the tools and the CLI use it (spec §9): through this machine's gateway
+ * (`gatewayScheduler`), which names the owner from the device; a port for tests to stand in.
  * Until a scheduler replica runs every call is `SCHEDULER_UNAVAILABLE` ("the scheduler is not running").
  */
 import { ShroomsError, parseDelay } from '@shrooms/protocol';
@@ -8,7 +8,7 @@ import { z } from 'zod';
 
 export type SchedulerOp = 'create' | 'list' | 'cancel';
 
-/** How requests reach the scheduler; injectable (a bridge passes its own connection). */
+/** How requests reach the scheduler; injectable (tests). */
 export interface SchedulerPort {
   request(op: SchedulerOp, body: unknown): Promise<Record<string, unknown>>;
   close(): Promise<void>;

@@ -133,7 +133,6 @@ export async function runBridge(env: Record<string, string | undefined> = proces
       session: config.BRIDGE_SESSION,
       gatewayUrl: config.SHROOMS_GATEWAY_URL,
       env,
-      nc,
       currentTask: () => {
         const cur = bridge.current();
         return cur ? `${config.SHROOMS_MACHINE}/${cur.taskId}` : undefined;

@@ -2,8 +2,9 @@
  * The scheduler's NATS service (`shrooms.sched.create|list|cancel`) and its one client: requests
  * to the service, replies parsed, refusals rethrown as ShroomsError with their codes. Nobody
  * answering (no scheduler running, or NATS away) is SCHEDULER_UNAVAILABLE (retryable).
- * `scheduleClient` is it typed, on a connection the caller owns (the gateway, tests);
- * `natsScheduler` is it as the tools' SchedulerPort, on a given connection or one of its own.
+ * `scheduleClient` is it typed, on a connection the caller owns (the gateway, tests). The tools and
+ * the CLI reach the scheduler through a gateway (`gatewayScheduler`), which names the owner from
+ * the device.
  */
 import type { NatsConnection } from '@nats-io/nats-core';
 import {
@@ -17,8 +18,7 @@ import {
   type Schedule,
 } from '@shrooms/protocol';
 import { requestJson } from '@shrooms/runtime';
-import type { NatsSettings } from '../options.js';
-import type { SchedulerOp, SchedulerPort } from '../schedules.js';
+import type { SchedulerOp } from '../schedules.js';
 
 const DEFAULT_TIMEOUT_MS = 5_000;
 
@@ -55,62 +55,6 @@ export function scheduleClient(nc: NatsConnection, opts: { timeoutMs?: number } 
     },
     async cancel(req) {
       return (await schedulerRequest<{ schedule: Schedule }>(nc, 'cancel', req, timeoutMs)).schedule;
-    },
-  };
-}
-
-export interface NatsSchedulerOptions {
-  /** Use this connection (not closed by `close`); else connect with `settings` on first use. */
-  nc?: NatsConnection;
-  settings?: NatsSettings;
-  /** How long one request may wait for the scheduler, ms (default 5 s). */
-  timeoutMs?: number;
-  /** How long to try reaching NATS, ms (default 2 s). */
-  connectTimeoutMs?: number;
-}
-
-export function natsScheduler(opts: NatsSchedulerOptions): SchedulerPort {
-  let own: Promise<NatsConnection> | undefined;
-  const url = opts.settings?.url ?? 'nats://127.0.0.1:4222';
-
-  async function connection(): Promise<NatsConnection> {
-    if (opts.nc) return opts.nc;
-    own ??= (async function connectOnce() {
-      const { connect } = await import('@nats-io/transport-node');
-      const s = opts.settings;
-      const extra: Record<string, unknown> = {};
-      if (s?.user) Object.assign(extra, { user: s.user, pass: s.pass });
-      if (s?.token) Object.assign(extra, { token: s.token });
-      if (s?.creds) {
-        const { credsAuthenticator } = await import('@nats-io/nats-core');
-        const { readFile } = await import('node:fs/promises');
-        extra.authenticator = credsAuthenticator(await readFile(s.creds));
-      }
-      return connect({
-        servers: url.split(',').map((x) => x.trim()),
-        name: 'shrooms client',
-        timeout: opts.connectTimeoutMs ?? 2_000,
-        maxReconnectAttempts: 0,
-        ...extra,
-      });
-    })();
-    try {
-      return await own;
-    } catch (err) {
-      own = undefined;
-      throw unavailable(`cannot reach NATS at ${url}: ${(err as Error).message}; set NATS_URL`);
-    }
-  }
-
-  return {
-    async request(op, body) {
-      return schedulerRequest<Record<string, unknown>>(await connection(), op, body, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    },
-    async close() {
-      if (!own) return;
-      const nc = await own.catch(() => undefined);
-      own = undefined;
-      await nc?.close().catch(() => {});
     },
   };
 }

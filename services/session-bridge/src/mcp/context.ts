@@ -10,8 +10,7 @@
  *   TRACEPARENT                the trace of that work
  *   SHROOMS_ASK_PROGRESS_MS    how often a waiting ask_agent sends progress (default 15000)
  */
-import type { NatsConnection } from '@nats-io/nats-core';
-import { ShroomsClient, clientOptionsFromEnv, natsScheduler, type ClientOptions } from '@shrooms/client';
+import { ShroomsClient, clientOptionsFromEnv, type ClientOptions } from '@shrooms/client';
 import type { Part, Task, UpdateStatus } from '@shrooms/protocol';
 import { McpEnvSchema } from '../config.js';
 
@@ -29,8 +28,6 @@ export interface McpToolContext {
   currentTask?: () => string | undefined;
   /** W3C traceparent of the current work, read at each call (OpenTelemetry's hook later). */
   traceparent?: () => string | undefined;
-  /** A NATS connection to reach the scheduler with; default: connect to NATS_URL when needed. */
-  nc?: NatsConnection;
   /**
    * Environment the defaults come from (default: none): the bridge passes its own, `shrooms-agent
    * mcp` the shell's. Read through `McpEnvSchema` and `clientOptionsFromEnv`.
@@ -77,7 +74,10 @@ export function resolveContext(ctx: McpToolContext = {}): ResolvedContext {
     currentTask,
     ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
   };
-  const client = ctx.client ?? new ShroomsClient(clientOptionsFromEnv(env, overrides), ctx.nc ? natsScheduler({ nc: ctx.nc }) : undefined);
+  // Schedules go through the gateway too, as every other tool's request: the bridge's NATS user (a
+  // session's or a machine's own) may not ask the scheduler, and the gateway names the owner from
+  // the device, as for the CLI.
+  const client = ctx.client ?? new ShroomsClient(clientOptionsFromEnv(env, overrides));
   const progressIntervalMs = ctx.progressIntervalMs ?? settings.SHROOMS_ASK_PROGRESS_MS ?? DEFAULT_PROGRESS_MS;
   const bare = session?.includes('/') ? session.slice(session.indexOf('/') + 1) : session;
   const worker =
