@@ -139,8 +139,9 @@ export class TaskService {
       const cur = await this.d.ledger.get(key);
       if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${taskId} on ${this.machine}/${session}`);
       const task = cur.entry.task;
-      authorize(waitsOnPermission(task) ? 'answer_permission' : 'answer', caller, { machine: this.machine, session, task });
-      const stored = await this.deliver(session, { message, metadata, taskId }, caller, key);
+      const permission = waitsOnPermission(task);
+      authorize(permission ? 'answer_permission' : 'answer', caller, { machine: this.machine, session, task });
+      const stored = await this.deliver(session, { message, metadata, taskId, ...(permission ? { permission } : {}) }, caller, key);
       return { stored, key };
     }
     authorize('send', asker, { machine: this.machine, session });
@@ -216,7 +217,8 @@ export class TaskService {
 
   private async deliver(
     session: string,
-    part: Pick<DeliverRequest, 'message' | 'metadata' | 'taskId' | 'awaited'>,
+    /** `permission`: the message answers a permission prompt (never taken into the ledger here). */
+    part: Pick<DeliverRequest, 'message' | 'metadata' | 'taskId' | 'awaited'> & { permission?: boolean },
     caller: Caller,
     key: string,
   ): Promise<Stored> {
@@ -245,6 +247,14 @@ export class TaskService {
       return fresh ?? { key, revision: 0, entry: { v: 0, task: reply.task, events: [] } };
     } catch (err) {
       if (!(err instanceof ShroomsError) || err.key !== 'BRIDGE_UNAVAILABLE') throw err;
+      // An answer to a permission prompt goes to the prompt, which is in the session's CLI: only its
+      // bridge can pass it on. Taken into the ledger here it would queue the task while the prompt
+      // waits on, for good; the client tries again (the bridge that comes back asks again).
+      if (part.permission)
+        throw new ShroomsError(
+          'BRIDGE_UNAVAILABLE',
+          `${this.machine}/${session} is not answering; its permission prompt can only be answered through it, retry`,
+        );
       // The bridge is down: the task waits in the ledger and its bridge takes it up when it starts.
       this.d.log.warn({ session, key }, 'bridge not answering; task queued in the ledger');
       const result = await intake(this.d.ledger, req, { queued: true });

@@ -34,9 +34,7 @@ export class Recovery {
     const c = this.c;
     for (const s of found) {
       const t = s.entry.task;
-      // A stalled task was let go before (the session took the next one, the owner was told): it
-      // stays open and set aside, as it was, rather than taking the session again.
-      if (t.status.state !== 'TASK_STATE_WORKING' || t.metadata?.[META.stalled]) {
+      if (!deliverAgain(t)) {
         c.view.track(s);
         continue;
       }
@@ -94,7 +92,7 @@ export class Recovery {
         const stored = await c.ledger.get(cur.key);
         // Whether the conversation goes on is known only once the harness has started again (below);
         // the harness's conversationLost still speaks of its previous start, so none is passed here.
-        if (stored && stored.entry.task.status.state === 'TASK_STATE_WORKING') again = await this.recover([stored]);
+        if (stored && deliverAgain(stored.entry.task)) again = await this.recover([stored]);
       } catch (err) {
         // The ledger away (past its own retries): the task waits first in the queue, and the turn
         // loop starts it again once the ledger takes the start.
@@ -136,6 +134,17 @@ export class Recovery {
   }
 }
 
+/**
+ * Whether a task found at a (re)start was in a turn that the harness took with it, and goes back to
+ * the session: WORKING, or waiting on a permission prompt (the prompt was the dead CLI's: nobody can
+ * answer it now; delivered again, the session asks again). Not a stalled task: it was let go before
+ * (the session took the next one, the owner was told) and stays open and set aside, as it was.
+ */
+function deliverAgain(t: Task): boolean {
+  if (t.metadata?.[META.stalled]) return false;
+  return t.status.state === 'TASK_STATE_WORKING' || (t.status.state === 'TASK_STATE_INPUT_REQUIRED' && !!t.metadata?.[META.permission]);
+}
+
 /** A task stored WORKING that the view does not know: nobody runs it (see takeUp). */
 const unrun = (c: Core, s: Stored) => s.entry.task.status.state === 'TASK_STATE_WORKING' && !c.view.knows(s.key);
 
@@ -160,14 +169,16 @@ export function takeUp(c: Core, s: Stored): boolean {
 }
 
 /**
- * WORKING → SUBMITTED (queued again), counting the redelivery (and saying when the conversation is
- * new); null (nothing written) for a task no longer WORKING as stored: nothing reopens a finished one.
+ * WORKING (or waiting on a dead prompt) → SUBMITTED (queued again), counting the redelivery (and
+ * saying when the conversation is new); null (nothing written) for a task that is neither as
+ * stored: nothing reopens a finished one.
  */
 function requeue(e: LedgerEntry, n: number, now: Date, lost?: string): LedgerEntry | null {
-  if (e.task.status.state !== 'TASK_STATE_WORKING') return null;
+  if (!deliverAgain(e.task)) return null;
   const task = structuredClone(e.task);
   task.status = { state: 'TASK_STATE_SUBMITTED', timestamp: now.toISOString() };
   task.metadata = { ...task.metadata, [META.queued]: true, [META.redeliveries]: n, ...(lost ? { [META.conversationLost]: lost } : {}) };
+  delete task.metadata[META.permission];
   return {
     v: e.v + 1,
     task,
