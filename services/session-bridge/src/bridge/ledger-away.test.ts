@@ -1,4 +1,5 @@
 import { Ledger, transitions } from '@shrooms/ledger';
+import { ShroomsError } from '@shrooms/protocol';
 import { eventually, tempDir } from '@shrooms/testing';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -133,6 +134,28 @@ describe("the worker's update while the ledger is away", () => {
     await eventually(() => t.settled() > 0, OUTBOX_FIRST_RETRY_MS * 10);
     expect([(await real.ledger.get(t.s.key))!.entry.task.status.state, t.outbox.size]).toEqual(['TASK_STATE_CANCELED', 0]);
     expect(t.warned).toContain("the ledger refused the worker's kept update; it is let go");
+  });
+
+  it('is kept when the ledger answers with a retryable error (a replica not caught up), and written after', async () => {
+    const t = await working('caught-up-later');
+    const taskId = t.s.entry.task.id;
+    await expect(updateOrKeep(t.core, t.outbox, taskId, 'done', 'kept through it')).rejects.toMatchObject({ key: 'NATS_UNAVAILABLE' });
+    // The ledger back, its first write refused as a replica behind answers (a stand-in for that one
+    // answer: a lagging replica cannot be timed with real NATS); every later call is the real ledger's.
+    let refusals = 0;
+    (t.core as { ledger: Ledger }).ledger = new Proxy(real.ledger, {
+      get(target, prop, receiver) {
+        if (prop === 'transition' && refusals++ === 0)
+          return async () => {
+            throw new ShroomsError('INTERNAL', "the ledger's replicas have not caught up; retry");
+          };
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    await eventually(() => t.settled() > 0, OUTBOX_FIRST_RETRY_MS * 20);
+    expect([(await real.ledger.get(t.s.key))!.entry.task.status.state, t.outbox.size]).toEqual(['TASK_STATE_COMPLETED', 0]);
+    expect(t.warned).not.toContain("the ledger refused the worker's kept update; it is let go");
   });
 
   it('gives way to the same update sent again and written', async () => {

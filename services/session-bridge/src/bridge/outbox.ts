@@ -7,7 +7,7 @@
  * its next start (`restore`) instead of delivering their tasks again.
  */
 import type { Part, TaskState } from '@shrooms/protocol';
-import { isInterrupted } from '@shrooms/protocol';
+import { ShroomsError, isInterrupted } from '@shrooms/protocol';
 import { localTaskKey } from '@shrooms/ledger';
 import { isNatsOutage } from '@shrooms/runtime';
 import type { HarnessUpdateStatus } from '../harness/types.js';
@@ -155,7 +155,11 @@ export class Outbox {
         await this.c.serial.run(() => finishTask(this.c, taskId, u.status, u.text, u.parts, u.at ? new Date(u.at) : undefined));
         this.c.log.info({ taskId, status: u.status }, "the worker's kept update reached the ledger");
       } catch (err) {
-        if (isNatsOutage(err)) {
+        // Kept for the next try unless refused for good: NATS away, and a retryable answer too (a
+        // replica not caught up right after NATS came back, a key changed too often), which would
+        // otherwise lose the worker's result and leave its task WORKING until expiry.
+        if (isNatsOutage(err) || !(err instanceof ShroomsError) || err.retryable) {
+          this.c.log.info({ err, taskId }, "the worker's kept update was not written yet; trying again");
           this.delayMs = Math.min(this.delayMs * 2, OUTBOX_MAX_RETRY_MS);
           this.schedule();
           return;
