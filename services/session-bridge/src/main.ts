@@ -133,6 +133,8 @@ export async function runBridge(env: Record<string, string | undefined> = proces
       session: config.BRIDGE_SESSION,
       gatewayUrl: config.SHROOMS_GATEWAY_URL,
       env,
+      // task_update's files are read from the session's folder only, not the bridge's own cwd.
+      cwd: config.BRIDGE_CWD,
       currentTask: () => {
         const cur = bridge.current();
         return cur ? `${config.SHROOMS_MACHINE}/${cur.taskId}` : undefined;

@@ -10,6 +10,7 @@
  *   TRACEPARENT                the trace of that work
  *   SHROOMS_ASK_PROGRESS_MS    how often a waiting ask_agent sends progress (default 15000)
  */
+import { resolve } from 'node:path';
 import { ShroomsClient, clientOptionsFromEnv, type ClientOptions } from '@shrooms/client';
 import type { Part, Task, UpdateStatus } from '@shrooms/protocol';
 import { McpEnvSchema } from '../config.js';
@@ -28,6 +29,13 @@ export interface McpToolContext {
   currentTask?: () => string | undefined;
   /** W3C traceparent of the current work, read at each call (OpenTelemetry's hook later). */
   traceparent?: () => string | undefined;
+  /**
+   * The session's folder: `task_update`'s relative `files` start from it, and a file whose real
+   * path is outside it is refused (the tool runs without a prompt, with this process's rights).
+   * Default: this process's working directory — `shrooms-agent mcp` is started by the harness in
+   * the session's folder; the bridge passes its BRIDGE_CWD.
+   */
+  cwd?: string;
   /**
    * Environment the defaults come from (default: none): the bridge passes its own, `shrooms-agent
    * mcp` the shell's. Read through `McpEnvSchema` and `clientOptionsFromEnv`.
@@ -58,6 +66,8 @@ export interface ResolvedContext {
   session?: string;
   currentTask: () => string | undefined;
   progressIntervalMs: number;
+  /** The session's folder, absolute (see `McpToolContext.cwd`). */
+  cwd: string;
   /** The hosting bridge and the session it serves (see `McpToolContext.worker`). */
   worker?: WorkerActs & { machine: string; session: string };
 }
@@ -84,5 +94,6 @@ export function resolveContext(ctx: McpToolContext = {}): ResolvedContext {
     ctx.worker && ctx.machine && bare
       ? { update: ctx.worker.update, ...(ctx.worker.asked ? { asked: ctx.worker.asked } : {}), machine: ctx.machine, session: bare }
       : undefined;
-  return { client, session, currentTask, progressIntervalMs, ...(worker ? { worker } : {}) };
+  const cwd = resolve(ctx.cwd ?? process.cwd());
+  return { client, session, currentTask, progressIntervalMs, cwd, ...(worker ? { worker } : {}) };
 }

@@ -21,7 +21,14 @@ export function registerWorkerTools(server: McpServer, ctx: ResolvedContext): vo
         task: z.string().optional().describe('The task (SESSION:ID as in its header line); default: the one you work on now'),
         status: UpdateStatusSchema.describe('done | blocked | failed'),
         text: z.string().min(1).describe('The summary, what you need, or why it failed'),
-        files: z.array(z.string()).max(8).optional().describe('With "done": files to return with the answer (paths; each at most 64 KiB)'),
+        files: z
+          .array(z.string())
+          .max(8)
+          .optional()
+          .describe(
+            'With "done": files to return with the answer (paths inside your working folder, relative to it; each at most 64 KiB). ' +
+              'A path outside the folder, or a link leading out of it, is refused.',
+          ),
         data: z.unknown().optional().describe('With "done": structured data (JSON) to return with the answer'),
       },
       outputSchema: TaskSummarySchema.shape,
@@ -29,7 +36,9 @@ export function registerWorkerTools(server: McpServer, ctx: ResolvedContext): vo
     },
     ({ task, status, text, files, data }) =>
       tool(async () => {
-        const parts = await returnedParts(files, data);
+        // Confined to the session's folder: this tool runs without a prompt and reads with the
+        // bridge's rights, so a task from elsewhere must not be able to have it send back ~/.ssh.
+        const parts = await returnedParts(files, data, { cwd: ctx.cwd, confine: true });
         const name = task ?? ctx.currentTask();
         if (!name)
           throw new ShroomsError(

@@ -97,7 +97,8 @@ export const UPDATE_HELP = `usage: shrooms-agent a2a update TASK done|blocked|fa
 
 The worker's task_update: says how a task you were given ended — done with a summary, blocked with
 what you need from the asker, failed with why. With done, --file returns a file (at most 64 KiB;
-repeat for more) and --data a JSON value, in the answer's artifact beside the summary. Only for tasks of your own session on this machine
+relative to this directory, or any path you can read; repeat for more) and --data a JSON value, in
+the answer's artifact beside the summary. Only for tasks of your own session on this machine
 (SHROOMS_AGENT_SESSION); anything else is refused (exit 2). ${NAMES}
 `;
 
@@ -119,6 +120,10 @@ export function updateCommand(args: string[]): Promise<number> {
     }
     if ((values.file?.length || values.data !== undefined) && status.data !== 'done')
       throw new UsageError('--file and --data go with done');
+    // Relative to this shell's directory, and not confined to it (task_update's tool is): whoever
+    // runs this can read the file anyway — a person in their own shell, or a session's shell tool,
+    // which asks the owner first in a session that asks — so a fence here would only get in the
+    // way of returning a file from elsewhere on purpose.
     const parts = await returnedParts(values.file, data);
     const out = output(values.json === true);
     const client = makeClient(values.gateway);
