@@ -171,6 +171,12 @@ describe('a2a', () => {
     const r = await mesh.cli(['a2a', 'get', sent.task]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe(`${sent.task} failed: disk full\n`);
+    // Sent again (the same message id), the failed task is what comes back: exit 2, with --json or not.
+    const id = sent.task.split(':').at(-1);
+    for (const json of [[], ['--json']]) {
+      const again = await mesh.cli(['a2a', 'send', 'slow', 'try it', '--id', id, ...json]);
+      expect(again.code, `send again ${json.join(' ')}`).toBe(2);
+    }
   });
 
   it('a bad task name is a one-line usage error (exit 1)', async () => {

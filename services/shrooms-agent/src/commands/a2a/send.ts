@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { DEFAULT_WAIT_MS } from '@shrooms/client';
-import { makeClient, output, parse, run, seconds, UsageError } from './io.js';
+import { exitForTask, makeClient, output, parse, run, seconds, UsageError } from './io.js';
 import { progressLine } from './progress.js';
 import { printTask } from './show.js';
 
@@ -47,7 +47,8 @@ export function sendCommand(args: string[]): Promise<number> {
       if (!values.wait) {
         if (out.json) return printTask(out, sent.task, sent.ref.machine);
         out.say(sent.ref.task);
-        return 0;
+        // A resend of a message whose task already ended is that task: its end decides, as with --json.
+        return exitForTask({ state: sent.task.status.state });
       }
       const line = progressLine(sent.ref.machine);
       let r;
