@@ -12,7 +12,7 @@ port; loopback only), for pi's extension. \`shrooms-agent config\` prints both s
 
 Environment: SHROOMS_AGENT_SESSION (the session the tools serve), SHROOMS_MACHINE,
 SHROOMS_GATEWAY_URL, SHROOMS_TASK_ID and TRACEPARENT (inside a task), SHROOMS_ASK_PROGRESS_MS
-(progress interval while ask_agent waits, default 15000), NATS_URL (the scheduler).
+(progress interval while ask_agent waits, default 15000). Schedules go through the gateway.
 `;
 
 export const mcpCommand: Pick<Command, 'run'> = {

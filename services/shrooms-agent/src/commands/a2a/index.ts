@@ -34,7 +34,7 @@ Names: agents are MACHINE/SESSION (or SESSION of this machine); tasks MACHINE/SE
 SESSION:ID). Every command takes --json (for scripts) and --gateway URL.
 Environment: SHROOMS_GATEWAY_URL (this machine's gateway, default http://127.0.0.1:7387),
 SHROOMS_AGENT_SESSION (who asks), SHROOMS_TASK_ID and TRACEPARENT (inside a task), SHROOMS_GATEWAYS
-(MACHINE=URL,… for other machines), NATS_URL (the scheduler).
+(MACHINE=URL,… for other machines). Schedules go through the gateway too.
 Exit codes: 0 ok (an act that was done — cancel, release, reject, update, ack — is 0 whatever state
 it leaves), 1 usage or connection error or a name that does not exist, 2 the task shown or waited
 for (send, get) failed, was rejected or canceled, or the act was refused.

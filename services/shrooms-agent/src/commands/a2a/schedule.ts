@@ -11,7 +11,7 @@ Tasks at a time, once or repeating; each occurrence becomes an ordinary task.
   --in      instead of --at, a delay from now: 90s, 10m, 2h, 1h30m, 3d (at most a year)
   --repeat  daily | weekly:mon,fri | monthly:31 | yearly | every 15m … with ;until=… or ;count=N
   --reply   send each result back to you (SHROOMS_AGENT_SESSION)
-The scheduler is asked over NATS (NATS_URL, default nats://127.0.0.1:4222); when none runs the
+The scheduler is asked through this machine's gateway (SHROOMS_GATEWAY_URL); when none runs the
 answer is "the scheduler is not running" (exit 1).
 `;
 
