@@ -55,3 +55,17 @@ it('keeps the later of two views with the same entry version (two writes from on
   index.upsertTask('k', 's', t('TASK_STATE_SUBMITTED', 900), 2);
   expect(working()).toEqual({ keys: ['k'], total: 1 });
 });
+
+it('lets go of the finished tasks the ledger let go (status older than its retention), never an open one', () => {
+  const index = new TaskIndex();
+  for (let i = 0; i < 10; i++) index.upsertTask(`k${i}`, 's', task(i, i < 3 ? 'TASK_STATE_WORKING' : 'TASK_STATE_COMPLETED'));
+  for (let i = 10; i < 20; i++) index.upsertTask(`k${i}`, 's', task(i));
+  index.upsertTask('only', 'gone', task(1));
+  // Tasks 0–9 changed status before the cut; 3–9 of them finished.
+  expect(index.prune(1_700_000_000_000 + 10)).toBe(8);
+  expect(index.count('s')).toBe(13);
+  expect(index.has('k0', 's')).toBe(true);
+  expect(index.has('k5', 's')).toBe(false);
+  expect(index.page('s', { pageSize: 100 }).keys).toEqual([...Array.from({ length: 10 }, (_, i) => `k${19 - i}`), 'k2', 'k1', 'k0']);
+  expect(index.sessionNames()).toEqual(['s']);
+});

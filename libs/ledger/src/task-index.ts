@@ -11,7 +11,7 @@
  * the ledger's watch brought would keep that whole subject alive). Measured in
  * task-index-memory.test.ts.
  */
-import { ownString, StringPool, type Task, type TaskState } from '@shrooms/protocol';
+import { isTerminal, ownString, StringPool, type Task, type TaskState } from '@shrooms/protocol';
 
 export interface TaskSummary {
   key: string;
@@ -109,6 +109,18 @@ class SessionTasks {
     this.byKey.delete(key);
   }
 
+  /** Drops the finished tasks whose status is older than `before` (ms); returns how many. */
+  prune(before: number): number {
+    let n = 0;
+    for (const s of this.order) {
+      if (s.seq < 0 || s.statusAt >= before || !isTerminal(s.state)) continue;
+      this.remove(s.key);
+      n++;
+    }
+    if (this.stale > this.order.length / 2) this.compact();
+    return n;
+  }
+
   page(q: PageQuery): Page {
     if (q.contextId === undefined && q.status === undefined && q.statusAfter === undefined) return this.unfilteredPage(q);
     const keys: string[] = [];
@@ -170,11 +182,25 @@ export class TaskIndex {
     this.sessions.get(session)?.remove(key);
   }
 
+  /**
+   * Drops every session's finished tasks whose status is older than `before` (ms), as the ledger
+   * lets them go after its retention: its expiry tells no watch, so without this an index would
+   * follow a session's whole history for as long as its process runs. Returns how many went.
+   */
+  prune(before: number): number {
+    let n = 0;
+    for (const [session, st] of this.sessions) {
+      n += st.prune(before);
+      if (st.size === 0) this.sessions.delete(session);
+    }
+    return n;
+  }
+
   page(session: string, q: PageQuery): Page {
     return this.sessions.get(session)?.page(q) ?? { keys: [], total: 0 };
   }
 
-  /** Whether the index has seen the task `key` of `session` (it keeps what the ledger has let go). */
+  /** Whether the index has seen the task `key` of `session` (it keeps what the ledger let go until `prune`). */
   has(key: string, session: string): boolean {
     return this.sessions.get(session)?.has(key) ?? false;
   }

@@ -145,6 +145,9 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
     config.GATEWAY_EXPIRY_SWEEP_MS,
   );
   sweep.unref();
+  // The listing indexes follow the ledger's retention (its expiry tells no watch): once a minute.
+  const prune = setInterval(() => live.pruneFinished(Date.now() - config.LIMIT_FINISHED_RETENTION_MS), 60_000);
+  prune.unref();
 
   return {
     app,
@@ -152,6 +155,7 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
     live,
     async close() {
       clearInterval(sweep);
+      clearInterval(prune);
       live.close();
       stopSignals();
       await app.close();

@@ -107,6 +107,14 @@ export class LiveTasks {
     return false;
   }
 
+  /**
+   * Lets the listing indexes go of the finished tasks whose status is older than `before` (ms): the
+   * ledger drops them after its retention, and its expiry tells no watch. Returns how many went.
+   */
+  pruneFinished(before: number): number {
+    return this.index.prune(before);
+  }
+
   /** The sessions whose listing index is kept (built or being built). */
   indexedSessions(): string[] {
     return [...this.loads.keys()];

@@ -319,6 +319,8 @@ export class TaskService {
       before,
     });
     const stored = await Promise.all(page.keys.map((k) => this.d.ledger.get(k)));
+    // Gone from the ledger (its retention, counted from the last write) before the index let it go.
+    page.keys.forEach((k, i) => stored[i] === null && this.d.live.index.remove(k, session));
     const tasks = stored
       .filter((s): s is Stored => s !== null)
       .map((s) => viewTask(s.entry.task, { historyLength: q.historyLength, includeArtifacts: q.includeArtifacts ?? false }));
