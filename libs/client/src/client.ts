@@ -19,7 +19,7 @@ import {
   type UpdateStatus,
 } from '@shrooms/protocol';
 import { AgentsReplySchema, gatewayFor, resolveTarget, toAgentInfo, type AgentInfo } from './agents.js';
-import { normalizeError } from './errors.js';
+import { namingTask, normalizeError } from './errors.js';
 import { GatewayWire, guarded } from './http.js';
 import { DEFAULT_GATEWAY_URL, isTraceparent, type ClientOptions } from './options.js';
 import { agentRef, newMessageId, parseAgentName, parseTaskRef, type AgentRef, type TaskRef } from './refs.js';
@@ -243,6 +243,14 @@ export class ShroomsClient {
   /** Follows a task (see wait.ts); `initial` saves the first read when the caller has it. */
   async wait(name: string, opts: WaitOptions = {}, initial?: Task): Promise<WaitResult> {
     const ref = await this.taskRef(name);
+    try {
+      return await this.follow(ref, opts, initial);
+    } catch (e) {
+      throw namingTask(e, ref.task);
+    }
+  }
+
+  private async follow(ref: TaskRef, opts: WaitOptions, initial?: Task): Promise<WaitResult> {
     const gw = await this.gatewayOfTask(ref);
     const client = await this.wire.a2a(gw, ref.session);
     const get = () => this.get(ref.task, { signal: opts.signal });

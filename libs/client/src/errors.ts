@@ -11,10 +11,34 @@ export class GatewayUnreachableError extends Error {
   constructor(
     readonly url: string,
     readonly cause?: unknown,
+    /** The task (`MACHINE/SESSION:ID`) that exists already, when the error came while following it. */
+    readonly task?: string,
   ) {
-    super(`cannot reach the gateway at ${url} — is \`shrooms-agent up\` running? (set SHROOMS_GATEWAY_URL if it listens elsewhere)`);
+    super(
+      `cannot reach the gateway at ${url} — is \`shrooms-agent up\` running? (set SHROOMS_GATEWAY_URL if it listens elsewhere)` +
+        (task ? followHint(task) : ''),
+    );
     this.name = 'GatewayUnreachableError';
   }
+}
+
+/** Said after an error once a task exists, so that nobody asks again (a fresh message id is a second task). */
+function followHint(task: string): string {
+  return `; the task ${task} exists: follow it with task_status or \`shrooms-agent a2a get ${task}\` rather than asking again`;
+}
+
+/**
+ * The error with the task it happened to named (same class, key and retryability): for errors after
+ * the task was created, whose retry must follow that task, not create another.
+ */
+export function namingTask(err: unknown, task: string): unknown {
+  if (err instanceof GatewayUnreachableError) return err.task ? err : new GatewayUnreachableError(err.url, err.cause, task);
+  if (err instanceof ShroomsError) {
+    if (err.details.task !== undefined) return err;
+    return new ShroomsError(err.key, err.message + followHint(task), { ...err.details, task });
+  }
+  if (err instanceof Error && !isAbort(err)) err.message += followHint(task);
+  return err;
 }
 
 export function isGatewayUnreachable(e: unknown): e is GatewayUnreachableError {

@@ -1,5 +1,6 @@
-import type { StreamResponse, Task, TaskState } from '@shrooms/protocol';
+import { ShroomsError, type StreamResponse, type Task, type TaskState } from '@shrooms/protocol';
 import { describe, expect, it } from 'vitest';
+import { GatewayUnreachableError } from './errors.js';
 import { waitForTask, type WaitPort } from './wait.js';
 
 const task = (state: TaskState, text?: string): Task => ({
@@ -63,5 +64,40 @@ describe('following a task', () => {
     setTimeout(() => ac.abort(), 20);
     const r = await waitForTask(p, { signal: ac.signal }, task('TASK_STATE_WORKING'));
     expect(r.settled).toBe(false);
+  });
+
+  /** A stand-in transport for a gateway that is away: every stream drops at once; `get` as given. */
+  const away = (get: () => Task): WaitPort => ({
+    get: async () => get(),
+    subscribe: () => ({ async *[Symbol.asyncIterator]() {} }),
+  });
+
+  it('keeps reading the task while the gateway does not answer, then follows it to the end', async () => {
+    let reads = 0;
+    const p = away(() => {
+      reads++;
+      if (reads <= 3) throw new GatewayUnreachableError('http://gw');
+      return task(reads >= 5 ? 'TASK_STATE_COMPLETED' : 'TASK_STATE_WORKING');
+    });
+    const r = await waitForTask(p, { retryMs: 1 }, task('TASK_STATE_WORKING'));
+    expect(reads).toBe(6);
+    expect(r.settled).toBe(true);
+    expect(r.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('returns the task as last seen when the gateway stays away until the deadline', async () => {
+    const p = away(() => {
+      throw new ShroomsError('NATS_UNAVAILABLE', 'NATS is away');
+    });
+    const r = await waitForTask(p, { timeoutMs: 50, retryMs: 1 }, task('TASK_STATE_WORKING'));
+    expect(r.settled).toBe(false);
+    expect(r.task.status.state).toBe('TASK_STATE_WORKING');
+  });
+
+  it('hands an error that may not be retried to the caller', async () => {
+    const p = away(() => {
+      throw new ShroomsError('TASK_NOT_FOUND', 'no such task');
+    });
+    await expect(waitForTask(p, { retryMs: 1 }, task('TASK_STATE_WORKING'))).rejects.toMatchObject({ key: 'TASK_NOT_FOUND' });
   });
 });

@@ -16,9 +16,12 @@ export interface WaitOptions {
   /** Called with the task each time it changes. */
   onUpdate?: (task: Task) => void;
   signal?: AbortSignal;
-  /** Pause before opening a dropped stream again, ms (default 1 s). */
+  /** Pause before opening a dropped stream again, ms (default 1 s); doubled after each failed read, up to 15 s. */
   retryMs?: number;
 }
+
+/** Longest pause between reads of a task whose gateway does not answer (restarting, NATS away), ms. */
+export const MAX_RETRY_MS = 15_000;
 
 export interface WaitResult {
   task: Task;
@@ -62,6 +65,9 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     );
   });
 
+/** Retryability is a field on the error (GatewayUnreachableError, ShroomsError). */
+const isRetryable = (e: unknown): boolean => (e as { retryable?: unknown } | null)?.retryable === true;
+
 export async function waitForTask(port: WaitPort, opts: WaitOptions = {}, initial?: Task): Promise<WaitResult> {
   const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_WAIT_MS);
   const retryMs = opts.retryMs ?? 1_000;
@@ -78,6 +84,7 @@ export async function waitForTask(port: WaitPort, opts: WaitOptions = {}, initia
     }
   };
   opts.onUpdate?.(task);
+  let failures = 0;
 
   while (!isSettled(task) && Date.now() < deadline && !opts.signal?.aborted) {
     const stop = new AbortController();
@@ -98,12 +105,21 @@ export async function waitForTask(port: WaitPort, opts: WaitOptions = {}, initia
     }
     if (isSettled(task) || Date.now() >= deadline || opts.signal?.aborted) break;
     // The stream ended or failed with the task still open. A terminal task cannot be subscribed to;
-    // a dropped stream is opened again. The truth comes from GetTask, which also says when the
-    // gateway itself is gone (and then that is the error the caller gets).
-    seen(await port.get());
-    if (!isSettled(task)) await sleep(Math.min(retryMs, Math.max(0, deadline - Date.now())), opts.signal);
+    // a dropped stream is opened again. The truth comes from GetTask. When that fails too with a
+    // retryable error (the gateway restarting, NATS failing over), the task goes on without us:
+    // keep trying, backing off, until the deadline; other errors are the caller's.
+    try {
+      seen(await port.get());
+      failures = 0;
+    } catch (e) {
+      if (!isRetryable(e)) throw e;
+      failures++;
+    }
+    const pause = Math.min(retryMs * 2 ** failures, Math.max(retryMs, MAX_RETRY_MS));
+    if (!isSettled(task)) await sleep(Math.min(pause, Math.max(0, deadline - Date.now())), opts.signal);
   }
-  // The stream shows changes; the whole task (history, artifacts, metadata) comes from the ledger.
+  // The stream shows changes; the whole task (history, artifacts, metadata) comes from the ledger,
+  // or, when it cannot be read, the task as last seen.
   const final = await port.get().catch(() => task);
   seen(final);
   return { task: final, settled: isSettled(final) };
