@@ -156,3 +156,36 @@ it('keeps a held create whose write failed, and writes it once the ledger answer
   const stored = await eventually(() => other.get(key));
   expect([stored.entry.task.status.state, kinds(stored.entry.events)]).toEqual(['TASK_STATE_SUBMITTED', ['task']]);
 });
+
+it('refuses a held create into a full ledger to its holder once, and does not write it when room comes back', async () => {
+  // A server of its own: the bucket's limit is set when it is made.
+  const server = await startNatsWithConnection();
+  try {
+    const full = await Ledger.open(server.nc, { limits: { retainedTasks: 1 } });
+    expect(await full.create(full.key('box', 's', 'filler'), asked('filler'))).not.toBeNull();
+    const alone = { key: full.key('box', 's', 'full-alone'), entry: asked('full-alone') };
+    const withNext = { key: full.key('box', 's', 'full-next'), entry: asked('full-next') };
+    const errors: unknown[] = [];
+    const nextErrors: unknown[] = [];
+    // Written on its own when its wait ends.
+    await full.deferCreate(alone.key, alone.entry, 20, (err) => errors.push(err));
+    await eventually(() => errors.length > 0);
+    // Written with its next change (the worker's result): the change is refused with it.
+    await full.deferCreate(withNext.key, withNext.entry, WAIT_LONG, (err) => nextErrors.push(err));
+    await expect(full.transition(withNext.key, (e) => transitions.complete(e, 'done', new Date()))).rejects.toMatchObject({
+      key: 'LIMIT_EXCEEDED',
+      details: { limit: 'retainedTasks' },
+    });
+    // Room comes back (the owner raises the limit): nothing is held any more, nothing is written.
+    await Ledger.open(server.nc, { limits: { retainedTasks: 10 }, owner: true });
+    await full.writeDeferred();
+    for (const key of [alone.key, withNext.key]) expect(await full.get(key)).toBeNull();
+    await expect(full.transition(withNext.key, (e) => transitions.complete(e, 'late', new Date()))).rejects.toMatchObject({
+      key: 'TASK_NOT_FOUND',
+    });
+    expect(errors).toMatchObject([{ key: 'LIMIT_EXCEEDED', details: { limit: 'retainedTasks' } }]);
+    expect(nextErrors).toMatchObject([{ key: 'LIMIT_EXCEEDED', details: { limit: 'retainedTasks' } }]);
+  } finally {
+    await server.stop();
+  }
+});

@@ -1,5 +1,6 @@
 export type { LedgerEntry, Stored } from './entry.js';
 export { Ledger, type LedgerOptions } from './ledger.js';
+export { refusedForGood } from './known.js';
 export { SignalField, type SignalView } from './signals.js';
 export { isOlderView, type Page, type PageQuery, TaskIndex, type TaskSummary } from './task-index.js';
 export * as transitions from './transitions.js';

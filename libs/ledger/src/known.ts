@@ -58,10 +58,17 @@ export async function fromKnown(
 }
 
 /**
+ * Whether a write was refused for good: trying it again changes nothing (a full ledger, a task too
+ * big — a ShroomsError that is not retryable). NATS away, a timeout or JetStream's own errors are not.
+ */
+export const refusedForGood = (err: unknown): boolean => err instanceof ShroomsError && !err.retryable;
+
+/**
  * A held create written, with `then` (the key's next change) applied: one write with the events of
  * both. One that cannot be written now is held again (deferred.ts `putBack`), so the task is not
- * lost while this process lives; null when the key was stored meanwhile by someone else (its
- * holder is told, and `then` is for the caller to apply to what is stored).
+ * lost while this process lives; one refused for good (`refusedForGood`: the ledger is full) is let
+ * go and its holder told, once. Null when the key was stored meanwhile by someone else (its holder
+ * is told, and `then` is for the caller to apply to what is stored).
  */
 export async function createHeld(w: KnownWriter, key: string, held: Held & { create: LedgerEntry }, then?: Change): Promise<Stored | null> {
   let entry: LedgerEntry;
@@ -70,12 +77,18 @@ export async function createHeld(w: KnownWriter, key: string, held: Held & { cre
     entry = onCreate(held.create, then);
     data = w.encode(entry);
   } catch (err) {
-    // `then` refused (or made too big a task): the create alone still waits to be written.
+    // `then` refused (or made too big a task): the create alone still waits to be written. The
+    // create alone too big is let go.
     if (then) w.deferred.putBack(key, held, w.due);
+    else if (refusedForGood(err)) held.onError(err);
     throw err;
   }
   const revision = await w.write(key, data, 0).catch((err: unknown) => {
-    w.deferred.putBack(key, held, w.due);
+    // A full ledger stays full for any retry soon: the task is refused, as a plain create is, and its
+    // holder drops it; kept, it would be written whenever room came back, long after its sender was
+    // told it was refused.
+    if (refusedForGood(err)) held.onError(err);
+    else w.deferred.putBack(key, held, w.due);
     throw err;
   });
   if (revision !== null) return w.own.stored({ key, revision, entry }, data);

@@ -22,7 +22,7 @@ import { OwnWrites } from './own-writes.js';
 import { decode, encode } from './codec.js';
 import { watchTasks } from './watch.js';
 import { DeferredChanges, compose, type Change } from './deferred.js';
-import { createHeld, fromKnown, parseKnown, type KnownWriter } from './known.js';
+import { createHeld, fromKnown, parseKnown, refusedForGood, type KnownWriter } from './known.js';
 import { readAtLeast } from './read.js';
 import { writeOnce } from './write.js';
 import { createHardenedBucket, hardenBucket, limitBucket, type Hardening } from './harden.js';
@@ -230,9 +230,9 @@ export class Ledger {
    * key's next change when that comes first (one write, the events of both), else on its own; for a
    * task whose sender is told nothing before its end. Returns it as it will be stored (revision 0:
    * not written yet). A plain `create` when this process already writes or holds the key. A held
-   * create whose write fails is held again (longer each time) until it is written; one that finds
-   * the key stored by someone else meanwhile tells `onError`, and the change that came with it
-   * applies to the stored task.
+   * create whose write fails is held again (longer each time) until it is written; one refused for
+   * good (`refusedForGood`: the ledger full) is let go, and told to `onError` once (known.ts); one
+   * that finds the key stored by someone else tells `onError`, its change applying to the stored task.
    */
   async deferCreate(key: string, entry: LedgerEntry, waitMs: number, onError: (err: unknown) => void): Promise<Stored | null> {
     this.refuseWhileAway(`${key} was not written`);
@@ -241,7 +241,7 @@ export class Ledger {
     return { key, revision: 0, entry };
   }
 
-  /** Writes what is held back (`deferTransition`, `deferCreate`) for `key`, or for every key; a failure is told to its holder too. */
+  /** Writes what is held back (`deferTransition`, `deferCreate`) for `key`, or every key; a failure is told to its holder too (once). */
   async writeDeferred(key?: string): Promise<void> {
     let failed: unknown;
     for (const k of key === undefined ? this.deferred.keys() : [key]) {
@@ -251,7 +251,7 @@ export class Ledger {
         if ('create' in held) await this.deferred.writes(k, createHeld(this.known, k, held));
         else await this.transition(k, compose(held));
       } catch (err) {
-        held.onError(err);
+        if (!('create' in held) || !refusedForGood(err)) held.onError(err);
         failed ??= err;
       }
     }

@@ -222,7 +222,7 @@ export class Bridge {
     if (permission) return { task: permission.entry.task, v: permission.entry.v, created: false };
     let result;
     try {
-      result = await takeIn(this.core, req);
+      result = await takeIn(this.core, req, this.turns);
     } catch (err) {
       // A failed intake may still have taken a task in (one the gateway queued meanwhile).
       void this.turns.pump();

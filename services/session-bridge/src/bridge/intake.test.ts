@@ -1,5 +1,6 @@
-import { transitions, type Ledger } from '@shrooms/ledger';
+import { Ledger, intake, transitions } from '@shrooms/ledger';
 import type { DeliverRequest } from '@shrooms/protocol';
+import { startNatsWithConnection } from '@shrooms/testing';
 import { expect, it } from 'vitest';
 import { useRealLedger } from '../testing/ledger.js';
 import type { Core } from './core.js';
@@ -46,8 +47,9 @@ function busySession() {
     changed: () => {},
     log: { warn: () => {}, info: () => {}, debug: () => {} },
   } as unknown as Core;
-  const recovery = new Recovery(core, new TurnLoop(core, { fail: async () => undefined }));
-  return { core, view, recovery, release, written };
+  const turns = new TurnLoop(core, { fail: async () => undefined });
+  const recovery = new Recovery(core, turns);
+  return { core, view, recovery, turns, release, written };
 }
 
 const ask = (id: string): DeliverRequest => ({
@@ -60,7 +62,7 @@ const ask = (id: string): DeliverRequest => ({
 
 it('holds a place in the room while the create is out, and queues the task once it is stored', async () => {
   const s = busySession();
-  const taking = takeIn(s.core, ask('waits'));
+  const taking = takeIn(s.core, ask('waits'), s.turns);
   await s.written;
   expect([s.view.arriving, s.view.waiting, s.view.queued]).toEqual([1, 1, 0]);
   s.release();
@@ -71,7 +73,7 @@ it('holds a place in the room while the create is out, and queues the task once 
 
 it('reads again a task canceled while its create was out, and does not queue it', async () => {
   const s = busySession();
-  const taking = takeIn(s.core, ask('canceled-meanwhile'));
+  const taking = takeIn(s.core, ask('canceled-meanwhile'), s.turns);
   await s.written;
   const key = real.ledger.key('box', 'intake', 'canceled-meanwhile');
   // Its asker cancels it; the bridge's watch brings the change while the intake's write is out.
@@ -87,7 +89,7 @@ it('takes up a task the gateway queued first, which its own create found, touche
   const s = busySession();
   // The gateway queued it in the ledger itself (this bridge was slow to answer its delivery).
   const first = await real.queued('intake', 'queued-first', 'queued-first');
-  const taking = takeIn(s.core, ask('queued-first'));
+  const taking = takeIn(s.core, ask('queued-first'), s.turns);
   await s.written;
   // The gateway's create comes through the bridge's watch while the intake's write is out.
   await s.core.serial.run(() => s.recovery.reconcile(first));
@@ -95,4 +97,46 @@ it('takes up a task the gateway queued first, which its own create found, touche
   const r = await taking;
   expect([r.created, r.stored.entry.task.status.state]).toEqual([false, 'TASK_STATE_SUBMITTED']);
   expect([s.view.arriving, s.view.queued, s.view.knows(first.key)]).toEqual([0, 1, true]);
+});
+
+it('drops a blocking send the full ledger refuses when its held create is written, cancelling its turn, and never writes it', async () => {
+  // A server of its own: the bucket's limit is set when it is made.
+  const server = await startNatsWithConnection();
+  try {
+    const ledger = await Ledger.open(server.nc, { limits: { retainedTasks: 1 } });
+    expect((await intake(ledger, ask('filler'), { queued: true })).created).toBe(true);
+    let cancels = 0;
+    const harness = { state: 'idle', cancel: async () => void (cancels++, (harness.state = 'idle')) };
+    const view = new SessionView();
+    const core = {
+      machine: 'box',
+      session: 'intake',
+      view,
+      ledger,
+      // Held until this test writes it.
+      config: { BRIDGE_WRITE_WAIT_MS: 600_000, LIMIT_QUEUE_LENGTH: 10, LIMIT_OPEN_TASKS: 10 },
+      spans: { begin: () => undefined, taken: () => {}, discard: () => {} },
+      activity: { lines: new WorkerLines() },
+      serial: new Serial(),
+      harness: () => harness,
+      harnessIdle: () => harness.state === 'idle',
+      stopping: () => false,
+      changed: () => {},
+      log: { warn: () => {}, info: () => {}, debug: () => {} },
+    } as unknown as Core;
+    const turns = new TurnLoop(core, { fail: async () => undefined });
+    const r = await takeIn(core, { ...ask('refused'), quiet: true, awaited: true }, turns);
+    expect([r.created, r.started, view.isCurrent(r.stored.key)]).toEqual([true, true, true]);
+    harness.state = 'busy'; // its turn began
+    await expect(ledger.writeDeferred(r.stored.key)).rejects.toMatchObject({ key: 'LIMIT_EXCEEDED', details: { limit: 'retainedTasks' } });
+    // The drop is queued behind the lock: a later section sees it done.
+    await core.serial.run(async () => {});
+    expect([view.knows(r.stored.key), view.current, cancels]).toEqual([false, undefined, 1]);
+    // Room comes back (the owner raises the limit): the refused task is not written.
+    await Ledger.open(server.nc, { limits: { retainedTasks: 10 }, owner: true });
+    await ledger.writeDeferred();
+    expect(await ledger.get(r.stored.key)).toBeNull();
+  } finally {
+    await server.stop();
+  }
 });

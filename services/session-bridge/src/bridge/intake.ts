@@ -14,13 +14,15 @@
  * BRIDGE_WRITE_WAIT_MS (and half the time its sender waits to see it, `seenWithinMs`) and goes with
  * its next change (Ledger.deferCreate) — for a quick worker, its start and result: one write for the
  * whole task. Nobody can see it missing: the sender is told nothing before the task's end, and this
- * process's own reads write it first.
+ * process's own reads write it first. One the ledger refuses for good when it writes it at last (full:
+ * LIMIT_EXCEEDED `retainedTasks`) leaves the view and its turn is cancelled, as a plain create's refusal
+ * keeps it out: its sender hears LIMIT_EXCEEDED from the gateway, whose own intake meets the same ledger.
  */
 import { META, withFields, type DeliverRequest } from '@shrooms/protocol';
-import { intake, type IntakeResult } from '@shrooms/ledger';
+import { intake, refusedForGood, type IntakeResult } from '@shrooms/ledger';
 import type { Core } from './core.js';
 import { takeUp } from './recovery.js';
-import { startedTask } from './turns.js';
+import { startedTask, type TurnLoop } from './turns.js';
 
 export type TakenIn = IntakeResult & { started: boolean };
 
@@ -34,18 +36,21 @@ interface Plan {
   hold: boolean;
 }
 
+/** What of the turn loop the intake uses: a held create refused for good is dropped, and the next task looked for. */
+export type IntakeTurns = Pick<TurnLoop, 'drop' | 'pump'>;
+
 /**
  * A new task for a free session (nothing current, nothing queued or arriving, the harness idle, not
  * held for its owner) is stored already WORKING and becomes the current task: `started` tells the
  * caller to run its turn. Otherwise it waits in the queue for the turn loop.
  */
-export async function takeIn(c: Core, req: DeliverRequest): Promise<TakenIn> {
+export async function takeIn(c: Core, req: DeliverRequest, turns: IntakeTurns): Promise<TakenIn> {
   const plan = await c.serial.run(async (): Promise<{ done: TakenIn } | { later: Plan }> => {
     const p = decide(c, req);
     // Written under the lock: a start (it changes what the session works on), an answer (rare), and
     // a resend that races its first delivery.
     // A held create costs no round trip: taken in at once.
-    if (p.start || p.hold || !p.key || !c.view.reserve(p.key)) return { done: await write(c, p) };
+    if (p.start || p.hold || !p.key || !c.view.reserve(p.key)) return { done: await write(c, p, turns) };
     return { later: p };
   });
   if ('done' in plan) return plan.done;
@@ -117,10 +122,10 @@ function holdMs(writeWaitMs: number, seenWithinMs: number | undefined): number {
 }
 
 /** Run under the lock: the write and what it tells the view. */
-async function write(c: Core, p: Plan): Promise<TakenIn> {
+async function write(c: Core, p: Plan, turns: IntakeTurns): Promise<TakenIn> {
   let r: IntakeResult;
   try {
-    r = await intake(c.ledger, p.req, { queued: p.waits, start: p.start, ...(p.hold ? { hold: held(c, p) } : {}) });
+    r = await intake(c.ledger, p.req, { queued: p.waits, start: p.start, ...(p.hold ? { hold: held(c, p, turns) } : {}) });
   } catch (err) {
     if (p.key) c.spans.discard(p.key);
     throw err;
@@ -128,15 +133,30 @@ async function write(c: Core, p: Plan): Promise<TakenIn> {
   return settle(c, p, r);
 }
 
-/** A held create that was not written is said (the ledger holds it again until it is, deferred.ts `putBack`). */
-function held(c: Core, p: Plan): { ms: number; onError: (err: unknown) => void } {
+/**
+ * A held create that was not written is said (the ledger holds it again until it is, deferred.ts
+ * `putBack`); one refused for good (the ledger is full) is let go by the ledger, and the task leaves
+ * the view: its turn, if it began, is cancelled (turns.ts `drop`, under the lock).
+ */
+function held(c: Core, p: Plan, turns: IntakeTurns): { ms: number; onError: (err: unknown) => void } {
   return {
     ms: holdMs(c.config.BRIDGE_WRITE_WAIT_MS, p.req.seenWithinMs),
-    onError: (err) =>
-      c.log.warn(
-        { err, key: p.key },
-        "a new task's create, held back, was not written: tried again while the bridge runs, unless another writer stored it",
-      ),
+    onError: (err) => {
+      if (!refusedForGood(err)) {
+        c.log.warn(
+          { err, key: p.key },
+          "a new task's create, held back, was not written: tried again while the bridge runs, unless another writer stored it",
+        );
+        return;
+      }
+      c.log.warn({ err, key: p.key }, "a new task's create, held back, was refused for good: the task is dropped");
+      void c.serial
+        .run(() => turns.drop(p.key))
+        .then(
+          () => turns.pump(),
+          (e: unknown) => c.log.warn({ err: e, key: p.key }, 'a refused task could not be dropped'),
+        );
+    },
   };
 }
 

@@ -125,7 +125,7 @@ it('stores a new task whose sender waits for its end with its start and result, 
   });
   try {
     const { core, turns } = session(async (core, taskId) => void (await core.serial.run(() => finishTask(core, taskId, 'done', 'done'))));
-    const awaited = await takeIn(core, ask('awaited', true));
+    const awaited = await takeIn(core, ask('awaited', true), turns);
     expect([awaited.created, awaited.started]).toEqual([true, true]);
     // Not in the ledger yet for anyone else: nobody has been told of it.
     expect(await other.get(awaited.stored.key)).toBeNull();
@@ -134,19 +134,19 @@ it('stores a new task whose sender waits for its end with its start and result, 
     // One entry carries the events of the create, the start and the result: one write.
     expect(await events(awaited.stored.key)).toEqual(['task', 'TASK_STATE_WORKING', 'artifactUpdate', 'TASK_STATE_COMPLETED']);
 
-    const told = await takeIn(core, ask('told', false));
+    const told = await takeIn(core, ask('told', false), turns);
     expect((await other.get(told.stored.key))?.entry.task.status.state).toBe('TASK_STATE_WORKING');
     await turns.run(told.stored);
 
     // BRIDGE_WRITE_WAIT_MS 0: nothing is held, an awaited task is stored before it is taken in.
     const atOnce = session(async () => {}, 0);
-    const stored = await takeIn(atOnce.core, ask('at-once', true));
+    const stored = await takeIn(atOnce.core, ask('at-once', true), atOnce.turns);
     expect((await other.get(stored.stored.key))?.entry.task.status.state).toBe('TASK_STATE_WORKING');
 
     // A wait longer than its sender waits to see the task: held within half of the sender's wait, so
     // the gateway does not take the bridge for gone and queue the task itself.
     const long = session(async () => {}, 600_000);
-    const capped = await takeIn(long.core, { ...ask('capped', true), seenWithinMs: 400 });
+    const capped = await takeIn(long.core, { ...ask('capped', true), seenWithinMs: 400 }, long.turns);
     expect(await other.get(capped.stored.key)).toBeNull();
     await eventually(async () => (await other.get(capped.stored.key))?.entry.task.status.state === 'TASK_STATE_WORKING');
   } finally {
