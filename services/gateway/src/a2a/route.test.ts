@@ -3,20 +3,13 @@
  * nats-server: a name of this machine's session goes to it; a session of another machine is
  * refused, never taken for this machine's session of the same name.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Ledger, SignalField, transitions } from '@shrooms/ledger';
-import { createLogger, loadConfig } from '@shrooms/runtime';
-import { startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
-import { buildApp, type Gateway } from '../app.js';
-import { GatewayConfigSchema } from '../config.js';
+import { beforeAll, expect, it } from 'vitest';
+import { transitions } from '@shrooms/ledger';
+import { useTestGateway } from '../testing/gateway.js';
 
-let nats: NatsWithConnection;
-let ledger: Ledger;
-let gw: Gateway;
+const t = useTestGateway({ SHROOMS_MACHINE: 'laptop' });
 
 beforeAll(async () => {
-  nats = await startNatsWithConnection();
-  ledger = await Ledger.open(nats.nc);
   // This machine (laptop) has a session named `tests`: it has a task in the ledger.
   const entry = transitions.newTask({
     id: 'tests:m-0',
@@ -26,20 +19,13 @@ beforeAll(async () => {
     queued: false,
     now: new Date(),
   });
-  await ledger.create(ledger.key('laptop', 'tests', 'm-0'), entry);
-  const config = loadConfig(GatewayConfigSchema, { SHROOMS_MACHINE: 'laptop', GATEWAY_GUARD: 'off', LOG_LEVEL: 'silent' });
-  gw = await buildApp({ nc: nats.nc, log: createLogger('test', 'silent'), config, ledger, signals: await SignalField.open(nats.nc) });
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await nats?.stop();
+  await t.ledger.create(t.ledger.key('laptop', 'tests', 'm-0'), entry);
 });
 
 /** SendMessage to `POST /a2a`, naming its session in the request's metadata. */
 const send = async (messageId: string, session: string) =>
   (
-    await gw.app.inject({
+    await t.gw.app.inject({
       method: 'POST',
       url: '/a2a',
       payload: {
@@ -60,7 +46,7 @@ it("refuses a session of another machine with SESSION_NOT_FOUND, creating no tas
   expect(r.error.code).toBe(-32056);
   expect(r.error.data[0].reason).toBe('SESSION_NOT_FOUND');
   expect(r.error.message).toContain('homeserver');
-  expect(await ledger.get(ledger.key('laptop', 'tests', 'm-1'))).toBeNull();
+  expect(await t.ledger.get(t.ledger.key('laptop', 'tests', 'm-1'))).toBeNull();
 });
 
 it('routes to its own session when metadata names it with this machine or bare', async () => {

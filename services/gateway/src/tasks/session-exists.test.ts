@@ -3,28 +3,11 @@
  * gateway's routes. A name that is no session leaves nothing behind in the gateway; a real one keeps
  * its listing index, so sends to it still cost no read.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Ledger, SignalField, transitions } from '@shrooms/ledger';
-import { createLogger, loadConfig } from '@shrooms/runtime';
-import { startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
-import { buildApp, type Gateway } from '../app.js';
-import { GatewayConfigSchema } from '../config.js';
+import { expect, it } from 'vitest';
+import { transitions } from '@shrooms/ledger';
+import { useTestGateway } from '../testing/gateway.js';
 
-let nats: NatsWithConnection;
-let ledger: Ledger;
-let gw: Gateway;
-
-beforeAll(async () => {
-  nats = await startNatsWithConnection();
-  ledger = await Ledger.open(nats.nc);
-  const config = loadConfig(GatewayConfigSchema, { SHROOMS_MACHINE: 'box', GATEWAY_GUARD: 'off', LOG_LEVEL: 'silent' });
-  gw = await buildApp({ nc: nats.nc, log: createLogger('test', 'silent'), config, ledger, signals: await SignalField.open(nats.nc) });
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await nats?.stop();
-});
+const t = useTestGateway();
 
 /** A task of `session` written to the ledger as its bridge would, not through this gateway. */
 function seed(session: string, id: string) {
@@ -36,20 +19,20 @@ function seed(session: string, id: string) {
     queued: false,
     now: new Date(),
   });
-  return ledger.create(ledger.key('box', session, id), entry);
+  return t.ledger.create(t.ledger.key('box', session, id), entry);
 }
 
 const rpc = async (session: string, method: string, params: unknown) =>
-  (await gw.app.inject({ method: 'POST', url: `/a2a/${session}`, payload: { jsonrpc: '2.0', id: 1, method, params } })).json();
+  (await t.gw.app.inject({ method: 'POST', url: `/a2a/${session}`, payload: { jsonrpc: '2.0', id: 1, method, params } })).json();
 
 it('keeps nothing for session names that do not exist, however many are asked about', async () => {
   for (let i = 0; i < 50; i++) {
-    const card = await gw.app.inject({ method: 'GET', url: `/a2a/probe-${i}/.well-known/agent-card.json` });
+    const card = await t.gw.app.inject({ method: 'GET', url: `/a2a/probe-${i}/.well-known/agent-card.json` });
     expect(card.statusCode).toBe(404);
     expect(card.json().error.details[0].reason).toBe('SESSION_NOT_FOUND');
     expect((await rpc(`listed-${i}`, 'ListTasks', {})).error.data[0].reason).toBe('SESSION_NOT_FOUND');
   }
-  expect(gw.live.indexedSessions()).toEqual([]);
+  expect(t.gw.live.indexedSessions()).toEqual([]);
 });
 
 it('finds a session whose first task was stored after it was asked about and not found', async () => {
@@ -62,12 +45,12 @@ it('finds a session whose first task was stored after it was asked about and not
 it('keeps the listing index of a session that has tasks, so a new task to it is taken with no ledger read', async () => {
   await seed('real', 'm-1');
   expect((await rpc('real', 'ListTasks', {})).result.totalSize).toBe(1);
-  expect(gw.live.indexedSessions()).toContain('real');
-  const before = ledger.reads;
+  expect(t.gw.live.indexedSessions()).toContain('real');
+  const before = t.ledger.reads;
   const sent = await rpc('real', 'SendMessage', {
     message: { messageId: 'm-2', role: 'ROLE_USER', parts: [{ text: 'again' }] },
     configuration: { returnImmediately: true },
   });
   expect(sent.result.task.id).toBe('real:m-2');
-  expect(ledger.reads - before).toBe(0);
+  expect(t.ledger.reads - before).toBe(0);
 });
