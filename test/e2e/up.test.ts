@@ -75,12 +75,7 @@ beforeAll(async () => {
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
   // As `./shrooms up` runs it: the compiled CLI (built by the project's global setup).
-  up = runTs(
-    CLI,
-    ['up', '--port', String(port)],
-    { SHROOMS_STATE_DIR: state, SHROOMS_MACHINE: 'upbox' },
-    { built: true },
-  );
+  up = runTs(CLI, ['up', '--port', String(port)], { SHROOMS_STATE_DIR: state, SHROOMS_MACHINE: 'upbox' }, { built: true });
   await up.waitFor(/Press Ctrl-C to stop/, 120_000);
 }, 150_000);
 
