@@ -7,9 +7,8 @@
  * its next start (`restore`) instead of delivering their tasks again.
  */
 import type { Part, TaskState } from '@shrooms/protocol';
-import { ShroomsError, isInterrupted } from '@shrooms/protocol';
-import { localTaskKey } from '@shrooms/ledger';
-import { isNatsOutage } from '@shrooms/runtime';
+import { isInterrupted } from '@shrooms/protocol';
+import { localTaskKey, refusedForGood } from '@shrooms/ledger';
 import type { HarnessUpdateStatus } from '../harness/types.js';
 import type { Core } from './core.js';
 import { loadKept, saveKept, type OutboxFile } from './outbox-file.js';
@@ -158,7 +157,7 @@ export class Outbox {
         // Kept for the next try unless refused for good: NATS away, and a retryable answer too (a
         // replica not caught up right after NATS came back, a key changed too often), which would
         // otherwise lose the worker's result and leave its task WORKING until expiry.
-        if (isNatsOutage(err) || !(err instanceof ShroomsError) || err.retryable) {
+        if (!refusedForGood(err)) {
           this.c.log.info({ err, taskId }, "the worker's kept update was not written yet; trying again");
           this.delayMs = Math.min(this.delayMs * 2, OUTBOX_MAX_RETRY_MS);
           this.schedule();
