@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { tempDir, type TempDir } from '@shrooms/testing';
+import { isRunning, tempDir, type TempDir } from '@shrooms/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   deadRuns,
@@ -20,15 +20,6 @@ import {
 const testCommand = fileURLToPath(new URL('./test.mjs', import.meta.url));
 /** A run's processes are found in /proc (Linux); elsewhere none are, and these tests are skipped. */
 const withProc = existsSync('/proc/self/environ');
-
-/** Alive and not a zombie waiting to be reaped. */
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 async function until(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -53,7 +44,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   for (const run of runs.splice(0)) await stopProcessesOfRun(run);
-  for (const pid of started.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  for (const pid of started.splice(0)) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
   await dir.remove();
 });
 
@@ -79,7 +70,7 @@ describe.skipIf(!withProc)('leftovers of a test run', () => {
     const [d, e] = [newRun(), newRun()];
     const brief = orphan(d, ['sleep', '0.3']);
     expect(await stopProcessesOfRun(d, { graceMs: 5000 })).toEqual([]);
-    expect(alive(brief)).toBe(false);
+    expect(isRunning(brief)).toBe(false);
 
     const deaf = orphan(e, ['sh', '-c', "trap '' TERM; sleep 300"]);
     const polite = orphan(e);
@@ -88,7 +79,7 @@ describe.skipIf(!withProc)('leftovers of a test run', () => {
     // The deaf shell, its sleep (deaf too: an ignored signal is inherited) and the other sleep.
     expect(stopped).toHaveLength(3);
     expect(stopped.map((p) => p.pid)).toEqual(expect.arrayContaining([deaf, polite]));
-    for (const p of stopped) expect(alive(p.pid)).toBe(false);
+    for (const p of stopped) expect(isRunning(p.pid)).toBe(false);
     expect(processesOfRun(e)).toEqual([]);
   });
 
@@ -120,7 +111,7 @@ describe.skipIf(!withProc)('leftovers of a test run killed outright', () => {
     expect(deadRuns(dir.path)).toContain(killed);
     expect(deadRuns(dir.path)).not.toContain(live);
     expect(await sweepDeadRuns(dir.path)).toEqual({ processes: 1, folders: 1 });
-    expect([alive(a), alive(b), alive(c)]).toEqual([false, true, true]);
+    expect([isRunning(a), isRunning(b), isRunning(c)]).toEqual([false, true, true]);
     expect(existsSync(join(dir.path, `shrooms-nats-${killed}-abc`))).toBe(false);
     expect(existsSync(join(dir.path, `shrooms-nats-${live}-abc`))).toBe(true);
   });
@@ -187,7 +178,7 @@ switch (process.env.FAKE_MODE) {
     const [pid] = run.pids();
     started.push(pid!);
     expect(code).toBe(1);
-    expect(alive(pid!)).toBe(false);
+    expect(isRunning(pid!)).toBe(false);
     expect(run.err()).toContain(
       'LEFT RUNNING by project unit: 1 process(es) its tests started were still running 5 s after it ended; stopped now:',
     );
@@ -204,7 +195,7 @@ switch (process.env.FAKE_MODE) {
     const [pid] = run.pids();
     started.push(pid!);
     expect(code).not.toBe(0);
-    expect(alive(pid!)).toBe(false);
+    expect(isRunning(pid!)).toBe(false);
     expect(run.err()).toContain(
       'project unit did not end normally: stopped the 1 process(es) its tests had started and removed 1 temporary folder(s)',
     );
@@ -218,7 +209,7 @@ switch (process.env.FAKE_MODE) {
     const run = start('leave');
     await once(run.cmd, 'exit');
     started.push(...run.pids());
-    expect(alive(left)).toBe(false);
+    expect(isRunning(left)).toBe(false);
     expect(run.err()).toMatch(/^stopped [1-9]\d* process\(es\) and removed \d+ temporary folder\(s\) left by test runs that were killed$/m);
   }, 20_000);
 
@@ -230,7 +221,7 @@ switch (process.env.FAKE_MODE) {
     const [pid] = run.pids();
     started.push(pid!);
     expect(code).toBe(143);
-    expect(alive(pid!)).toBe(false);
+    expect(isRunning(pid!)).toBe(false);
     expect(run.err()).toContain('test run stopped (SIGTERM): 1 of its processes stopped, 0 of its temporary folders removed');
   }, 20_000);
 
@@ -243,7 +234,7 @@ switch (process.env.FAKE_MODE) {
     started.push(pid!);
     expect(code).toBe(130);
     expect(readFileSync(join(dir.path, 'pids.signal'), 'utf8')).toBe('SIGINT');
-    expect(alive(pid!)).toBe(false);
+    expect(isRunning(pid!)).toBe(false);
     expect(run.err()).toContain('test run stopped (SIGINT): 1 of its processes stopped, 0 of its temporary folders removed');
   }, 20_000);
 });

@@ -47,6 +47,7 @@ export {
   type ClusterNode,
   formatChaosTable,
   isAlive,
+  isRunning,
   kbIn,
   liveMemory,
   type LiveMemory,

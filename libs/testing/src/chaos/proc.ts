@@ -3,6 +3,7 @@
  * read a service's RSS from outside instead of asking it, so nothing new has to be exposed.
  */
 import { readdir, readFile, readlink } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, type ServiceProcess } from '../processes.js';
 
@@ -54,6 +55,18 @@ export function isAlive(pid: number | undefined): boolean {
   try {
     process.kill(pid, 0);
     return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Alive and not a zombie waiting to be reaped (Linux: /proc): an orphan whose reaper is slow (PID 1
+ * of a container or VM) stays a zombie after it died, which `isAlive` still counts.
+ */
+export function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
   }

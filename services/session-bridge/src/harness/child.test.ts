@@ -1,22 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from '@shrooms/runtime';
+import { isRunning } from '@shrooms/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JsonlChild } from './child.js';
-
-/** Alive (signal 0 reaches it); a zombie not reaped yet counts as gone. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return true;
-  }
-}
 
 const started: number[] = [];
 afterEach(() => {
@@ -51,13 +37,13 @@ describe('JsonlChild', () => {
   it('stops what the CLI started when the CLI itself ends on EOF', async () => {
     const { child, command } = await cliWithCommand('read line');
     await child.stop();
-    expect(alive(command)).toBe(false);
+    expect(isRunning(command)).toBe(false);
   });
 
   it('stops what the CLI started when the CLI dies on its own', async () => {
     const { child, command } = await cliWithCommand('exit 3');
     expect((await child.exited).code).toBe(3);
-    for (let i = 0; i < 100 && alive(command); i++) await sleep(50);
-    expect(alive(command)).toBe(false);
+    for (let i = 0; i < 100 && isRunning(command); i++) await sleep(50);
+    expect(isRunning(command)).toBe(false);
   });
 });
