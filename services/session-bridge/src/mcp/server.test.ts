@@ -1,8 +1,6 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { McpToolContext } from './context.js';
-import { createMcpServer } from './server.js';
+import { useMcpInMemory } from '../testing/mcp.js';
 
 // Nothing listens on port 1: any call that reaches for the gateway fails at once.
 const offline: McpToolContext = {
@@ -12,24 +10,7 @@ const offline: McpToolContext = {
   env: { NATS_URL: 'nats://127.0.0.1:1' },
 };
 
-let close: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await close?.();
-  close = undefined;
-});
-
-async function connect(ctx: McpToolContext): Promise<Client> {
-  const { server, context } = createMcpServer(ctx);
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'test', version: '1' });
-  await Promise.all([server.connect(a), client.connect(b)]);
-  close = async () => {
-    await client.close();
-    await server.close();
-    await context.client.close();
-  };
-  return client;
-}
+const connect = useMcpInMemory();
 
 const meta = (r: unknown) => (r as { _meta?: Record<string, { key: string }> })._meta?.['shrooms/error'];
 

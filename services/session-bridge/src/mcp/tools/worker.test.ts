@@ -1,11 +1,10 @@
 import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Part } from '@shrooms/protocol';
 import { tempDir, type TempDir } from '@shrooms/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpServer } from '../server.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useMcpInMemory } from '../../testing/mcp.js';
 
 // <temp>/session is the session's folder (the bridge's BRIDGE_CWD), never this process's cwd.
 let temp: TempDir;
@@ -25,15 +24,11 @@ afterAll(async () => {
   await temp?.remove();
 });
 
-let close: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await close?.();
-  close = undefined;
-});
+const connectTools = useMcpInMemory();
 
 /** The tools as a bridge hosts them for session box/alpha, its updates caught in `updates`. */
-async function connect(updates: Part[][]): Promise<Client> {
-  const { server, context } = createMcpServer({
+function connect(updates: Part[][]): Promise<Client> {
+  return connectTools({
     machine: 'box',
     session: 'alpha',
     gatewayUrl: 'http://127.0.0.1:1',
@@ -46,15 +41,6 @@ async function connect(updates: Part[][]): Promise<Client> {
       },
     },
   });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'test', version: '1' });
-  await Promise.all([server.connect(a), client.connect(b)]);
-  close = async () => {
-    await client.close();
-    await server.close();
-    await context.client.close();
-  };
-  return client;
 }
 
 type Result = { isError?: boolean; content: { text: string }[]; _meta?: Record<string, { key: string }> };
