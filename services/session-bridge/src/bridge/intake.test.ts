@@ -2,12 +2,10 @@ import { Ledger, intake, transitions } from '@shrooms/ledger';
 import type { DeliverRequest } from '@shrooms/protocol';
 import { startNatsWithConnection } from '@shrooms/testing';
 import { expect, it } from 'vitest';
+import { standInCore } from '../testing/core.js';
 import { useRealLedger } from '../testing/ledger.js';
-import type { Core } from './core.js';
 import { takeIn } from './intake.js';
-import { WorkerLines } from './lines.js';
 import { Recovery } from './recovery.js';
-import { Serial } from './serial.js';
 import { TurnLoop } from './turns.js';
 import { SessionView } from './view.js';
 
@@ -33,20 +31,7 @@ function busySession() {
   };
   const view = new SessionView();
   view.start({ key: 'box.intake.busy', taskId: 'intake:busy' }, 'TASK_STATE_WORKING');
-  const core = {
-    machine: 'box',
-    session: 'intake',
-    view,
-    ledger,
-    config: { LIMIT_QUEUE_LENGTH: 10, LIMIT_OPEN_TASKS: 10 },
-    spans: { begin: () => undefined, taken: () => {}, discard: () => {} },
-    activity: { lines: new WorkerLines() },
-    serial: new Serial(),
-    harnessIdle: () => false,
-    stopping: () => false,
-    changed: () => {},
-    log: { warn: () => {}, info: () => {}, debug: () => {} },
-  } as unknown as Core;
+  const core = standInCore('intake', view, ledger);
   const turns = new TurnLoop(core, { fail: async () => undefined });
   const recovery = new Recovery(core, turns);
   return { core, view, recovery, turns, release, written };
@@ -108,22 +93,12 @@ it('drops a blocking send the full ledger refuses when its held create is writte
     let cancels = 0;
     const harness = { state: 'idle', cancel: async () => void (cancels++, (harness.state = 'idle')) };
     const view = new SessionView();
-    const core = {
-      machine: 'box',
-      session: 'intake',
-      view,
-      ledger,
+    const core = standInCore('intake', view, ledger, {
       // Held until this test writes it.
-      config: { BRIDGE_WRITE_WAIT_MS: 600_000, LIMIT_QUEUE_LENGTH: 10, LIMIT_OPEN_TASKS: 10 },
-      spans: { begin: () => undefined, taken: () => {}, discard: () => {} },
-      activity: { lines: new WorkerLines() },
-      serial: new Serial(),
+      config: { BRIDGE_WRITE_WAIT_MS: 600_000 },
       harness: () => harness,
       harnessIdle: () => harness.state === 'idle',
-      stopping: () => false,
-      changed: () => {},
-      log: { warn: () => {}, info: () => {}, debug: () => {} },
-    } as unknown as Core;
+    });
     const turns = new TurnLoop(core, { fail: async () => undefined });
     const r = await takeIn(core, { ...ask('refused'), quiet: true, awaited: true }, turns);
     expect([r.created, r.started, view.isCurrent(r.stored.key)]).toEqual([true, true, true]);

@@ -4,10 +4,9 @@ import { eventually } from '@shrooms/testing';
 import { expect, it } from 'vitest';
 import type { Harness } from '../harness/types.js';
 import type { Core } from './core.js';
-import { WorkerLines } from './lines.js';
-import { Serial } from './serial.js';
 import { TurnLoop, startedTask } from './turns.js';
 import { SessionView } from './view.js';
+import { standInCore } from '../testing/core.js';
 import { useRealLedger } from '../testing/ledger.js';
 import { finishTask } from './worker.js';
 import { takeIn } from './intake.js';
@@ -37,21 +36,11 @@ function session(onTurn: (core: Core, taskId: string) => Promise<void> = async (
     },
     cancel: async () => {},
   } as unknown as Harness & { state: string };
-  const core = {
-    machine: 'box',
-    session: 'turns',
-    view,
-    ledger: real.ledger,
-    config: { BRIDGE_CWD: '.', BRIDGE_HARNESS: 'echo', BRIDGE_WRITE_WAIT_MS: writeWaitMs, LIMIT_QUEUE_LENGTH: 10, LIMIT_OPEN_TASKS: 10 },
-    spans: { begin: () => undefined, taken: () => {}, discard: () => {} },
-    activity: { lines: new WorkerLines() },
-    serial: new Serial(),
+  const core: Core = standInCore('turns', view, real.ledger, {
+    config: { BRIDGE_CWD: '.', BRIDGE_HARNESS: 'echo', BRIDGE_WRITE_WAIT_MS: writeWaitMs },
     harness: () => harness,
     harnessIdle: () => harness.state === 'idle',
-    stopping: () => false,
-    changed: () => {},
-    log: { warn: () => {}, info: () => {}, debug: () => {} },
-  } as unknown as Core;
+  });
   return { view, sent, core, turns: new TurnLoop(core, { fail: async () => undefined }) };
 }
 
