@@ -8,6 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ShroomsError, type StreamResponse } from '@shrooms/protocol';
 import type { NatsLink } from '@shrooms/runtime';
+import { clientGone } from './caller.js';
 import { asShroomsError } from './jsonrpc.js';
 import type { TaskStream } from './stream.js';
 
@@ -66,10 +67,9 @@ export class SseStreams {
       stream.close();
     });
     const onGone = () => stream.close();
-    req.raw.socket.once('close', onGone);
     res.once('close', onGone);
-    // A client that left while the first event was awaited fired 'close' before we listened.
-    if (res.destroyed || req.raw.socket.destroyed) stream.close();
+    // Said at once for a client that left while the first event was awaited (its 'close' came first).
+    const unfollowSocket = clientGone(req)(onGone);
     try {
       if (!first.done) write(frame(first.value));
       for (let n = await it.next(); !n.done; n = await it.next()) {
@@ -85,7 +85,7 @@ export class SseStreams {
       clearInterval(ping);
       this.active--;
       stream.close();
-      req.raw.socket.off('close', onGone);
+      unfollowSocket();
       if (!res.destroyed) res.end();
     }
   }

@@ -7,6 +7,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardEvents } from './wire.js';
+import { clientGone } from '../a2a/caller.js';
 
 export interface StreamLimits {
   max: number;
@@ -44,6 +45,7 @@ export class DashboardStreams {
       'x-content-type-options': 'nosniff',
     });
     let closed = false;
+    let unfollowSocket = () => {};
     const client: Client = {
       write: (chunk) => {
         if (closed) return;
@@ -58,7 +60,7 @@ export class DashboardStreams {
         closed = true;
         clearInterval(ping);
         this.clients.delete(client);
-        req.raw.socket.off('close', client.close);
+        unfollowSocket();
         res.off('close', client.close);
         if (!res.destroyed) res.end();
         onClose();
@@ -66,14 +68,11 @@ export class DashboardStreams {
     };
     const ping = setInterval(() => client.write(': ping\n\n'), this.limits.heartbeatMs);
     this.clients.add(client);
-    req.raw.socket.once('close', client.close);
     res.once('close', client.close);
-    // A browser that left while the feed was starting fired 'close' before we listened: its stream
-    // would hold a place (and keep the feed from stopping when idle) for good.
-    if (res.destroyed || req.raw.socket.destroyed) {
-      client.close();
-      return;
-    }
+    // Said at once for a browser that left while the feed was starting (its 'close' came first):
+    // its stream would hold a place, and keep the feed from stopping when idle, for good.
+    unfollowSocket = clientGone(req)(client.close);
+    if (closed) return;
     res.write('retry: 2000\n\n');
     client.write(first);
   }
