@@ -9,6 +9,8 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { Ledger, SignalField } from '@shrooms/ledger';
 import { subjects } from '@shrooms/protocol';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { SendMessageRequest, StreamResponse } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
 import { eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
 
 let mesh: Mesh;
@@ -54,6 +56,38 @@ it("stores a non-blocking send's task before it answers, and its result in a wri
   expect(await lastWrite('immediate')).toBeDefined();
   await eventually(async () => (await lastWrite('immediate'))?.includes('TASK_STATE_COMPLETED'));
   expect(await lastWrite('immediate')).toEqual(['artifactUpdate', 'TASK_STATE_COMPLETED']);
+});
+
+it('streams every event of a queued task whose start and result were written at once', async () => {
+  // The session busy on a permission prompt, so the streamed task queues behind it.
+  const busy = await rpc(`${mesh.gatewayUrl}/a2a/demo`, 'SendMessage', {
+    message: { messageId: 'busy-first', role: 'ROLE_USER', parts: [{ text: 'permission: Bash' }] },
+  });
+  expect(busy.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+  const demo = await new ClientFactory().createFromUrl(`${mesh.gatewayUrl}/a2a/demo/`);
+  const request = SendMessageRequest.fromJSON({ message: { messageId: 'streamed', role: 'ROLE_USER', parts: [{ text: 'streamed' }] } });
+  const stream = demo.sendMessageStream(request)[Symbol.asyncIterator]();
+  // Each event as the protocol's JSON says it: its kind, and its state or text.
+  const kind = (e: unknown): string => {
+    const j = StreamResponse.toJSON(e as StreamResponse) as any;
+    if (j.statusUpdate) return `statusUpdate ${j.statusUpdate.status.state}`;
+    return j.artifactUpdate ? `artifactUpdate ${j.artifactUpdate.artifact.parts[0].text}` : Object.keys(j)[0]!;
+  };
+  const events = [kind((await stream.next()).value)];
+  // The prompt answered: the session takes the queued task up and the echo finishes it at once.
+  await rpc(`${mesh.gatewayUrl}/a2a/demo`, 'SendMessage', {
+    message: { messageId: 'busy-allow', role: 'ROLE_USER', parts: [{ text: 'allow' }], taskId: busy.result.task.id },
+  });
+  for (let e = await stream.next(); !e.done; e = await stream.next()) events.push(kind(e.value));
+  // Its start and result went to the ledger in one write (two versions at once) …
+  expect(await lastWrite('streamed')).toEqual(['TASK_STATE_WORKING', 'artifactUpdate', 'TASK_STATE_COMPLETED']);
+  // … and the stream passed on each of its events, not a closing snapshot alone.
+  expect(events.map((e) => e.replace('TASK_STATE_', ''))).toEqual([
+    'task',
+    'statusUpdate WORKING',
+    'artifactUpdate streamed',
+    'statusUpdate COMPLETED',
+  ]);
 });
 
 it('queues, and answers, a blocking send whose bridge was killed while it held the create', async () => {

@@ -49,6 +49,8 @@ it("is written with the key's next change, in one write carrying the events of b
     'TASK_STATE_COMPLETED',
     ['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'],
   ]);
+  // Two versions in one write: its events start after the one stored before it.
+  expect([done.entry.v, done.entry.from]).toEqual([s.entry.v + 2, s.entry.v]);
   expect((await other.get(s.key))?.entry.task.status.state).toBe('TASK_STATE_COMPLETED');
   expect(errors).toEqual([]);
 });

@@ -7,7 +7,7 @@
  * sender waits for its end (and is told nothing before) can be created with it too.
  */
 import { withFields } from '@shrooms/protocol';
-import type { LedgerEntry } from './entry.js';
+import { merged, type LedgerEntry } from './entry.js';
 
 export type Change = (current: LedgerEntry) => LedgerEntry | null;
 
@@ -125,12 +125,12 @@ export function compose(held: { change: Change; onError: (err: unknown) => void 
     if (!second) return first;
     const after = second(first ?? e);
     if (!after) return first;
-    return first ? { ...after, events: [...first.events, ...after.events] } : after;
+    return first ? merged(first, after) : after;
   };
 }
 
 /** `then` applied to an entry held for creation: the entry to create, with the events of both. */
 export function onCreate(create: LedgerEntry, then?: Change): LedgerEntry {
   const after = then?.(create);
-  return after ? { ...after, events: [...create.events, ...after.events] } : create;
+  return after ? merged(create, after) : create;
 }

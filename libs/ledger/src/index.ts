@@ -1,4 +1,5 @@
 export type { LedgerEntry, Stored } from './entry.js';
+export { eventsFrom } from './entry.js';
 export { Ledger, type LedgerOptions } from './ledger.js';
 export { refusedForGood } from './known.js';
 export { SignalField, type SignalView } from './signals.js';

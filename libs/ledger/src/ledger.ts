@@ -17,7 +17,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream } from '@nats-io/jetstream';
 import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
 import { natsUnavailable, retryJetStream, type LinkState } from '@shrooms/runtime';
-import type { LedgerEntry, Stored } from './entry.js';
+import { merged, type LedgerEntry, type Stored } from './entry.js';
 import { OwnWrites } from './own-writes.js';
 import { decode, encode } from './codec.js';
 import { watchTasks } from './watch.js';
@@ -220,8 +220,7 @@ export class Ledger {
     const cur = held ?? (known ? parseKnown(known) : (await this.get(key))?.entry);
     if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${key}`);
     const next = change(cur);
-    if (next)
-      this.deferred.hold(key, { change, onError }, held ? { ...next, events: [...held.events, ...next.events] } : next, waitMs, this.due);
+    if (next) this.deferred.hold(key, { change, onError }, held ? merged(held, next) : next, waitMs, this.due);
     return next;
   }
 

@@ -20,7 +20,7 @@ import {
   type TaskState,
   withFields,
 } from '@shrooms/protocol';
-import type { LedgerEntry } from './entry.js';
+import { merged, type LedgerEntry } from './entry.js';
 
 export interface NewTaskInput {
   id: string;
@@ -65,7 +65,7 @@ function created(task: Task): Task {
 export function newStarted(input: Omit<NewTaskInput, 'queued'>): LedgerEntry {
   const asked = newTask(withFields(input, { queued: false }));
   const started = start(asked, input.now);
-  return { ...started, events: [...asked.events, ...started.events] };
+  return merged(asked, started);
 }
 
 function next(entry: LedgerEntry, task: Task, events: StreamResponse[]): LedgerEntry {

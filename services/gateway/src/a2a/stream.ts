@@ -5,7 +5,7 @@
  */
 import { isInterrupted, isTerminal, type StreamResponse } from '@shrooms/protocol';
 import { withClosingStatus } from '../v03/jsonrpc.js';
-import type { Stored } from '@shrooms/ledger';
+import { eventsFrom, type Stored } from '@shrooms/ledger';
 import type { LiveTasks } from '../tasks/live.js';
 
 export interface TaskStream {
@@ -50,8 +50,8 @@ export function openTaskStream(live: LiveTasks, key: string, start: () => Promis
         }
         const s = queue.shift()!;
         if (s.entry.v <= v) continue;
-        if (s.entry.v > v + 1 || s.entry.events.length === 0) {
-          // Changes were coalesced before we saw them: say where the task stands now.
+        if (eventsFrom(s.entry) !== v || s.entry.events.length === 0) {
+          // Changes were coalesced before we saw them (or the entry says none): say where the task stands now.
           yield {
             statusUpdate: {
               taskId: s.entry.task.id,
