@@ -86,6 +86,38 @@ it('is refused, and said, when the task was finished by someone else meanwhile; 
   expect(errors).toMatchObject([{ key: 'UNSUPPORTED_OPERATION' }]);
 });
 
+it('is built from the task as someone else changed it, once this process has seen that change, not from its own last write', async () => {
+  /** A task this process started and blocked (its own last write), then answered through another process (the gateway's fallback). */
+  const answeredElsewhere = async (id: string) => {
+    const s = await queued(id);
+    await ledger.transition(s.key, start);
+    await ledger.transition(s.key, (e) => transitions.block(e, 'which branch?', new Date()));
+    const message = { messageId: `${id}-answer`, role: 'ROLE_USER' as const, parts: [{ text: 'main' }] };
+    return (await other.transition(s.key, (e) => transitions.answer(e, message, new Date()))).revision;
+  };
+  const lastText = (e: Awaited<ReturnType<Ledger['deferTransition']>>) => {
+    const part = e?.task.history?.at(-1)?.parts[0];
+    return part && 'text' in part ? part.text : undefined;
+  };
+  // Seen by a watch of its own (the bridge's, which skips its own writes).
+  const watched = ledger.key('box', 's', 'answer-watched');
+  const seen: number[] = [];
+  const stop = await ledger.watch(watched, (s) => seen.push(s.revision), undefined, undefined, { only: 'updates', ownWrites: 'skip' });
+  try {
+    const answered = await answeredElsewhere('answer-watched');
+    await eventually(() => seen.includes(answered));
+    expect(lastText(await ledger.deferTransition(watched, start, WAIT_LONG, () => {}))).toBe('main');
+  } finally {
+    stop();
+  }
+  // Seen by a read.
+  const read = ledger.key('box', 's', 'answer-read');
+  await answeredElsewhere('answer-read');
+  await ledger.get(read);
+  expect(lastText(await ledger.deferTransition(read, start, WAIT_LONG, () => {}))).toBe('main');
+  await ledger.writeDeferred();
+});
+
 /** A new task's entry as the bridge's intake makes it, held back (Ledger.deferCreate). */
 const fresh = (id: string) => ({ key: ledger.key('box', 's', id), entry: asked(id) });
 const kinds = (events: object[]) => events.map((e) => ('task' in e ? 'task' : Object.keys(e)[0]));

@@ -139,6 +139,7 @@ export class Ledger {
     const atLeast = opts.atLeast ?? 0;
     const { e, behind } = await readAtLeast(this.kv, key, atLeast);
     if (behind) throw new ShroomsError('INTERNAL', `the ledger's replicas have not caught up with revision ${atLeast} of ${key}; retry`);
+    this.own.saw(key, e?.revision);
     return decode(e);
   }
 
@@ -156,7 +157,7 @@ export class Ledger {
   /** One write, a create (`expected` 0) or a compare-and-set, with its retries (write.ts). */
   private write(key: string, data: Uint8Array, expected: number): Promise<number | null> {
     return this.own.sending(key, data, () =>
-      writeOnce(this.kv, key, data, expected, { refuse: (what) => this.refuseWhileAway(what), full: () => this.full() }),
+      writeOnce(this.kv, key, data, expected, { refuse: (what) => this.refuseWhileAway(what), retained: this.retained }),
     );
   }
 
@@ -207,8 +208,8 @@ export class Ledger {
    * Applies `change` to `key` now in this process's eyes, and in the ledger within `waitMs`: with
    * the key's next `transition` when that comes first (one write for both, the events of both),
    * else on its own (deferred.ts). Returns the entry the change makes of the one this process knows
-   * (its own last write, else a read) — not yet written. Throws what `change` throws on it. A held
-   * change refused when it is written at last (the task finished meanwhile), or whose write fails,
+   * (its own last write until it sees another's, OwnWrites.saw; else a read) — not yet written.
+   * Throws what `change` throws on it. A held change refused when it is written at last (the task finished meanwhile), or whose write fails,
    * goes to `onError`. `get` of the key, and `writeDeferred`, write it first. A wait of 0 writes now.
    */
   async deferTransition(key: string, change: Change, waitMs: number, onError: (err: unknown) => void): Promise<LedgerEntry | null> {
@@ -285,15 +286,9 @@ export class Ledger {
       ...(onReady ? { onReady } : {}),
       ...(onEnd ? { onEnd } : {}),
       ...(opts.only ? { only: opts.only } : {}),
-      ...(opts.ownWrites === 'skip' ? { own: this.own } : {}),
+      own: this.own,
+      ...(opts.ownWrites === 'skip' ? { skipOwn: true } : {}),
       counted: (skipped) => (skipped ? this.ownSkipped++ : this.watched++),
     });
-  }
-
-  /** The refusal of a new task when the ledger holds `retainedTasks` already. */
-  private full(): ShroomsError {
-    const max = this.retained;
-    const message = `the ledger holds its limit of ${max ?? 'retained'} tasks; new ones fit again as finished tasks age out`;
-    return new ShroomsError('LIMIT_EXCEEDED', message, { limit: 'retainedTasks', ...(max !== undefined ? { max } : {}) });
   }
 }

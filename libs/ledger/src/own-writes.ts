@@ -38,6 +38,17 @@ export class OwnWrites {
   }
 
   /**
+   * `key` was seen at `revision` (a read, a watched change), or gone (none): a remembered write
+   * older than that is forgotten. Someone else changed the task since, and what this process wrote
+   * is no longer what it is — a change applied to it (Ledger.deferTransition) would be built from
+   * the old content.
+   */
+  saw(key: string, revision?: number): void {
+    const mine = this.written.get(key);
+    if (mine && (revision === undefined || mine.revision < revision)) this.written.delete(key);
+  }
+
+  /**
    * Runs `write` (which returns the revision stored, or null) as the write of `data` to `key`: a
    * watched change with those bytes that comes back before it ends is held back, and passed on only
    * if the write did not end as that revision (someone's change after all, or a write stored though

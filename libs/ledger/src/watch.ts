@@ -17,8 +17,10 @@ export interface WatchTasks {
    * initial values alone, a read to the end (ready once they are in; no consumer follows changes).
    */
   only?: 'updates' | 'initial';
-  /** This process's own writes, skipped once known (see Ledger.watch). */
+  /** This process's own writes: told of every change by someone else (`OwnWrites.saw`). */
   own?: OwnWrites;
+  /** Skip the changes `own` knows as this process's own (see Ledger.watch). */
+  skipOwn?: boolean;
   /** One entry passed on (`false`) or skipped as this process's own (`true`). */
   counted: (skipped: boolean) => void;
 }
@@ -51,6 +53,7 @@ export async function watchTasks(nc: NatsConnection, kv: KV, filter: string, w: 
   };
   const own = w.own;
   const pass = (e: StoredMessage, isUpdate: boolean) => {
+    own?.saw(e.key, e.revision);
     const s = decode(e);
     if (s) {
       w.counted(false);
@@ -58,7 +61,7 @@ export async function watchTasks(nc: NatsConnection, kv: KV, filter: string, w: 
     }
   };
   const change = (e: StoredMessage) => {
-    if (own?.isOwn(e, () => stopped || pass(e, true))) w.counted(true);
+    if (w.skipOwn && own?.isOwn(e, () => stopped || pass(e, true))) w.counted(true);
     else pass(e, true);
   };
   // The last revision the initial values brought: a change at or below it is one of them.

@@ -1,5 +1,6 @@
 /** One ledger write with its retries (Ledger's `write`): what it does when JetStream does not answer. */
 import type { KV } from '@nats-io/kv';
+import { ShroomsError } from '@shrooms/protocol';
 import { casPut, isStreamFull, isTransientJetStreamError } from '@shrooms/runtime';
 import { sameBytes } from './own-writes.js';
 import { readAtLeast } from './read.js';
@@ -14,8 +15,14 @@ export const WRITE_DEADLINE_MS = 60_000;
 export interface WriteHooks {
   /** Throws when the write is not to be tried now (NATS known to be away); `what` says what was done. */
   refuse(what: string): void;
-  /** The refusal of a create when the ledger is full. */
-  full(): Error;
+  /** The bucket's most tasks (Ledger.retained), said in the refusal of a create when the ledger is full. */
+  retained: number | undefined;
+}
+
+/** The refusal of a new task when the ledger holds `retainedTasks` already. */
+function ledgerFull(max: number | undefined): ShroomsError {
+  const message = `the ledger holds its limit of ${max ?? 'retained'} tasks; new ones fit again as finished tasks age out`;
+  return new ShroomsError('LIMIT_EXCEEDED', message, { limit: 'retainedTasks', ...(max !== undefined ? { max } : {}) });
 }
 
 /**
@@ -37,7 +44,7 @@ export async function writeOnce(kv: KV, key: string, data: Uint8Array, expected:
       // Refused, or answered as a duplicate — which may be this very write sent before a timeout.
       moved = true;
     } catch (err) {
-      if (expected === 0 && isStreamFull(err)) throw hooks.full();
+      if (expected === 0 && isStreamFull(err)) throw ledgerFull(hooks.retained);
       if (!isTransientJetStreamError(err) || attempt >= 8 || Date.now() >= deadline) throw err;
       moved = false;
       await new Promise((r) => setTimeout(r, (delay = Math.min(delay * 2, 2_000))));
