@@ -113,7 +113,7 @@ function withState(
  */
 export function start(entry: LedgerEntry, now: Date): LedgerEntry {
   assertOpen(entry.task, 'start');
-  const task = withState(entry, 'TASK_STATE_WORKING', now, { drop: [META.queued, META.held, ...LADDER_MARKS] });
+  const task = withState(entry, 'TASK_STATE_WORKING', now, { drop: [META.queued, META.held, META.answer, ...LADDER_MARKS] });
   return next(entry, task, [statusEvent(task)]);
 }
 
@@ -222,7 +222,7 @@ export function answer(entry: LedgerEntry, message: Message, now: Date): LedgerE
     throw new ShroomsError('UNSUPPORTED_OPERATION', `task ${entry.task.id} is ${state}; only a task that needs input takes an answer`);
   }
   const msg: Message = withFields(message, { taskId: entry.task.id, contextId: entry.task.contextId });
-  const task = withState(entry, 'TASK_STATE_SUBMITTED', now, { metadata: { [META.queued]: true } });
+  const task = withState(entry, 'TASK_STATE_SUBMITTED', now, { metadata: { [META.queued]: true, [META.answer]: msg.messageId } });
   task.history = [...(task.history ?? []), msg];
   return next(entry, task, [statusEvent(task)]);
 }

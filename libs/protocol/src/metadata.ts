@@ -6,6 +6,11 @@ export const META = {
   from: 'shrooms/from',
   device: 'shrooms/device',
   queued: 'shrooms/queued',
+  /**
+   * On a task an answer queued again (it was INPUT_REQUIRED or AUTH_REQUIRED): the answer's message
+   * id, until its session takes it up — that turn is the answer, not the task anew.
+   */
+  answer: 'shrooms/answer',
   nudges: 'shrooms/nudges',
   lastNudge: 'shrooms/last_nudge',
   stalled: 'shrooms/stalled',

@@ -43,10 +43,13 @@ export function answerText(task: Task, attached: string[] = []): string {
   ].join('\n');
 }
 
-/** True when the task's newest history entry is an answer to a blocked state (not the first ask). */
+/**
+ * True for a task queued again by an answer to it (`shrooms/answer`, set by the ledger's `answer`
+ * and dropped by its start): its turn is that answer. Not for one whose history merely ends with the
+ * asker's words — a permission prompt's allow, or a task delivered again after a restart.
+ */
 export function isAnswer(task: Task): boolean {
-  const h = task.history ?? [];
-  return h.length > 1 && h[h.length - 1]!.role === 'ROLE_USER' && h.some((m) => m.role === 'ROLE_AGENT');
+  return typeof task.metadata?.[META.answer] === 'string';
 }
 
 export function systemNote(machine: string, session: string): string {

@@ -10,6 +10,8 @@ import { standInCore } from '../testing/core.js';
 import { useRealLedger } from '../testing/ledger.js';
 import { finishTask } from './worker.js';
 import { takeIn } from './intake.js';
+import { PermissionRelay } from './permissions.js';
+import { Recovery } from './recovery.js';
 
 /**
  * The turn loop's turns against a real ledger on a real nats-server. The harness is a stand-in that
@@ -22,10 +24,12 @@ const real = useRealLedger();
 function session(onTurn: (core: Core, taskId: string) => Promise<void> = async () => {}, writeWaitMs = 100) {
   const view = new SessionView();
   const sent: string[] = [];
+  const texts: string[] = [];
   const harness = {
     state: 'idle',
-    send: async (_turn: string, _text: string, taskId?: string) => {
+    send: async (_turn: string, text: string, taskId?: string) => {
       sent.push(taskId ?? '');
+      texts.push(text);
       harness.state = 'busy';
       try {
         await onTurn(core, taskId ?? '');
@@ -35,13 +39,14 @@ function session(onTurn: (core: Core, taskId: string) => Promise<void> = async (
       return { status: 'completed', text: '' };
     },
     cancel: async () => {},
+    answerPermission: () => {},
   } as unknown as Harness & { state: string };
   const core: Core = standInCore('turns', view, real.ledger, {
     config: { BRIDGE_CWD: '.', BRIDGE_HARNESS: 'echo', BRIDGE_WRITE_WAIT_MS: writeWaitMs },
     harness: () => harness,
     harnessIdle: () => harness.state === 'idle',
   });
-  return { view, sent, core, turns: new TurnLoop(core, { fail: async () => undefined }) };
+  return { view, sent, texts, core, turns: new TurnLoop(core, { fail: async () => undefined }) };
 }
 
 it('sends no turn for a task taken away between its start and its turn, and starts the next one', async () => {
@@ -141,4 +146,49 @@ it('stores a new task whose sender waits for its end with its start and result, 
   } finally {
     await nc.close();
   }
+});
+
+/** A worker that finishes each task in its turn. */
+const finishing = async (core: Core, taskId: string) => void (await core.serial.run(() => finishTask(core, taskId, 'done', 'done')));
+
+it("delivers a task found working after a restart as the task, in the order asked, though its last message is a permission prompt's allow", async () => {
+  const ledger = real.ledger;
+  const before = session();
+  const older = await real.queued('turns', 'asked-first', 'first things first');
+  await new Promise((r) => setTimeout(r, 5)); // asked after it, by the clock the queue goes by
+  const allowed = await real.queued('turns', 'allowed', 'deploy the site');
+  // The session works on it; its worker asks to run Bash, and the owner allows it.
+  const started = await ledger.transition(allowed.key, (e) => transitions.start(e, new Date()));
+  startedTask(before.core, started);
+  const relay = new PermissionRelay(before.core);
+  await relay.ask({ id: 'p1', tool: 'Bash', input: {} });
+  const allow = { messageId: 'allow-1', role: 'ROLE_USER' as const, parts: [{ text: 'allow' }] };
+  const taskId = allowed.entry.task.id;
+  await relay.answer({ machine: 'box', session: 'turns', taskId, message: allow, origin: { device: 'box' }, metadata: {} });
+  // The bridge restarts: the task is WORKING, the older one still waits.
+  const after = session(finishing);
+  const found = (await ledger.get(allowed.key))!;
+  await after.core.serial.run(() => new Recovery(after.core, after.turns).recover([found]));
+  after.view.track((await ledger.get(older.key))!);
+  await after.turns.pump();
+  await eventually(() => after.sent.length === 2);
+  expect(after.sent).toEqual([older.entry.task.id, taskId]);
+  // The task as it was asked, not "more from …: allow".
+  expect(after.texts[1]!.split('\n').slice(0, 2)).toEqual([`[shrooms task ${taskId} from laptop]`, 'deploy the site']);
+});
+
+it('delivers an answer to a blocked task as that answer, ahead of tasks asked before it', async () => {
+  const ledger = real.ledger;
+  const { view, sent, texts, turns } = session(finishing);
+  const blocked = await real.queued('turns', 'was-blocked', 'which branch?');
+  await ledger.transition(blocked.key, (e) => transitions.start(e, new Date()));
+  await ledger.transition(blocked.key, (e) => transitions.block(e, 'which branch?', new Date()));
+  const waiting = await real.queued('turns', 'waiting', 'later work');
+  const answer = { messageId: 'branch', role: 'ROLE_USER' as const, parts: [{ text: 'main' }] };
+  view.track(waiting);
+  view.track(await ledger.transition(blocked.key, (e) => transitions.answer(e, answer, new Date())));
+  await turns.pump();
+  await eventually(() => sent.length === 2);
+  expect(sent).toEqual([blocked.entry.task.id, waiting.entry.task.id]);
+  expect(texts[0]!.split('\n').slice(0, 2)).toEqual([`[shrooms task ${blocked.entry.task.id} — more from laptop]`, 'main']);
 });

@@ -14,8 +14,11 @@ import type { Core } from './core.js';
 /** Wait before starting the next task again after its start failed (the ledger retried for long already). */
 export const START_RETRY_MS = 2_000;
 
-/** A task the session works on from now: its key and the entry its start made of it. */
-export type Started = Pick<Stored, 'key' | 'entry'>;
+/**
+ * A task the session works on from now: its key and the entry its start made of it; `answer` when
+ * an answer to it queued it (prompt.ts isAnswer, read before the start drops its mark).
+ */
+export type Started = Pick<Stored, 'key' | 'entry'> & { answer?: boolean };
 
 export interface TurnLoopHooks {
   /** Fails the task the way the worker would (`task_update failed`), when its turn failed. */
@@ -89,9 +92,13 @@ export class TurnLoop {
   private async begin(key: string): Promise<Started> {
     const c = this.c;
     const now = new Date();
+    let answer: boolean | undefined;
     const entry = await c.ledger.deferTransition(
       key,
-      (e) => transitions.start(e, now),
+      (e) => {
+        answer ??= isAnswer(e.task);
+        return transitions.start(e, now);
+      },
       c.config.BRIDGE_WRITE_WAIT_MS,
       (err) => {
         const gone = err instanceof ShroomsError && (err.key === 'UNSUPPORTED_OPERATION' || err.key === 'TASK_NOT_FOUND');
@@ -100,7 +107,7 @@ export class TurnLoop {
     );
     if (!entry) throw new ShroomsError('INTERNAL', `starting ${key} changed nothing`);
     if (entry.task.history?.some((m) => m.parts.some((p) => !('text' in p)))) await c.ledger.writeDeferred(key);
-    return { key, entry };
+    return { key, entry, answer: answer === true };
   }
 
   /** Runs the turn of a task the view has just started (`startedTask`), then looks for the next. */
@@ -109,7 +116,7 @@ export class TurnLoop {
     const task = s.entry.task;
     const turnId = `${task.id}#${s.entry.v}`;
     try {
-      const answer = isAnswer(task);
+      const answer = s.answer === true;
       const message = answer ? task.history?.[task.history.length - 1] : task.history?.[0];
       let attached: string[];
       try {

@@ -5,19 +5,25 @@ import { SessionView, type ViewEntry } from './view.js';
 
 const limits = { queueLength: 3, openTasks: 5 };
 
-function entry(id: string, state: string, o: { held?: boolean; askedAt?: string; answer?: boolean } = {}): ViewEntry {
+/** `answer`: an answer to it queued it; `said`: its history ends with the asker's words all the same (a permission prompt's allow). */
+function entry(id: string, state: string, o: { held?: boolean; askedAt?: string; answer?: boolean; said?: boolean } = {}): ViewEntry {
   const task = {
     id: `s:${id}`,
     contextId: 'c',
     status: { state },
-    history: o.answer
-      ? [
-          { messageId: `${id}-1`, role: 'ROLE_USER', parts: [{ text: 'ask' }] },
-          { messageId: `${id}-2`, role: 'ROLE_AGENT', parts: [{ text: 'need more' }] },
-          { messageId: `${id}-3`, role: 'ROLE_USER', parts: [{ text: 'here' }] },
-        ]
-      : [{ messageId: `${id}-1`, role: 'ROLE_USER', parts: [{ text: 'ask' }] }],
-    metadata: { ...(o.held ? { 'shrooms/held': true } : {}), 'shrooms/created_at': o.askedAt ?? '2026-12-01T08:00:00Z' },
+    history:
+      o.answer || o.said
+        ? [
+            { messageId: `${id}-1`, role: 'ROLE_USER', parts: [{ text: 'ask' }] },
+            { messageId: `${id}-2`, role: 'ROLE_AGENT', parts: [{ text: 'need more' }] },
+            { messageId: `${id}-3`, role: 'ROLE_USER', parts: [{ text: 'here' }] },
+          ]
+        : [{ messageId: `${id}-1`, role: 'ROLE_USER', parts: [{ text: 'ask' }] }],
+    metadata: {
+      ...(o.held ? { 'shrooms/held': true } : {}),
+      ...(o.answer ? { 'shrooms/answer': `${id}-3` } : {}),
+      'shrooms/created_at': o.askedAt ?? '2026-12-01T08:00:00Z',
+    },
   } as unknown as Task;
   return { key: `k.${id}`, entry: { task } };
 }
@@ -56,6 +62,13 @@ describe('SessionView', () => {
     v.track(entry('new-early', 'TASK_STATE_SUBMITTED', { askedAt: '2026-12-01T08:01:00Z' }));
     v.track(entry('answer', 'TASK_STATE_SUBMITTED', { askedAt: '2026-12-01T08:05:00Z', answer: true }));
     expect([v.next()?.key, v.next()?.key, v.next()?.key]).toEqual(['k.answer', 'k.new-early', 'k.new-late']);
+  });
+
+  it("queues a task whose history merely ends with the asker's words (a permission prompt's allow, then a restart) in the order asked", () => {
+    const v = new SessionView();
+    v.track(entry('new-early', 'TASK_STATE_SUBMITTED', { askedAt: '2026-12-01T08:01:00Z' }));
+    v.track(entry('allowed-late', 'TASK_STATE_SUBMITTED', { askedAt: '2026-12-01T08:05:00Z', said: true }));
+    expect([v.next()?.key, v.next()?.key]).toEqual(['k.new-early', 'k.allowed-late']);
   });
 
   it('never queues the current task again', () => {
