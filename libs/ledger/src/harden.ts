@@ -13,8 +13,8 @@
  * good after its first restart. hardenBucket remains for streams made before.
  */
 import { DiscardPolicy, JetStreamApiCodes, jetstreamManager, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
-import { PermissionViolationError, type NatsConnection } from '@nats-io/nats-core';
-import { hasJetStreamApiCode, isMadeMeanwhile, retryJetStream } from '@shrooms/runtime';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { hasJetStreamApiCode, isMadeMeanwhile, isPermissionViolation, retryJetStream } from '@shrooms/runtime';
 
 /**
  * A JetStream manager, its API check (one account-info request) retried like the calls after it: a
@@ -85,10 +85,6 @@ export async function createHardenedBucket(
 }
 
 const isStreamNotFound = (err: unknown) => hasJetStreamApiCode(err, JetStreamApiCodes.StreamNotFound);
-
-/** The server refused the request to this user (the client may wrap it in a RequestError). */
-const isPermissionViolation = (err: unknown) =>
-  err instanceof PermissionViolationError || (err instanceof Error && err.cause instanceof PermissionViolationError);
 
 /** How a bucket's stream stands after hardenBucket. */
 export type Hardening = 'hardened' | 'already' | 'not permitted' | 'left soft: replicated on nats-server 2.9';

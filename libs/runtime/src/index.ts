@@ -66,6 +66,7 @@ export {
   hasJetStreamApiCode,
   isMadeMeanwhile,
   isNatsOutage,
+  isPermissionViolation,
   isTransientJetStreamError,
   natsUnavailable,
   retryJetStream,

@@ -3,7 +3,7 @@
  * only on errors whose class or code says so (never their text), with backoff, bounded in
  * attempts. Anything else is thrown at once.
  */
-import { TimeoutError } from '@nats-io/nats-core';
+import { PermissionViolationError, TimeoutError } from '@nats-io/nats-core';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { RETRY_AFTER_SECONDS, ShroomsError } from '@shrooms/protocol';
 
@@ -121,3 +121,7 @@ export function natsUnavailable(
 ): ShroomsError {
   return new ShroomsError('NATS_UNAVAILABLE', why, { retryAfterSeconds: RETRY_AFTER_SECONDS.NATS_UNAVAILABLE!, ...details });
 }
+
+/** The server refused the request to this process's NATS user (the client may wrap it in a RequestError). */
+export const isPermissionViolation = (err: unknown): boolean =>
+  err instanceof PermissionViolationError || (err instanceof Error && err.cause instanceof PermissionViolationError);

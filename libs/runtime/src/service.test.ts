@@ -1,10 +1,12 @@
 import { TimeoutError } from '@nats-io/nats-core';
-import { ERRORS } from '@shrooms/protocol';
-import { startNatsServer } from '@shrooms/testing';
+import { ERRORS, ShroomsError } from '@shrooms/protocol';
+import { startNatsServer, tempDir } from '@shrooms/testing';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './log.js';
 import { connectNats } from './nats.js';
-import { NO_REPLY, REPLY_TAKEN, addService, jsonEndpoint, type ServiceMsg } from './service.js';
+import { NO_REPLY, REPLY_TAKEN, addService, jsonEndpoint, requestJson, type ServiceMsg } from './service.js';
 
 /**
  * The error a NATS service endpoint answers with when its handler failed. The endpoint's group and
@@ -73,6 +75,38 @@ describe('jsonEndpoint', () => {
     } finally {
       await nc.close();
       await server.stop();
+    }
+  });
+});
+
+describe('requestJson', () => {
+  it('says a request its NATS user may not send is forbidden, not that nobody answers', async () => {
+    const dir = await tempDir('service-perm');
+    const conf = join(dir.path, 'nats.conf');
+    // A user that may send to `open.>` only (and take its replies), as a deployment's part is.
+    await writeFile(
+      conf,
+      'authorization { users = [ { user: limited, password: pw, permissions: { publish: { allow: ["open.>"] }, subscribe: { allow: ["_INBOX.>"] } } } ] }\n',
+    );
+    const server = await startNatsServer({ args: ['-c', conf] });
+    const nc = await connectNats(
+      { NATS_URL: server.url, NATS_USER: 'limited', NATS_PASS: 'pw' },
+      createLogger('service-test', 'silent'),
+      'service-test',
+    );
+    const ask = (subject: string) =>
+      requestJson(nc, subject, {}, { timeoutMs: 2_000, unavailable: () => new ShroomsError('SCHEDULER_UNAVAILABLE', 'not running') });
+    try {
+      await expect(ask('closed.x')).rejects.toMatchObject({
+        key: 'ACTION_FORBIDDEN',
+        message: expect.stringMatching(/may not send requests to closed\.x/),
+      });
+      // Allowed, and nobody there: that one is the service's absence.
+      await expect(ask('open.x')).rejects.toMatchObject({ key: 'SCHEDULER_UNAVAILABLE' });
+    } finally {
+      await nc.close();
+      await server.stop();
+      await dir.remove();
     }
   });
 });

@@ -3,7 +3,7 @@ import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } fr
 import { ShroomsError, fromWireError, toWireError, type WireError } from '@shrooms/protocol';
 import type { Logger } from 'pino';
 import { Answers } from './answers.js';
-import { isNatsOutage, natsUnavailable } from './retry.js';
+import { isNatsOutage, isPermissionViolation, natsUnavailable } from './retry.js';
 import { SpanKind, contextFromTraceparent, inSpan, traceHeaders } from './telemetry.js';
 
 export type { Service, ServiceMsg };
@@ -128,10 +128,22 @@ export async function requestJson<Res>(
     const h = natsHeaders();
     for (const [k, v] of Object.entries({ ...traceHeaders(), ...opts.headers })) h.set(k, v);
     reply = await nc.request(subject, JSON.stringify(body), { timeout: opts.timeoutMs, headers: h });
-  } catch {
+  } catch (err) {
+    if (isPermissionViolation(err)) throw natsForbidden(subject);
     throw opts.unavailable();
   }
   return replyOf<Res>(reply, opts.unavailable);
+}
+
+/**
+ * A request this process's NATS user may not send: a deployment's permissions (deploy/nats), not a
+ * service that is away — said as such, so an operator is not sent looking for a part that runs.
+ */
+function natsForbidden(subject: string): ShroomsError {
+  return new ShroomsError('ACTION_FORBIDDEN', `this process's NATS user may not send requests to ${subject} (NATS permissions)`, {
+    action: 'nats_request',
+    rule: "the NATS user's publish permissions (docs/security.md)",
+  });
 }
 
 /** A reply's body when `ok`; the refusal it carries, or `unavailable()` for a bodiless status, thrown. */
