@@ -1,12 +1,16 @@
 /**
  * The files a worker returns with `task_update`, through the MCP server its bridge hosts (the tool
  * runs without a prompt, in the bridge's process): read from the session's folder (`--cwd`), never
- * from the bridge's own working directory, and nothing outside that folder is sent.
+ * from the bridge's own working directory, and nothing outside that folder is sent; and the asking
+ * session's task_status (its tools in the test's process, the mesh in its own) writes the returned
+ * file into the asker's folder.
  */
-import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createMcpServer } from '@shrooms/session-bridge';
 import { eventually, freePort, tempDir, type TempDir } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClientMesh, type ClientMesh } from './support/client-mesh.js';
@@ -16,6 +20,8 @@ let mesh: ClientMesh;
 let temp: TempDir;
 /** The session's folder; the bridge itself runs in the repository's root. */
 let folder: string;
+/** The folder of a session that asks about the task (its tools run in the test's process). */
+let askerFolder: string;
 let secret: string;
 let client: Client;
 /** A task of the session, open while its echo worker sleeps (10 minutes). */
@@ -25,6 +31,8 @@ beforeAll(async () => {
   temp = await tempDir('worker-files');
   const root = await realpath(temp.path);
   folder = join(root, 'session');
+  askerFolder = join(root, 'asker');
+  await mkdir(askerFolder);
   secret = join(root, 'secret.env');
   await mkdir(folder);
   await writeFile(join(folder, 'worker-files-report.md'), '# the report\n');
@@ -90,5 +98,30 @@ describe("task_update's files through the bridge's own MCP server", () => {
     const parts: { raw?: string; filename?: string }[] = (await getTask()).artifacts.flatMap((a: { parts: unknown[] }) => a.parts);
     const file = parts.find((p) => p.filename === 'worker-files-report.md');
     expect(Buffer.from(file?.raw ?? '', 'base64').toString()).toBe('# the report\n');
+  });
+});
+
+describe('what the worker returned, as the asking session gets it', () => {
+  it("writes the returned file into the asker's folder and names it in task_status", async () => {
+    const { server, context } = createMcpServer({ machine: M, session: 'asker', gatewayUrl: mesh.gatewayUrl, cwd: askerFolder });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const asker = new Client({ name: 'asker', version: '1.0.0' });
+    await Promise.all([server.connect(a), asker.connect(b)]);
+    try {
+      const r = (await asker.callTool({ name: 'task_status', arguments: { task: `${M}/${task}` } })) as Result;
+      expect(r.isError, JSON.stringify(r)).toBeFalsy();
+      const rel = join('.shrooms', 'received', `${M}_files_files-1`);
+      const line = `- file ${join(rel, 'worker-files-report.md')} (13 bytes)`;
+      expect(r.content[0]!.text.split('\n').slice(-2)).toEqual([
+        `Returned with it (files are under ${rel}/ in your working directory):`,
+        line,
+      ]);
+      expect(r.structuredContent).toMatchObject({ status: 'completed', reply: 'report written', returned: [line] });
+      expect(await readFile(join(askerFolder, rel, 'worker-files-report.md'), 'utf8')).toBe('# the report\n');
+    } finally {
+      await asker.close();
+      await server.close();
+      await context.client.close();
+    }
   });
 });

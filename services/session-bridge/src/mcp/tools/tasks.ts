@@ -6,9 +6,14 @@ import { z } from 'zod';
 import { MAX_WAIT_SECONDS, type ResolvedContext } from '../context.js';
 import { progressReporter, type ToolExtra } from '../progress.js';
 import { ok, tool } from '../result.js';
+import { receiveReturned } from '../../attachments.js';
 
 export const TaskResultSchema = TaskSummarySchema.extend({
   waitedOut: z.boolean().describe('True when the wait ended before the task finished or needed input; follow it with task_status'),
+  returned: z
+    .array(z.string())
+    .optional()
+    .describe("What the worker returned beside its reply: files (written under .shrooms/received/ in this session's folder), links, data"),
 });
 
 const waitSeconds = z.number().int().min(0).max(MAX_WAIT_SECONDS);
@@ -43,7 +48,9 @@ async function follow(ctx: ResolvedContext, ref: TaskRef, first: Task, seconds: 
   }
   const s = summarize(task, ref.machine);
   const waitedOut = seconds > 0 && !settled;
-  return ok(describeTask(s, { waitedOut }), { ...s, waitedOut });
+  const returned = await receiveReturned(ctx.cwd, s.task, task);
+  const text = [describeTask(s, { waitedOut }), ...returned].join('\n');
+  return ok(text, { ...s, waitedOut, ...(returned.length ? { returned: returned.slice(1) } : {}) });
 }
 
 export function registerTaskTools(server: McpServer, ctx: ResolvedContext): void {
@@ -54,6 +61,7 @@ export function registerTaskTools(server: McpServer, ctx: ResolvedContext): void
       description:
         'Give another session on the mesh a task and (by default) wait for its answer, up to 10 minutes. ' +
         'The task stays open until that worker finishes it; if the wait ends first you get the task as it stands — follow it with task_status. ' +
+        'Files the worker returns are written into your folder under .shrooms/received/ and listed under its reply. ' +
         'To answer a task that needs input (input-required), pass its name as `task` with your answer as `text`. ' +
         'Say who you are and what you need; one question, one reply.',
       inputSchema: {
