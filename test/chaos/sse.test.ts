@@ -72,6 +72,8 @@ beforeAll(async () => {
     env: {
       GATEWAY_SSE_HEARTBEAT_MS: '100',
       LIMIT_SSE_STREAMS: String(CAP),
+      // Every stream here is this machine's own: its share is the whole cap.
+      LIMIT_SSE_STREAMS_PER_DEVICE: String(CAP),
       NODE_OPTIONS: `--max-old-space-size=${HEAP_MB} --import ${MEMORY_PROBE}`,
     },
   });

@@ -6,7 +6,7 @@
  * Over 300 lines: one mesh with the peers file, two gateways and two guard replicas for the file;
  * every case below needs that same set-up.
  */
-import { request } from 'node:http';
+import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +19,13 @@ let secondUrl: string;
 /** The peers file's folder. */
 let peersDir: TempDir | undefined;
 
-function rpcFrom(localAddress: string, url: string, method: string, params: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+/** A JSON-RPC request from `localAddress`; `answer` reads its response (`req` is there to end it early). */
+function postFrom<T>(
+  localAddress: string,
+  url: string,
+  call: { method: string; params: unknown; headers?: Record<string, string> },
+  answer: (res: IncomingMessage, req: ClientRequest, resolve: (v: T) => void) => void,
+): Promise<T> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -30,17 +35,31 @@ function rpcFrom(localAddress: string, url: string, method: string, params: unkn
         path: u.pathname,
         method: 'POST',
         localAddress,
-        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...headers },
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...call.headers },
       },
-      (res) => {
-        let data = '';
-        res.on('data', (d) => (data += d));
-        res.on('end', () => resolve(JSON.parse(data)));
-      },
+      (res) => answer(res, req, resolve),
     );
     req.on('error', reject);
-    req.end(body);
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: call.method, params: call.params }));
   });
+}
+
+function rpcFrom(localAddress: string, url: string, method: string, params: unknown, headers: Record<string, string> = {}): Promise<any> {
+  return postFrom(localAddress, url, { method, params, headers }, (res, _req, resolve) => {
+    let data = '';
+    res.on('data', (d) => (data += d));
+    res.on('end', () => resolve(JSON.parse(data)));
+  });
+}
+
+/**
+ * A JSON-RPC stream opened from `localAddress`: its status and first chunk (an event, or the JSON
+ * error of a refusal); `close` ends it.
+ */
+function streamFrom(localAddress: string, url: string, method: string, params: unknown) {
+  return postFrom<{ status: number; first: string; close(): void }>(localAddress, url, { method, params }, (res, req, resolve) =>
+    res.once('data', (d: Buffer) => resolve({ status: res.statusCode!, first: d.toString(), close: () => req.destroy() })),
+  );
 }
 
 /** One HTTP+JSON request from `localAddress`: its status and its body, parsed. */
@@ -103,8 +122,13 @@ beforeAll(async () => {
   mesh.services.push(guard2);
   const port = await freePort();
   secondUrl = `http://127.0.0.1:${port}`;
-  // Its front session (the HTTP+JSON routes at the host root) is `rest`.
-  second = runTs(CLI, ['gateway'], { ...mesh.env, GATEWAY_PORT: String(port), GATEWAY_DEFAULT_SESSION: 'rest' });
+  // Its front session (the HTTP+JSON routes at the host root) is `rest`; each device's share of its streams is 2.
+  second = runTs(CLI, ['gateway'], {
+    ...mesh.env,
+    GATEWAY_PORT: String(port),
+    GATEWAY_DEFAULT_SESSION: 'rest',
+    LIMIT_SSE_STREAMS_PER_DEVICE: '2',
+  });
   mesh.services.push(second);
   await Promise.all([guard2.waitFor(/guard ready/, 60_000), second.waitFor(/gateway listening/, 60_000)]);
 });
@@ -130,6 +154,30 @@ describe('device identity', () => {
     expect(p.result.task.metadata['shrooms/device']).toBe('pi5.home');
     const self = await rpc(`${mesh.gatewayUrl}/a2a/a`, 'SendMessage', msg('id-3', 'hi'));
     expect(self.result.task.metadata['shrooms/device']).toBe(mesh.machine);
+  });
+
+  it("keeps each device to its share of a gateway's streams, and another device still gets its own", async () => {
+    const t = await rpcFrom('127.0.0.2', `${secondUrl}/a2a/a`, 'SendMessage', { message: msg('share-1', 'blocked: stay open').message });
+    expect(t.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const subscribe = (from: string) => streamFrom(from, `${secondUrl}/a2a/a`, 'SubscribeToTask', { id: t.result.task.id });
+    const laptop = [await subscribe('127.0.0.2'), await subscribe('127.0.0.2')];
+    const pi5 = await subscribe('127.0.0.3');
+    try {
+      expect([...laptop, pi5].map((s) => s.first)).toEqual(Array(3).fill(expect.stringMatching(/^data: .*"task"/)));
+      const third = await subscribe('127.0.0.2');
+      third.close();
+      expect(JSON.parse(third.first).error.data[0].metadata).toMatchObject({ limit: 'sseStreamsPerDevice', max: '2' });
+      expect(JSON.parse(third.first).error.message).toContain('laptop.home holds 2 streams open on this gateway already');
+    } finally {
+      for (const s of [...laptop, pi5]) s.close();
+    }
+    // Its streams gone, the device has its share again.
+    const again = await eventually(async () => {
+      const s = await subscribe('127.0.0.2');
+      s.close();
+      return s.first.startsWith('data: ') ? s : undefined;
+    });
+    expect(again.status).toBe(200);
   });
 
   it('refuses a source the map does not name', async () => {

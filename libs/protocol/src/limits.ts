@@ -21,6 +21,8 @@ export const DEFAULT_LIMITS = {
   queueLength: 50,
   /** SSE streams open at once on one gateway. */
   sseStreams: 1000,
+  /** SSE streams one device holds open at once on one gateway (a share, so one device cannot take all). */
+  sseStreamsPerDevice: 200,
   /** Messages kept in one task's history. */
   historyPerTask: 64,
   /** Artifacts on one task. */

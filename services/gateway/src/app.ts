@@ -80,7 +80,7 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   const ctx: A2AContext = {
     tasks,
     identify: deps.identify ?? loopbackOnly(machine),
-    sse: new SseStreams(config.LIMIT_SSE_STREAMS, config.GATEWAY_SSE_HEARTBEAT_MS, link),
+    sse: new SseStreams(config.LIMIT_SSE_STREAMS, config.GATEWAY_SSE_HEARTBEAT_MS, link, config.LIMIT_SSE_STREAMS_PER_DEVICE),
     schedule: deps.schedule,
     schedules: deps.schedules,
     defaultSession: config.GATEWAY_DEFAULT_SESSION,

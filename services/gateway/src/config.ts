@@ -64,6 +64,7 @@ export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.
     LIMIT_PART_BYTES: ms(DEFAULT_LIMITS.partBytes),
     LIMIT_PARTS_PER_MESSAGE: ms(DEFAULT_LIMITS.partsPerMessage),
     LIMIT_SSE_STREAMS: ms(DEFAULT_LIMITS.sseStreams),
+    LIMIT_SSE_STREAMS_PER_DEVICE: ms(DEFAULT_LIMITS.sseStreamsPerDevice),
     LIMIT_BLOCKING_WAIT_MS: ms(DEFAULT_LIMITS.blockingWaitMs),
     LIMIT_DELIVERY_ACK_MS: ms(DEFAULT_LIMITS.deliveryAckMs),
     LIMIT_GUARD_TIMEOUT_MS: ms(DEFAULT_LIMITS.guardTimeoutMs),

@@ -79,6 +79,7 @@ export function registerJsonRpc(app: FastifyInstance, ctx: A2AContext): void {
         await ctx.sse.pipe(
           req,
           reply,
+          caller.device,
           v03 ? v03Stream(out.stream) : out.stream,
           (e) => ({ jsonrpc: '2.0', id, result: shape(e) }),
           (se) => ({ jsonrpc: '2.0', id, error: toJsonRpcError(se) }),

@@ -89,7 +89,7 @@ function runner(ctx: A2AContext, shape: RestShape, sessionOf: SessionOf = fromPa
         parent: headerContext(req),
       });
       if ('stream' in out) {
-        await ctx.sse.pipe(req, reply, shape.stream(out.stream), shape.event, shape.error);
+        await ctx.sse.pipe(req, reply, caller.device, shape.stream(out.stream), shape.event, shape.error);
         return reply;
       }
       return reply

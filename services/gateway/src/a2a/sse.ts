@@ -1,6 +1,7 @@
 /**
  * Writes a stream as Server-Sent Events on a raw response: heartbeats (`: ping`) so proxies keep
- * idle streams, cleanup when the client goes away, and a cap on streams open at once. The first
+ * idle streams, cleanup when the client goes away, and a cap on streams open at once — on the
+ * gateway's, and on each device's share of them, so one device cannot hold them all. The first
  * event is awaited before headers go out, so an early error is still a plain JSON error; a later
  * one — the gateway losing NATS above all, when heartbeats alone would keep a client waiting on a
  * stream that can bring nothing more — ends the stream with an error event the client can retry on.
@@ -14,40 +15,60 @@ import type { TaskStream } from './stream.js';
 
 export class SseStreams {
   active = 0;
+  /** Streams open per device (only devices with one or more). */
+  private byDevice = new Map<string, number>();
   constructor(
     readonly max: number,
     readonly heartbeatMs: number,
     /** The gateway's NATS connection: open streams end with NATS_UNAVAILABLE when it is lost. */
     private readonly link?: Pick<NatsLink, 'onOutage'>,
+    /** Streams one device may hold open at once. */
+    readonly maxPerDevice = max,
   ) {}
 
+  /** Takes a place for `device`'s stream, or throws LIMIT_EXCEEDED naming the cap it met; returns its release. */
+  private take(device: string): () => void {
+    const held = this.byDevice.get(device) ?? 0;
+    if (this.active >= this.max) throw full(`${this.max} streams are already open on this gateway`, 'sseStreams', this.max);
+    if (held >= this.maxPerDevice)
+      throw full(`${device} holds ${this.maxPerDevice} streams open on this gateway already`, 'sseStreamsPerDevice', this.maxPerDevice);
+    this.active++;
+    this.byDevice.set(device, held + 1);
+    return () => {
+      this.active--;
+      const left = (this.byDevice.get(device) ?? 1) - 1;
+      if (left > 0) this.byDevice.set(device, left);
+      else this.byDevice.delete(device);
+    };
+  }
+
   /**
-   * Sends `stream` to the client; `frame` wraps each event (JSON-RPC envelope or bare), `frameError`
-   * the error that ends a stream once it has begun. Throws without writing when the first event
-   * fails (the caller answers with an error instead).
+   * Sends `stream` to `device` (the caller); `frame` wraps each event (JSON-RPC envelope or bare),
+   * `frameError` the error that ends a stream once it has begun. Throws without writing when the
+   * first event fails (the caller answers with an error instead).
    */
   async pipe(
     req: FastifyRequest,
     reply: FastifyReply,
+    device: string,
     stream: TaskStream,
     frame: (e: StreamResponse) => unknown,
     frameError: (se: ShroomsError) => unknown,
   ): Promise<void> {
     // The cap is taken before the first event, so a refused SendStreamingMessage creates no task.
-    if (this.active >= this.max) {
+    let release: () => void;
+    try {
+      release = this.take(device);
+    } catch (err) {
       stream.close();
-      throw new ShroomsError('LIMIT_EXCEEDED', `${this.max} streams are already open on this gateway; retry later`, {
-        limit: 'sseStreams',
-        max: this.max,
-      });
+      throw err;
     }
-    this.active++;
     const it = stream.events[Symbol.asyncIterator]();
     let first: IteratorResult<StreamResponse>;
     try {
       first = await it.next();
     } catch (err) {
-      this.active--;
+      release();
       stream.close();
       throw err;
     }
@@ -83,10 +104,14 @@ export class SseStreams {
       unfollow?.();
       if (ended && !res.destroyed) write(frameError(ended));
       clearInterval(ping);
-      this.active--;
+      release();
       stream.close();
       unfollowSocket();
       if (!res.destroyed) res.end();
     }
   }
+}
+
+function full(what: string, limit: string, max: number): ShroomsError {
+  return new ShroomsError('LIMIT_EXCEEDED', `${what}; retry later`, { limit, max });
 }
