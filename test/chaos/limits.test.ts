@@ -1,9 +1,12 @@
 /**
  * The bounded limits at their edges, under concurrency (spec §11): the queue length and open
  * tasks per session (exact counts even when the asks race), the body size, the text size, parts
- * and metadata per message, and the SSE stream cap — exactly at the limit accepted, one past it
+ * and metadata per message, the SSE stream cap and a device's blocking waits — exactly at the limit accepted, one past it
  * refused with LIMIT_EXCEEDED (or QUEUE_FULL) naming the limit; nothing stored for a refusal,
  * nothing crashes, and the gateway still serves afterwards.
+ *
+ * Over 300 lines: one mesh whose sessions and gateway settings are set at each limit's edge, and
+ * one chaos report of them all; every case below needs that same set-up.
  */
 import http from 'node:http';
 import { connect } from 'node:net';
@@ -14,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const QUEUE = 10;
 const OPEN = 5;
 const SSE_CAP = 20;
+const WAITS = 6; // more than the blocking sends any other test here makes at once (5)
 const BODY = DEFAULT_LIMITS.bodyBytes;
 const TEXT = DEFAULT_LIMITS.textBytes;
 
@@ -29,10 +33,11 @@ beforeAll(async () => {
       { name: 'queue', env: { ...slow, LIMIT_QUEUE_LENGTH: String(QUEUE), LIMIT_OPEN_TASKS: '1000' } },
       { name: 'open', env: { ...slow, LIMIT_QUEUE_LENGTH: '1000', LIMIT_OPEN_TASKS: String(OPEN) } },
       { name: 'fast' },
+      { name: 'waits', env: { ...slow, LIMIT_QUEUE_LENGTH: '1000', LIMIT_OPEN_TASKS: '1000' } },
     ],
-    env: { LIMIT_SSE_STREAMS: String(SSE_CAP), GATEWAY_SSE_HEARTBEAT_MS: '200' },
+    env: { LIMIT_SSE_STREAMS: String(SSE_CAP), GATEWAY_SSE_HEARTBEAT_MS: '200', LIMIT_BLOCKING_WAITS_PER_DEVICE: String(WAITS) },
   });
-  for (const s of ['queue', 'open', 'fast'])
+  for (const s of ['queue', 'open', 'fast', 'waits'])
     await eventually(async () => (await rpc(`${mesh.gatewayUrl}/a2a/${s}`, 'ListTasks', {})).result, 30_000, 100);
 }, 120_000);
 
@@ -46,7 +51,7 @@ afterAll(async () => {
     {
       scenario: 'limits at their edges, concurrent',
       load: 'bursts of 10–40 concurrent requests per limit',
-      faults: 'queue, open tasks, body, text, parts, metadata, SSE cap',
+      faults: 'queue, open tasks, body, text, parts, metadata, SSE cap, blocking waits per device',
       acknowledged: accepted,
       lost: 0,
       stuck: 0,
@@ -73,6 +78,21 @@ function tally(
     out[k] = (out[k] ?? 0) + 1;
   }
   return out;
+}
+
+/** A blocking SendMessage to the hour-long worker `waits`: its answer (undefined once aborted), and the abort. */
+function blockingSend(id: string) {
+  const abort = new AbortController();
+  const answer = fetch(url('waits'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: msg(id).message } }),
+    signal: abort.signal,
+  }).then(
+    (r) => r.json() as Promise<{ error?: { message: string; data?: { metadata?: Record<string, string> }[] } }>,
+    () => undefined,
+  );
+  return { id: `waits:${id}`, abort, answer };
 }
 
 describe('limits at their edges under concurrency', () => {
@@ -253,5 +273,42 @@ describe('limits at their edges under concurrency', () => {
     expect(mesh.gateway.child.exitCode).toBe(null);
     for (const b of mesh.bridges.values()) expect(b.child.exitCode).toBe(null);
     expect(mesh.gateway.output()).not.toMatch(/"msg":"(internal error|unhandled error)"/);
+  });
+  it("holds a device's share of blocking waits and refuses the rest before any task is made", async () => {
+    // Blocking sends to a worker that takes an hour: each holds its request open.
+    const sends = Array.from({ length: WAITS + 2 }, (_, i) => blockingSend(`w-${i}`));
+    try {
+      // The two past the share come back at once, refused; the others wait on.
+      const refused = await eventually(async () => {
+        const done = await Promise.all(sends.map((s) => Promise.race([s.answer, new Promise((r) => setTimeout(r, 50, null))])));
+        const out = sends.filter((_, i) => done[i]);
+        return out.length === 2 ? out : undefined;
+      });
+      for (const s of refused) {
+        const a = await s.answer;
+        expect(a?.error?.data?.[0]?.metadata).toMatchObject({ limit: 'blockingWaitsPerDevice', max: String(WAITS) });
+        expect(a?.error?.message).toContain(`holds ${WAITS} blocking SendMessage waits open on this gateway already`);
+        expect((await rpc(url('waits'), 'GetTask', { id: s.id })).error?.code).toBe(-32001);
+      }
+      // The waits it holds are tasks like any other.
+      for (const s of sends.filter((x) => !refused.includes(x)))
+        await eventually(async () => (await rpc(url('waits'), 'GetTask', { id: s.id })).result);
+    } finally {
+      for (const s of sends) s.abort.abort();
+    }
+    // Its waits ended (the client went away), the device has its share again: a send, tried until
+    // it is not refused (the gateway learns of each client gone on its own), makes its task.
+    let again: ReturnType<typeof blockingSend> | undefined;
+    try {
+      await eventually(async () => {
+        again ??= blockingSend('w-again');
+        if (await Promise.race([again.answer, null])) again = undefined;
+        return again && (await rpc(url('waits'), 'GetTask', { id: 'waits:w-again' })).result;
+      });
+    } finally {
+      again?.abort.abort();
+    }
+    figures.blockingWaitsPerDevice = { share: WAITS, asked: WAITS + 2, refused: 2 };
+    refusals += 2;
   });
 });

@@ -31,6 +31,8 @@ export const DEFAULT_LIMITS = {
   taskBytes: 512 * 1024,
   /** Longest blocking SendMessage wait, ms. */
   blockingWaitMs: 10 * 60 * 1000,
+  /** Blocking SendMessage waits one device holds at once on one gateway. */
+  blockingWaitsPerDevice: 200,
   /** How long the gateway waits for a bridge to accept a task, ms. */
   deliveryAckMs: 5_000,
   /** How long the gateway waits for the guard, ms. */

@@ -75,6 +75,7 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
       metadataEntries: config.LIMIT_METADATA_ENTRIES,
       blockingWaitMs: config.LIMIT_BLOCKING_WAIT_MS,
       deliveryAckMs: config.LIMIT_DELIVERY_ACK_MS,
+      blockingWaitsPerDevice: config.LIMIT_BLOCKING_WAITS_PER_DEVICE,
     },
   });
   const ctx: A2AContext = {

@@ -66,6 +66,7 @@ export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.
     LIMIT_SSE_STREAMS: ms(DEFAULT_LIMITS.sseStreams),
     LIMIT_SSE_STREAMS_PER_DEVICE: ms(DEFAULT_LIMITS.sseStreamsPerDevice),
     LIMIT_BLOCKING_WAIT_MS: ms(DEFAULT_LIMITS.blockingWaitMs),
+    LIMIT_BLOCKING_WAITS_PER_DEVICE: ms(DEFAULT_LIMITS.blockingWaitsPerDevice),
     LIMIT_DELIVERY_ACK_MS: ms(DEFAULT_LIMITS.deliveryAckMs),
     LIMIT_GUARD_TIMEOUT_MS: ms(DEFAULT_LIMITS.guardTimeoutMs),
     LIMIT_TASK_EXPIRY_MS: ms(DEFAULT_LIMITS.taskExpiryMs),

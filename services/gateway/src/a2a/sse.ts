@@ -10,35 +10,36 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ShroomsError, type StreamResponse } from '@shrooms/protocol';
 import type { NatsLink } from '@shrooms/runtime';
 import { clientGone } from './caller.js';
+import { DeviceShares } from '../tasks/shares.js';
 import { asShroomsError } from './jsonrpc.js';
 import type { TaskStream } from './stream.js';
 
 export class SseStreams {
   active = 0;
-  /** Streams open per device (only devices with one or more). */
-  private byDevice = new Map<string, number>();
+  private readonly shares: DeviceShares;
   constructor(
     readonly max: number,
     readonly heartbeatMs: number,
     /** The gateway's NATS connection: open streams end with NATS_UNAVAILABLE when it is lost. */
     private readonly link?: Pick<NatsLink, 'onOutage'>,
     /** Streams one device may hold open at once. */
-    readonly maxPerDevice = max,
-  ) {}
+    maxPerDevice = max,
+  ) {
+    this.shares = new DeviceShares(maxPerDevice, { limit: 'sseStreamsPerDevice', what: 'streams' });
+  }
 
   /** Takes a place for `device`'s stream, or throws LIMIT_EXCEEDED naming the cap it met; returns its release. */
   private take(device: string): () => void {
-    const held = this.byDevice.get(device) ?? 0;
-    if (this.active >= this.max) throw full(`${this.max} streams are already open on this gateway`, 'sseStreams', this.max);
-    if (held >= this.maxPerDevice)
-      throw full(`${device} holds ${this.maxPerDevice} streams open on this gateway already`, 'sseStreamsPerDevice', this.maxPerDevice);
+    if (this.active >= this.max)
+      throw new ShroomsError('LIMIT_EXCEEDED', `${this.max} streams are already open on this gateway; retry later`, {
+        limit: 'sseStreams',
+        max: this.max,
+      });
+    const release = this.shares.take(device);
     this.active++;
-    this.byDevice.set(device, held + 1);
     return () => {
       this.active--;
-      const left = (this.byDevice.get(device) ?? 1) - 1;
-      if (left > 0) this.byDevice.set(device, left);
-      else this.byDevice.delete(device);
+      release();
     };
   }
 
@@ -110,8 +111,4 @@ export class SseStreams {
       if (!res.destroyed) res.end();
     }
   }
-}
-
-function full(what: string, limit: string, max: number): ShroomsError {
-  return new ShroomsError('LIMIT_EXCEEDED', `${what}; retry later`, { limit, max });
 }

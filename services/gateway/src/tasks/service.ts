@@ -41,6 +41,7 @@ import { authorize, waitsOnPermission } from '../authz/rules.js';
 import type { Caller } from './caller.js';
 import type { ClientGone, LiveTasks } from './live.js';
 import { looseParams } from '../a2a/params.js';
+import { DeviceShares } from './shares.js';
 import { validateMessage, type MessageLimits } from './validate.js';
 import { budgetAgent, chainOf, claimedSignal, occurrenceMetadata, resultMetadata } from './derive.js';
 import type { ScheduleProof } from './scheduled.js';
@@ -75,16 +76,19 @@ export interface TaskServiceDeps {
   /** Tells a schedule's occurrence from a request that only claims to be one. */
   scheduled?: ScheduleProof;
   log: Logger;
-  limits: MessageLimits & { blockingWaitMs: number; deliveryAckMs: number };
+  limits: MessageLimits & { blockingWaitMs: number; deliveryAckMs: number; blockingWaitsPerDevice: number };
 }
 
 const finished = (e: LedgerEntry) => isTerminal(e.task.status.state) || isInterrupted(e.task.status.state);
 
 export class TaskService {
   private readonly bridges: BridgeClient;
+  /** Blocking SendMessage waits each device holds (LIMIT_BLOCKING_WAITS_PER_DEVICE). */
+  private readonly waits: DeviceShares;
 
   constructor(readonly d: TaskServiceDeps) {
     this.bridges = bridgeClient(d.nc, { timeoutMs: d.limits.deliveryAckMs });
+    this.waits = new DeviceShares(d.limits.blockingWaitsPerDevice, { limit: 'blockingWaitsPerDevice', what: 'blocking SendMessage waits' });
   }
 
   get machine(): string {
@@ -192,6 +196,8 @@ export class TaskService {
     // from, and every later change reaches the listener (one ledger read fewer per blocking send).
     // The message is checked first so that its errors come before those of its task id, as in submit.
     validateMessage(params.message, this.d.limits, params.metadata);
+    // Taken before the task is made: a refused wait leaves nothing behind.
+    const release = this.waits.take(caller.device);
     let stored: Stored | undefined;
     let out: Stored | null;
     try {
@@ -211,6 +217,8 @@ export class TaskService {
           { taskId: stored.entry.task.id },
         );
       throw err;
+    } finally {
+      release();
     }
     return viewTask((out ?? stored!).entry.task, { historyLength: cfg?.historyLength });
   }
