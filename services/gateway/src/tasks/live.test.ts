@@ -14,17 +14,30 @@ it('ends a blocking wait with the task as it stands when its client goes, and st
   }
 });
 
+it('reads a key on one timer however many wait on it, and ends each wait with what the read brings', async () => {
+  const nats = await startNatsWithConnection();
+  try {
+    const ledger = await Ledger.open(nats.nc);
+    const { key } = await slowTask(ledger, 'shared');
+    // No watch runs here: only the refresh can tell the waiters of the change.
+    const live = new LiveTasks(ledger, 'box', undefined, undefined, 20);
+    const waits = Array.from({ length: 3 }, () => live.waitFor(key, (e) => isTerminal(e.task.status.state), 600_000));
+    const stopOther = live.refreshEvery(key);
+    expect(live.refreshedKeys).toBe(1);
+    await ledger.transition(key, (e) => transitions.complete(transitions.start(e, new Date()), 'done', new Date()));
+    const ended = await Promise.all(waits);
+    expect(ended.map((s) => s?.entry.task.status.state)).toEqual(Array(3).fill('TASK_STATE_COMPLETED'));
+    expect(live.refreshedKeys).toBe(1);
+    stopOther();
+    stopOther();
+    expect(live.refreshedKeys).toBe(0);
+  } finally {
+    await nats.stop();
+  }
+});
+
 async function leaving(ledger: Ledger): Promise<void> {
-  const key = ledger.key('box', 'slow', 'm-1');
-  const entry = transitions.newTask({
-    id: 'slow:m-1',
-    contextId: 'ctx-1',
-    message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'take your time' }] },
-    metadata: {},
-    queued: false,
-    now: new Date(),
-  });
-  await ledger.create(key, entry);
+  const { key, entry } = await slowTask(ledger, 'm-1');
   const live = new LiveTasks(ledger, 'box');
   let leave: (() => void) | undefined;
   let followed = 0;
@@ -50,4 +63,19 @@ async function leaving(ledger: Ledger): Promise<void> {
   expect(out?.entry.task.id).toBe('slow:m-1');
   expect(out?.entry.task.status.state).toBe(entry.task.status.state);
   expect(followed).toBe(0);
+}
+
+/** A task of session `slow` stored as asked, at work. */
+async function slowTask(ledger: Ledger, id: string) {
+  const key = ledger.key('box', 'slow', id);
+  const entry = transitions.newTask({
+    id: `slow:${id}`,
+    contextId: `ctx-${id}`,
+    message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'take your time' }] },
+    metadata: {},
+    queued: false,
+    now: new Date(),
+  });
+  await ledger.create(key, entry);
+  return { key, entry };
 }

@@ -50,6 +50,8 @@ export class LiveTasks {
   private loaded = new Set<string>();
   private open = new Map<string, OpenTask>();
   private listeners = new Map<string, Set<Listener>>();
+  /** One refresh read per key however many follow it (`refreshEvery`): its timer, users and outage listeners. */
+  private refreshing = new Map<string, { timer: NodeJS.Timeout; users: number; outage: Set<(err: Error) => void> }>();
   private stop?: () => void;
   private scans = new Set<() => void>();
   private openPass?: Promise<void>;
@@ -60,7 +62,13 @@ export class LiveTasks {
     private readonly log?: Logger,
     /** Tells waiters when the gateway loses NATS (link.ts), so they do not wait blind. */
     private readonly link?: Pick<NatsLink, 'onOutage'>,
+    private readonly refreshMs = LIVE_REFRESH_MS,
   ) {}
+
+  /** Keys read on a timer now (`refreshEvery`): one each, however many wait on or stream them. */
+  get refreshedKeys(): number {
+    return this.refreshing.size;
+  }
 
   /**
    * False only when the ledger surely had no task `key` a moment ago: its session's index is
@@ -234,24 +242,42 @@ export class LiveTasks {
   }
 
   /**
-   * Reads `key` every `everyMs` and hands what it finds to the key's listeners (who skip what they
-   * have seen). A backstop for the watch: after a stream leader's failover a KV watch can stall for
-   * a while before it resumes, and a waiting client must not wait with it. A read that fails because
-   * NATS or JetStream is away (after the ledger's own retries) goes to `onOutage`.
+   * Reads `key` every LIVE_REFRESH_MS and hands what it finds to the key's listeners (who skip what
+   * they have seen) — one read however many wait on or stream the key. A backstop for the watch:
+   * after a stream leader's failover a KV watch can stall for a while before it resumes, and a
+   * waiting client must not wait with it. A read that fails because NATS or JetStream is away (after
+   * the ledger's own retries) goes to each `onOutage`. Returns the caller's stop (once).
    */
-  refreshEvery(key: string, everyMs = LIVE_REFRESH_MS, onOutage?: (err: Error) => void): () => void {
-    const timer = setInterval(() => {
-      this.ledger.get(key).then(
-        (s) => {
-          if (s) for (const l of this.listeners.get(key) ?? []) l(s);
-        },
-        (err: unknown) => {
-          if (onOutage && isNatsOutage(err)) onOutage(err as Error);
-        },
-      );
-    }, everyMs);
-    timer.unref();
-    return () => clearInterval(timer);
+  refreshEvery(key: string, onOutage?: (err: Error) => void): () => void {
+    let r = this.refreshing.get(key);
+    if (!r) {
+      const outage = new Set<(err: Error) => void>();
+      const timer = setInterval(() => {
+        this.ledger.get(key).then(
+          (s) => {
+            if (s) for (const l of this.listeners.get(key) ?? []) l(s);
+          },
+          (err: unknown) => {
+            if (isNatsOutage(err)) for (const tell of outage) tell(err as Error);
+          },
+        );
+      }, this.refreshMs);
+      timer.unref();
+      this.refreshing.set(key, (r = { timer, users: 0, outage }));
+    }
+    const mine = r;
+    mine.users++;
+    const tell = onOutage && ((err: Error) => onOutage(err));
+    if (tell) mine.outage.add(tell);
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      if (tell) mine.outage.delete(tell);
+      if (--mine.users > 0) return;
+      clearInterval(mine.timer);
+      this.refreshing.delete(key);
+    };
   }
 
   /** Calls `fn` for every change of `key` until the returned function is called. */
@@ -293,7 +319,7 @@ export class LiveTasks {
       if (done(s.entry)) resolve(s);
     });
     const timer = setTimeout(() => resolve(latest), timeoutMs);
-    const stopRefresh = this.refreshEvery(key, LIVE_REFRESH_MS, (err) => reject(err));
+    const stopRefresh = this.refreshEvery(key, (err) => reject(err));
     const stopOutage = this.link?.onOutage((err) => reject(err));
     const stopGone = gone?.(() => resolve(latest));
     try {
