@@ -96,7 +96,8 @@ export class TurnLoop {
     const entry = await c.ledger.deferTransition(
       key,
       (e) => {
-        answer ??= isAnswer(e.task);
+        // Of the entry the returned start is made from: the last one it was applied to before it returns.
+        answer = isAnswer(e.task);
         return transitions.start(e, now);
       },
       c.config.BRIDGE_WRITE_WAIT_MS,
@@ -106,8 +107,9 @@ export class TurnLoop {
       },
     );
     if (!entry) throw new ShroomsError('INTERNAL', `starting ${key} changed nothing`);
+    const started = { key, entry, answer: answer === true };
     if (entry.task.history?.some((m) => m.parts.some((p) => !('text' in p)))) await c.ledger.writeDeferred(key);
-    return { key, entry, answer: answer === true };
+    return started;
   }
 
   /** Runs the turn of a task the view has just started (`startedTask`), then looks for the next. */
