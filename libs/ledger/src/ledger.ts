@@ -209,8 +209,9 @@ export class Ledger {
    * the key's next `transition` when that comes first (one write for both, the events of both),
    * else on its own (deferred.ts). Returns the entry the change makes of the one this process knows
    * (its own last write until it sees another's, OwnWrites.saw; else a read) — not yet written.
-   * Throws what `change` throws on it. A held change refused when it is written at last (the task finished meanwhile), or whose write fails,
-   * goes to `onError`. `get` of the key, and `writeDeferred`, write it first. A wait of 0 writes now.
+   * Throws what `change` throws on it. A held change refused when it is written at last (the task
+   * finished meanwhile), or whose write fails, goes to `onError`. `get` of the key, and
+   * `writeDeferred`, write it first. A wait of 0 writes now.
    */
   async deferTransition(key: string, change: Change, waitMs: number, onError: (err: unknown) => void): Promise<LedgerEntry | null> {
     if (waitMs <= 0) return (await this.transition(key, change)).entry;
