@@ -210,6 +210,28 @@ describe('across the mesh', () => {
     }
   });
 
+  it("keeps every wait within SHROOMS_ASK_MAX_WAIT_SECONDS, below an agent's own tool timeout", async () => {
+    const client = await connect(stdioTransport({ SHROOMS_ASK_MAX_WAIT_SECONDS: '1' }));
+    try {
+      // The default wait, and a longer one asked for: each ends after a second, the task as it stands.
+      for (const args of [{}, { wait_seconds: 600 }]) {
+        const progress: { total?: number }[] = [];
+        const r = await call(
+          client,
+          'ask_agent',
+          { to: 'sleepy', text: 'a quick look', ...args },
+          { onprogress: (p) => progress.push(p), resetTimeoutOnProgress: true },
+        );
+        expect(r.structuredContent).toMatchObject({ agent: `${M}/sleepy`, waitedOut: true, finished: false });
+        expect(progress.map((p) => p.total)).toEqual(progress.map(() => 1));
+        const s = await call(client, 'task_status', { task: r.structuredContent.task, wait_seconds: 600 });
+        expect(s.structuredContent).toMatchObject({ waitedOut: true, finished: false });
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
   it('schedule tools say the scheduler is not running when none runs', async () => {
     const client = await connect(stdioTransport());
     try {

@@ -123,6 +123,8 @@ export const McpEnvSchema = z
       .string()
       .optional()
       .transform((v) => (Number.isFinite(Number(v)) && Number(v) > 0 ? Number(v) : undefined)),
+    /** The longest ask_agent / task_status wait, s (1–600): below the agent's own MCP tool timeout. */
+    SHROOMS_ASK_MAX_WAIT_SECONDS: z.coerce.number().int().min(1).max(600).optional(),
   })
   .loose();
 export type McpEnv = z.infer<typeof McpEnvSchema>;

@@ -23,6 +23,7 @@ import { Bridge, type BridgeDeps } from './bridge/bridge.js';
 import { startMcpHttpServer } from './mcp/http.js';
 import { BridgeConfigSchema, harnessBaseEnv, watchdogFirstMs, type BridgeConfig } from './config.js';
 import { registerBridgeService } from './endpoints.js';
+import { toolWaitSeconds } from './harness/acp-agents.js';
 import { harnessFactory } from './harness/index.js';
 import { checkHarnessBinary, watchGateway } from './preflight.js';
 import { startPresence } from './presence.js';
@@ -125,10 +126,16 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     createHarness: await harnessFactory(config.BRIDGE_HARNESS),
     harnessOptions,
   });
-  // The session's tools (MCP over HTTP on loopback), hosted here so they know the task at hand.
+  // The session's tools (MCP over HTTP on loopback), hosted here so they know the task at hand; their
+  // waits end before an ACP agent's own tool timeout would (Gemini CLI's).
+  const maxWait =
+    config.BRIDGE_HARNESS === 'acp'
+      ? toolWaitSeconds({ agent: config.BRIDGE_ACP_AGENT, agentCommand: config.BRIDGE_ACP_COMMAND })
+      : undefined;
   const mcp = await startMcpHttpServer({
     port: config.BRIDGE_MCP_PORT,
     context: {
+      ...(maxWait !== undefined ? { maxWaitSeconds: maxWait } : {}),
       machine: config.SHROOMS_MACHINE,
       session: config.BRIDGE_SESSION,
       gatewayUrl: config.SHROOMS_GATEWAY_URL,

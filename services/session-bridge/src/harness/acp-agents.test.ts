@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acpAgent, codex, gemini, opencode, splitCommandLine } from './acp-agents.js';
+import { acpAgent, codex, gemini, opencode, splitCommandLine, toolWaitSeconds } from './acp-agents.js';
 import { AcpMessageSchema } from './acp-events.js';
 
 describe('the ACP agent presets', () => {
@@ -20,6 +20,12 @@ describe('the ACP agent presets', () => {
     expect(acpAgent({ agent: 'gemini', agentCommand: 'my-agent --acp' }).name).toMatch(/^command:my-agent#[0-9a-f]{8}$/);
     expect(acpAgent({ agent: 'codex' })).toBe(codex);
     expect(() => acpAgent({ agent: 'qwen' })).toThrow(/--agent gemini\|opencode\|codex or --agent-command/);
+  });
+
+  it("ends the session's tool waits a minute before Gemini CLI's own 10-minute tool timeout, and leaves the others' waits alone", () => {
+    expect(toolWaitSeconds({ agent: 'gemini' })).toBe(540);
+    expect([toolWaitSeconds({ agent: 'opencode' }), toolWaitSeconds({ agent: 'codex' })]).toEqual([undefined, undefined]);
+    expect(toolWaitSeconds({ agent: 'gemini', agentCommand: 'my-agent --acp' })).toBeUndefined();
   });
 
   it('names an agent given by its command line without the rest of the line, which may carry a key', () => {

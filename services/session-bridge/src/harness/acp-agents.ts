@@ -35,6 +35,11 @@ export interface AcpAgent {
    * the agent's own `tool_call` update of the same id, if there was one.
    */
   shroomsTool?(call: AcpToolCall, announced?: AcpToolCall): string | undefined;
+  /**
+   * How long the agent lets one MCP tool call run before it ends it itself, s, when that is known
+   * and shorter than ask_agent's longest wait: the session's tools then answer a minute before.
+   */
+  readonly toolTimeoutSeconds?: number;
 }
 
 export const ACP_PRESETS = ['gemini', 'opencode', 'codex'] as const;
@@ -58,6 +63,9 @@ function baseEnv(o: HarnessOptions): Record<string, string> {
  */
 export const gemini: AcpAgent = {
   name: 'gemini',
+  // Gemini CLI ends an MCP call after its server's `timeout`, 10 minutes unless set; progress
+  // notifications do not extend it (its MCP client passes no resetTimeoutOnProgress).
+  toolTimeoutSeconds: 600,
   async launch(o) {
     const home = o.env.GEMINI_CLI_HOME ?? join(o.stateDir, 'gemini-home');
     const own = o.env.GEMINI_CLI_HOME === undefined;
@@ -248,3 +256,12 @@ export function splitCommandLine(line: string): string[] {
 
 /** Our tools that run without asking (the same set as for Claude Code). */
 export { READ_ONLY_TOOLS } from './read-only-tools.js';
+
+/**
+ * The longest wait the session's tools may take in one call under this ACP agent (a minute before
+ * its own tool timeout), or undefined when it sets none that ours would meet.
+ */
+export function toolWaitSeconds(choice: { agent?: string; agentCommand?: string }): number | undefined {
+  const timeout = choice.agentCommand ? undefined : acpAgent(choice).toolTimeoutSeconds;
+  return timeout === undefined ? undefined : Math.max(1, timeout - 60);
+}

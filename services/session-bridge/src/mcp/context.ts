@@ -9,6 +9,8 @@
  *   SHROOMS_TASK_ID            the task the session works on (parent of its asks)
  *   TRACEPARENT                the trace of that work
  *   SHROOMS_ASK_PROGRESS_MS    how often a waiting ask_agent sends progress (default 15000)
+ *   SHROOMS_ASK_MAX_WAIT_SECONDS  the longest wait of ask_agent and task_status (default and most 600):
+ *                              below the agent's own MCP tool timeout, where it has a shorter one
  */
 import { resolve } from 'node:path';
 import { ShroomsClient, clientOptionsFromEnv, type ClientOptions } from '@shrooms/client';
@@ -43,6 +45,12 @@ export interface McpToolContext {
   env?: Record<string, string | undefined>;
   /** Interval of progress notifications while ask_agent waits, ms. Default SHROOMS_ASK_PROGRESS_MS or 15 s. */
   progressIntervalMs?: number;
+  /**
+   * The longest wait of ask_agent and task_status, s: an agent that ends a tool call itself after a
+   * time (Gemini CLI: 10 minutes, progress or not) must get the answer before. Default
+   * SHROOMS_ASK_MAX_WAIT_SECONDS, else MAX_WAIT_SECONDS.
+   */
+  maxWaitSeconds?: number;
   /** A ready client (tests); the fields above are then ignored except `session` and `currentTask`. */
   client?: ShroomsClient;
   /**
@@ -66,6 +74,8 @@ export interface ResolvedContext {
   session?: string;
   currentTask: () => string | undefined;
   progressIntervalMs: number;
+  /** The longest wait of ask_agent and task_status, s (see `McpToolContext.maxWaitSeconds`). */
+  maxWaitSeconds: number;
   /** The session's folder, absolute (see `McpToolContext.cwd`). */
   cwd: string;
   /** The hosting bridge and the session it serves (see `McpToolContext.worker`). */
@@ -95,5 +105,6 @@ export function resolveContext(ctx: McpToolContext = {}): ResolvedContext {
       ? { update: ctx.worker.update, ...(ctx.worker.asked ? { asked: ctx.worker.asked } : {}), machine: ctx.machine, session: bare }
       : undefined;
   const cwd = resolve(ctx.cwd ?? process.cwd());
-  return { client, session, currentTask, progressIntervalMs, cwd, ...(worker ? { worker } : {}) };
+  const maxWaitSeconds = Math.min(ctx.maxWaitSeconds ?? settings.SHROOMS_ASK_MAX_WAIT_SECONDS ?? MAX_WAIT_SECONDS, MAX_WAIT_SECONDS);
+  return { client, session, currentTask, progressIntervalMs, maxWaitSeconds, cwd, ...(worker ? { worker } : {}) };
 }

@@ -12,7 +12,9 @@ port; loopback only), for pi's extension. \`shrooms-agent config\` prints both s
 
 Environment: SHROOMS_AGENT_SESSION (the session the tools serve), SHROOMS_MACHINE,
 SHROOMS_GATEWAY_URL, SHROOMS_TASK_ID and TRACEPARENT (inside a task), SHROOMS_ASK_PROGRESS_MS
-(progress interval while ask_agent waits, default 15000). Schedules go through the gateway.
+(progress interval while ask_agent waits, default 15000), SHROOMS_ASK_MAX_WAIT_SECONDS (the longest
+wait of ask_agent and task_status, 1-600, default 600: keep it below your agent's own MCP tool
+timeout). Schedules go through the gateway.
 `;
 
 export const mcpCommand: Pick<Command, 'run'> = {

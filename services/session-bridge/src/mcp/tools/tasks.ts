@@ -29,7 +29,9 @@ async function keepChild(ctx: ResolvedContext, child: string, t: Task): Promise<
 }
 
 /** Follows a task with progress notifications, then answers with its summary. */
-async function follow(ctx: ResolvedContext, ref: TaskRef, first: Task, seconds: number, extra: ToolExtra) {
+async function follow(ctx: ResolvedContext, ref: TaskRef, first: Task, asked: number, extra: ToolExtra) {
+  // Never past the agent's own tool timeout (ctx.maxWaitSeconds): it would end the call without the answer.
+  const seconds = Math.min(asked, ctx.maxWaitSeconds);
   let task = first;
   let settled = false;
   if (seconds > 0) {
@@ -78,7 +80,7 @@ export function registerTaskTools(server: McpServer, ctx: ResolvedContext): void
       tool(async () => {
         const sent = await ctx.client.send({ to, text, task, idPrefix: 'mcp' });
         await keepChild(ctx, sent.ref.task, sent.task);
-        return follow(ctx, sent.ref, sent.task, wait ? (wait_seconds ?? MAX_WAIT_SECONDS) : 0, extra);
+        return follow(ctx, sent.ref, sent.task, wait ? (wait_seconds ?? ctx.maxWaitSeconds) : 0, extra);
       }),
   );
 
