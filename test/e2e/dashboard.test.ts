@@ -46,7 +46,16 @@ async function phonePage(): Promise<Page> {
     const s = createServer((req, res) => {
       const u = new URL(req.url!);
       const out = request(
-        { host: u.hostname, port: u.port, path: u.pathname + u.search, method: req.method, headers: req.headers, localAddress: PHONE },
+        // A connection of its own per request (`agent: false`): no socket the pool kept is reused under a page's load.
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname + u.search,
+          method: req.method,
+          headers: req.headers,
+          localAddress: PHONE,
+          agent: false,
+        },
         (up) => {
           res.writeHead(up.statusCode!, up.headers);
           up.pipe(res);
