@@ -72,8 +72,16 @@ async function phonePage(): Promise<Page> {
     // `<-loopback>` takes loopback out of Chromium's implicit bypass list: the gateway is on 127.0.0.1.
     proxy: { server: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, bypass: '<-loopback>' },
   });
-  return context.newPage();
+  const p = await context.newPage();
+  // What the page itself saw, said when it does not go live (a rare failure: docs in the test below).
+  const seen: string[] = [];
+  p.on('console', (m) => seen.push(`console ${m.type()}: ${m.text()}`));
+  p.on('pageerror', (e) => seen.push(`pageerror: ${e.message}`));
+  p.on('requestfailed', (r) => seen.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
+  phoneSaw.set(p, seen);
+  return p;
 }
+const phoneSaw = new WeakMap<Page, string[]>();
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM))
@@ -287,7 +295,9 @@ it('shows another device Cancel only on the task it asked for, and its cancel is
   const phone = await phonePage();
   await send('victim', 'v-owner', 'a job of this machine');
   await phone.goto(`${mesh.gatewayUrl}/dashboard#tasks?agent=testbox%2Fvictim`);
-  await phone.waitForSelector('#live[data-live="1"]');
+  await phone.waitForSelector('#live[data-live="1"]').catch((err: Error) => {
+    throw new Error(`${err.message}\nthe phone's page saw:\n${(phoneSaw.get(phone) ?? []).join('\n') || '(nothing)'}`);
+  });
   // The phone asks for a task from its own page (same origin, JSON): the gateway names it `phone.home`.
   const asked: any = await phone.evaluate(
     async ([url, body]) =>
