@@ -19,7 +19,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { BUCKETS, keys, kvSubject } from '@shrooms/protocol';
+import { BUCKETS, keys, kvSubject, occurrenceMessageId } from '@shrooms/protocol';
 import {
   eventually,
   netnsUnavailable,
@@ -306,16 +306,33 @@ describe.skipIf(why !== undefined)(`trust across the mesh${why ? ` (skipped: ${w
           laptop,
           'auto',
           'SendMessage',
-          msg(
-            `sched-fake-${Date.now()}`,
-            'run me',
-            {},
-            { 'shrooms/from': 'laptop/agent', 'shrooms/schedule': 'fake', 'shrooms/occurrence': at },
-          ),
+          msg(`fake-${Date.now()}`, 'run me', {}, { 'shrooms/from': 'laptop/agent', 'shrooms/schedule': 'fake', 'shrooms/occurrence': at }),
         )
       ).result.task;
       expect(t.metadata['shrooms/held']).toBe(true);
       expect(t.metadata['shrooms/schedule']).toBeUndefined();
+    });
+
+    it("a device cannot send a schedule's occurrence before the scheduler: refused, the scheduler's own send is the task", async () => {
+      // The laptop schedules a task on box/auto a few seconds ahead, then sends its occurrence first,
+      // exactly as the scheduler will (its id, prompt and metadata, while the record stands at it).
+      const at = new Date(Date.now() + 4000).toISOString();
+      const s = (await rpcFrom(laptop, '', 'CreateSchedule', { recipients: ['box/auto'], prompt: 'who asked?', at })).result.schedule;
+      const id = occurrenceMessageId(s.id, s.next.at);
+      const squat = await rpcFrom(
+        laptop,
+        'auto',
+        'SendMessage',
+        msg(id, 'who asked?', {}, { 'shrooms/schedule': s.id, 'shrooms/occurrence': s.next.at }),
+      );
+      expect(squat.error?.data?.[0]).toMatchObject({
+        reason: 'ACTION_FORBIDDEN',
+        metadata: { action: 'send_scheduled', device: 'laptop.home' },
+      });
+      // The scheduler's send is the task, asked by its machine for the laptop's schedule.
+      const t = await until('auto', `auto:${id}`, (x) => x.metadata['shrooms/schedule'] === s.id);
+      expect(t.metadata).toMatchObject({ 'shrooms/device': 'box', 'shrooms/occurrence': s.next.at });
+      expect(t.metadata['shrooms/scheduled_by']).toContain('laptop.home');
     });
 
     it('a blank parent does not reset the depth: the claimed session’s current task is the parent', async () => {

@@ -156,6 +156,7 @@ export {
 export {
   formatRepeat,
   formatWallTime,
+  isScheduledMessageId,
   MAX_DELAY_MS,
   occurrenceMessageId,
   parseDelay,
@@ -164,6 +165,7 @@ export {
   occurrenceStamp,
   parseRepeat,
   RepeatSyntaxError,
+  SCHEDULED_MESSAGE_ID_PREFIX,
   scheduledByLine,
 } from './schedule-text.js';
 export { DEFAULT_SIGNAL_TTL_MS, type Signal, SignalSchema, signalFreshness } from './signals.js';

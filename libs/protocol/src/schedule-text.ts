@@ -143,12 +143,20 @@ export function occurrenceStamp(at: string | number): string {
     .replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** What every message id of the scheduler's starts with: a gateway takes no other sender's (docs/security.md). */
+export const SCHEDULED_MESSAGE_ID_PREFIX = 'sched-';
+
+/** Whether `messageId` has the form of an occurrence's or a result's (reserved for the scheduler). */
+export function isScheduledMessageId(messageId: string): boolean {
+  return messageId.startsWith(SCHEDULED_MESSAGE_ID_PREFIX);
+}
+
 /**
  * The message id of one occurrence: the same for every send of it (a resend after a crash or by the
  * other replica is the same task), distinct for every occurrence. At most 6 + 64 + 1 + 16 characters.
  */
 export function occurrenceMessageId(scheduleId: string, at: string | number): string {
-  return `sched-${scheduleId}-${occurrenceStamp(at)}`;
+  return `${SCHEDULED_MESSAGE_ID_PREFIX}${scheduleId}-${occurrenceStamp(at)}`;
 }
 
 /**

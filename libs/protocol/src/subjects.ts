@@ -21,7 +21,8 @@
  *   KV shrooms_signals    the signal field; key M.S; bucket TTL makes unrenewed signals fade
  *   KV shrooms_guard      loop-guard windows; key rate.D.M.S and budget.D.M.S (D = device)
  *   KV shrooms_guard_policy  allow-list rules set through the guard's control endpoint; key M.S (S may be `*`)
- *   KV shrooms_schedules  schedules; key = schedule id
+ *   KV shrooms_schedules  schedules; key = schedule id; and `_schedulers.M`: machine M runs a scheduler
+ *                         (written by each replica; what lets M send a schedule's occurrences)
  *
  * No service subject starts with `$KV.` or sits under a stream's subjects, so JetStream never
  * answers a service request (it would ack it instead).
@@ -86,6 +87,8 @@ export const keys = {
   budget: (device: string, agent: string) => `budget.${t(device)}.${t(agent)}`,
   policy: (machine: string, session: string) => `${t(machine)}.${t(session)}`,
   schedule: (id: string) => t(id),
+  /** Machine M runs a scheduler replica. Never a schedule's key: that is one token, this is two. */
+  schedulerMachine: (machine: string) => `_schedulers.${t(machine)}`,
 } as const;
 
 /** The subject a KV put is published on, for live watchers over core NATS. */

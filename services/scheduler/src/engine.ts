@@ -51,6 +51,11 @@ export interface EngineDeps {
   resolveGateway: ResolveGateway;
   /** Reads a task's state from the ledger (results for `replyTo`); absent = results not sent back. */
   readTask?: ReadTask;
+  /**
+   * Says in the bucket that this machine runs a scheduler (store `announce`), at start and again on
+   * each rescan (an operator may have removed it); gateways take occurrences only from such a machine.
+   */
+  announce?: () => Promise<void>;
   log: Logger;
   config: EngineConfig;
   /** The clock, ms (tests of the engine in-process may drive it). */
@@ -178,6 +183,7 @@ export class Engine {
     // while the read ran (remembered by `create` and the watch) is not in it, and the watch has
     // nothing more to say about it; dropped, it would not fire until the next rescan.
     const before = new Set(this.cache.keys());
+    await this.d.announce?.();
     const all = await this.d.store.all();
     const seen = new Set<string>();
     const now = this.now();

@@ -1,5 +1,5 @@
 import { jetstreamManager } from '@nats-io/jetstream';
-import { BUCKETS } from '@shrooms/protocol';
+import { BUCKETS, keys } from '@shrooms/protocol';
 import { startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildSchedule } from './create.js';
@@ -64,4 +64,19 @@ it('reads a big bucket at most 64 values at a time', async () => {
   } finally {
     store.kv.get = get;
   }
+});
+
+it('says a machine runs a scheduler once, says it again once it was removed, and lists no schedule of it', async () => {
+  const key = keys.schedulerMachine('home');
+  await store.announce('home', 'home-1');
+  const first = await store.kv.get(key);
+  expect(first?.json()).toMatchObject({ machine: 'home', replica: 'home-1' });
+  // A second replica of the machine, or the next rescan: nothing new written.
+  await store.announce('home', 'home-2');
+  expect((await store.kv.get(key))?.revision).toBe(first!.revision);
+  // An operator removed it (`nats kv del`): the next rescan's announce writes it back.
+  await store.kv.delete(key);
+  await store.announce('home', 'home-2');
+  expect((await store.kv.get(key))?.json()).toMatchObject({ machine: 'home', replica: 'home-2' });
+  expect((await store.all()).some((s) => s.schedule.id.includes('home'))).toBe(false);
 });

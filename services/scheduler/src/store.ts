@@ -109,6 +109,18 @@ export class ScheduleStore implements ScheduleStorePort {
     return out;
   }
 
+  /**
+   * Says that `machine` runs a scheduler (key `_schedulers.MACHINE`), unless it is said already:
+   * a gateway takes a schedule's occurrences and results only from a machine named so
+   * (gateway tasks/scheduled.ts). Only the scheduler's NATS user may write the bucket.
+   */
+  async announce(machine: string, replica: string): Promise<void> {
+    const key = keys.schedulerMachine(machine);
+    const e = await this.kv.get(key);
+    if (e && e.operation === 'PUT' && e.value.length > 0) return;
+    await this.kv.put(key, enc.encode(JSON.stringify({ machine, replica, since: new Date().toISOString() })));
+  }
+
   /** Purges a schedule only if it is still at `revision` (compare-and-set, like every change). */
   async remove(id: string, revision: number): Promise<void> {
     await casPurge(this.kv, keys.schedule(id), revision);

@@ -7,6 +7,8 @@
  *   read               any device of the mesh (GetTask, ListTasks, SubscribeToTask, ListSchedules, the dashboard)
  *   list_agents        any device of the mesh (/agents, cards, the dashboard's agents)
  *   send               any device of the mesh (a new task, a schedule); the guard decides the rest
+ *   send_scheduled     a new task with a scheduler's message id (`sched-…`): only a machine that
+ *                      runs a scheduler, with an occurrence or result its schedule stands at
  *   cancel             the device that asked for the task, or the session owner's machine
  *   answer             the device that asked for the task, or the owner's machine (INPUT_REQUIRED)
  *   answer_permission  only the session owner's machine (a permission prompt of the worker)
@@ -20,11 +22,22 @@
  * with the viewer as the caller. An unnamed source never gets this far: every route but health
  * refuses it (doors/).
  */
-import { META, ShroomsError, parseAgent, type Task } from '@shrooms/protocol';
+import { META, SCHEDULED_MESSAGE_ID_PREFIX, ShroomsError, parseAgent, type Task } from '@shrooms/protocol';
 import type { Caller } from '../tasks/caller.js';
 
 export type Action =
-  'read' | 'list_agents' | 'send' | 'cancel' | 'answer' | 'answer_permission' | 'ack' | 'release' | 'reject' | 'control' | 'update';
+  | 'read'
+  | 'list_agents'
+  | 'send'
+  | 'send_scheduled'
+  | 'cancel'
+  | 'answer'
+  | 'answer_permission'
+  | 'ack'
+  | 'release'
+  | 'reject'
+  | 'control'
+  | 'update';
 
 /**
  * What a rule may look at: the caller, the machine (and session) acted on, and for task actions the
@@ -34,11 +47,18 @@ export interface Target {
   machine: string;
   session?: string;
   task?: Pick<Task, 'id' | 'status' | 'metadata'>;
+  /**
+   * For `send_scheduled`: the schedule's record stands at the request (an occurrence or a result)
+   * and the caller's machine runs a scheduler (tasks/scheduled.ts).
+   */
+  proven?: boolean;
 }
 
 export interface Rule {
   /** Who may, in words (error messages and docs/security.md). */
   who: string;
+  /** What the action is, in words, when its name does not say it. */
+  does?: string;
   allows(caller: Caller, target: Target): boolean;
 }
 
@@ -57,6 +77,11 @@ export const RULES: Readonly<Record<Action, Rule>> = {
   read: anyDevice(),
   list_agents: anyDevice(),
   send: anyDevice(),
+  send_scheduled: {
+    who: 'the scheduler, from a machine that runs one and with an occurrence or result its schedule stands at,',
+    does: `send a message id starting with ${SCHEDULED_MESSAGE_ID_PREFIX} to`,
+    allows: (_c, t) => t.proven === true,
+  },
   cancel: askerOrOwner(),
   answer: askerOrOwner(),
   answer_permission: owner(),
@@ -94,7 +119,7 @@ export function authorize(action: Action, caller: Caller, target: Target): void 
   // task_update keeps its own code (clients and tests already know it); every other rule shares one.
   throw new ShroomsError(
     action === 'update' ? 'UPDATE_FORBIDDEN' : 'ACTION_FORBIDDEN',
-    `only ${rule.who} may ${action.replace('_', ' ')} ${what}; this is ${who}`,
+    `only ${rule.who} may ${rule.does ?? action.replace('_', ' ')} ${what}; this is ${who}`,
     {
       action,
       rule: rule.who,

@@ -1,8 +1,9 @@
 /**
  * A request proves it comes from a schedule only by matching the schedule record (which only the
  * scheduler's credential writes), against a real nats-server: occurrences the record stands at and
- * results it awaits, with their derived ids, pass; a forged result id, a past instant the schedule
- * never reached, a result nobody awaits or a metadata claim do not.
+ * results it awaits, with their derived ids, pass — from a machine the bucket names as running a
+ * scheduler only; a forged result id, a past instant the schedule never reached, a result nobody
+ * awaits, a metadata claim or any other sender do not.
  */
 import { Kvm, type KV } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -71,12 +72,15 @@ let nats: NatsWithConnection;
 let nc: NatsConnection;
 let kv: KV;
 let prove: ScheduleProof;
+/** The machine whose scheduler sends (the bucket names it); the target sessions live elsewhere. */
+const scheduler = { machine: 'box' };
 
 beforeAll(async () => {
   nats = await startNatsWithConnection();
   nc = nats.nc;
   kv = await new Kvm(nc).create(BUCKETS.schedules, { history: 1 });
   await kv.put(keys.schedule(ID), JSON.stringify(schedule));
+  await kv.put(keys.schedulerMachine(scheduler.machine), JSON.stringify({ machine: scheduler.machine, replica: 'box-1' }));
   // Now: two days after the last occurrence, the next one still ahead.
   prove = scheduleProof(nc, () => Date.parse('2026-12-03T00:00:00Z'));
 });
@@ -90,13 +94,13 @@ describe('schedule proof', () => {
   const webapp = { machine: 'laptop', session: 'webapp' };
 
   it('takes an occurrence with its derived id and the prompt, to a recipient', async () => {
-    await expect(prove(occurrence(AT), review)).resolves.toMatchObject({ kind: 'occurrence', occurrence: AT });
-    await expect(prove(params(occurrenceMessageId(ID, AT), 'something else'), review)).resolves.toBeUndefined();
+    await expect(prove(occurrence(AT), review, scheduler)).resolves.toMatchObject({ kind: 'occurrence', occurrence: AT });
+    await expect(prove(params(occurrenceMessageId(ID, AT), 'something else'), review, scheduler)).resolves.toBeUndefined();
   });
 
   it('does not take a past instant the schedule is not at as an occurrence, however well its id is derived', async () => {
     for (const at of [EARLIER, LONG_AGO, '2026-12-01T08:00:01.000Z']) {
-      await expect(prove(occurrence(at), review), at).resolves.toBeUndefined();
+      await expect(prove(occurrence(at), review, scheduler), at).resolves.toBeUndefined();
     }
   });
 
@@ -116,10 +120,10 @@ describe('schedule proof', () => {
       ),
     );
     for (const at of [AT, leased, retried, next]) {
-      await expect(prove(occurrence(at, id), review), at).resolves.toMatchObject({ kind: 'occurrence', occurrence: at });
+      await expect(prove(occurrence(at, id), review, scheduler), at).resolves.toMatchObject({ kind: 'occurrence', occurrence: at });
     }
     // The same instant written with another offset is the same occurrence; the record's string is the one kept.
-    await expect(prove(occurrence('2026-12-01T09:00:00+01:00', id), review)).resolves.toMatchObject({ occurrence: AT });
+    await expect(prove(occurrence('2026-12-01T09:00:00+01:00', id), review, scheduler)).resolves.toMatchObject({ occurrence: AT });
   });
 
   it('reads the record once more when it does not stand at the occurrence yet (a replica behind the scheduler)', async () => {
@@ -132,12 +136,12 @@ describe('schedule proof', () => {
       await kv.put(keys.schedule(id), JSON.stringify(record(id, { lease: { by: 'replica-1', until: NEXT, occurrence: late } })));
     };
     const proveAgain = scheduleProof(nc, () => Date.parse('2026-12-03T00:00:00Z'), claimed);
-    await expect(proveAgain(occurrence(late, id), review)).resolves.toMatchObject({ kind: 'occurrence', occurrence: late });
+    await expect(proveAgain(occurrence(late, id), review, scheduler)).resolves.toMatchObject({ kind: 'occurrence', occurrence: late });
   });
 
   it("gives a proven occurrence the schedule's metadata, whatever the request says of itself", async () => {
     const line = scheduledByLine(schedule.owner, AT, schedule.rule.zone);
-    await expect(prove(occurrence(AT), review)).resolves.toMatchObject({
+    await expect(prove(occurrence(AT), review, scheduler)).resolves.toMatchObject({
       metadata: {
         [META.schedule]: ID,
         [META.occurrence]: AT,
@@ -150,30 +154,45 @@ describe('schedule proof', () => {
     const late = scheduledByLine(schedule.owner, AT, schedule.rule.zone, true);
     const sentLate = occurrence(AT);
     sentLate.metadata![META.scheduledBy] = late;
-    await expect(prove(sentLate, review)).resolves.toMatchObject({ metadata: { [META.scheduledBy]: late } });
+    await expect(prove(sentLate, review, scheduler)).resolves.toMatchObject({ metadata: { [META.scheduledBy]: late } });
   });
 
   it("takes a result only with the id derived from the occurrence and one of the schedule's recipients", async () => {
-    await expect(prove(params(resultMessageId(ID, AT, 'pi5/review'), 'done'), webapp)).resolves.toMatchObject({ kind: 'result' });
+    await expect(prove(params(resultMessageId(ID, AT, 'pi5/review'), 'done'), webapp, scheduler)).resolves.toMatchObject({
+      kind: 'result',
+    });
     for (const forged of [`${occurrenceMessageId(ID, AT)}-re-forged`, resultMessageId(ID, AT, 'laptop/other')]) {
-      await expect(prove(params(forged, 'done'), webapp), forged).resolves.toBeUndefined();
+      await expect(prove(params(forged, 'done'), webapp, scheduler), forged).resolves.toBeUndefined();
     }
     // The right id to anyone but replyTo is not a result either.
-    await expect(prove(params(resultMessageId(ID, AT, 'pi5/review'), 'done'), review)).resolves.toBeUndefined();
+    await expect(prove(params(resultMessageId(ID, AT, 'pi5/review'), 'done'), review, scheduler)).resolves.toBeUndefined();
   });
 
   it("takes a result only while the recipient's task of that occurrence awaits it", async () => {
     // pi5/audit is a recipient, but its task of AT was refused: no result of it is awaited.
-    await expect(prove(params(resultMessageId(ID, AT, 'pi5/audit'), 'done'), webapp)).resolves.toBeUndefined();
+    await expect(prove(params(resultMessageId(ID, AT, 'pi5/audit'), 'done'), webapp, scheduler)).resolves.toBeUndefined();
     // pi5/review's result of an earlier occurrence was sent already (the scheduler dropped it from awaiting).
-    await expect(prove(params(resultMessageId(ID, EARLIER, 'pi5/review'), 'done', EARLIER), webapp)).resolves.toBeUndefined();
+    await expect(prove(params(resultMessageId(ID, EARLIER, 'pi5/review'), 'done', EARLIER), webapp, scheduler)).resolves.toBeUndefined();
+  });
+
+  it('takes neither an occurrence nor a result from a machine that runs no scheduler, or no longer', async () => {
+    const result = params(resultMessageId(ID, AT, 'pi5/review'), 'done');
+    for (const machine of ['laptop', 'pi5']) {
+      await expect(prove(occurrence(AT), review, { machine }), machine).resolves.toBeUndefined();
+      await expect(prove(result, webapp, { machine }), machine).resolves.toBeUndefined();
+    }
+    // An operator takes a machine's scheduler out of the bucket: it proves nothing more.
+    await kv.put(keys.schedulerMachine('old'), JSON.stringify({ machine: 'old' }));
+    await expect(prove(occurrence(AT), review, { machine: 'old' })).resolves.toMatchObject({ kind: 'occurrence' });
+    await kv.delete(keys.schedulerMachine('old'));
+    await expect(prove(occurrence(AT), review, { machine: 'old' })).resolves.toBeUndefined();
   });
 
   it('answers NATS_UNAVAILABLE, not "ordinary request", when the schedule cannot be read', async () => {
     const lost = await connect({ servers: nats.url });
     const proveOnLost = scheduleProof(lost, () => Date.parse(AT));
     await lost.close();
-    await expect(proveOnLost(occurrence(AT), review)).rejects.toMatchObject({ key: 'NATS_UNAVAILABLE' });
+    await expect(proveOnLost(occurrence(AT), review, scheduler)).rejects.toMatchObject({ key: 'NATS_UNAVAILABLE' });
   });
 
   it("keeps of a result's metadata only which schedule and occurrence it answers", () => {

@@ -9,8 +9,12 @@
  * moves `next` on and records `last`). A result: the target is the schedule's `replyTo`, the id the
  * one derived from the occurrence and a recipient (resultMessageId), and that recipient's task of
  * that occurrence is still `awaiting` its result (the scheduler drops the entry only once the result
- * was sent). Anyone sending exactly that asks for exactly the scheduled task (the same message id
- * is the same task), so it gains nothing by sending it; any other past instant is no occurrence.
+ * was sent). And either is proven only when its sender is a machine that runs a scheduler: one the
+ * schedule bucket names (`_schedulers.MACHINE`, written by each scheduler replica). The ledger keys a
+ * task by its message id, so whoever sent an occurrence's id first would be its asker (able to
+ * cancel it) and the scheduler's own send only a resend; whoever sent a result's id first would
+ * have put their words in the result's place. The gateway refuses any other use of such an id
+ * (service.ts, rule `send_scheduled`).
  *
  * What a proven occurrence says of itself is derived from the record as well (`metadata`): the
  * scheduler's own metadata, so the client's claims of who scheduled it and for whom count for nothing.
@@ -31,6 +35,7 @@ import {
 } from '@shrooms/protocol';
 import { isNatsOutage, natsUnavailable, type NatsConnection } from '@shrooms/runtime';
 import type { z } from 'zod';
+import type { Caller } from './caller.js';
 
 /** A proven occurrence, with the metadata its schedule gives it (what the scheduler sends). */
 export interface ProvenOccurrence {
@@ -55,6 +60,7 @@ export interface ProvenResult {
 export type ScheduleProof = (
   params: SendMessageParams,
   target: { machine: string; session: string },
+  caller: Pick<Caller, 'machine'>,
 ) => Promise<ProvenOccurrence | ProvenResult | undefined>;
 
 /** The parts of a schedule the proof reads (the record has more; they may change without harm). */
@@ -122,22 +128,36 @@ export function scheduleProof(
 ): ScheduleProof {
   let kv: Promise<KV> | undefined;
 
-  /** The schedule as stored; undefined when there is none (or none that parses), or it is canceled. */
-  async function readSchedule(id: string): Promise<ProofRecord | undefined> {
+  /** The bucket's value at `key`, or undefined when it has none. */
+  async function read(key: string, what: string): Promise<unknown> {
     let entry;
     try {
       kv ??= new Kvm(nc).open(BUCKETS.schedules, { allow_direct: true });
-      entry = await (await kv).get(keys.schedule(id));
+      entry = await (await kv).get(key);
     } catch (err) {
       kv = undefined;
-      // Not able to read the schedule is not "no such schedule": an occurrence taken as an ordinary
-      // request would lose its schedule and be held or counted like one. The scheduler retries.
-      if (isNatsOutage(err)) throw natsUnavailable(`could not read schedule ${id} to check the occurrence; nothing was changed`);
+      // Not able to read the schedule is not "no such schedule": the scheduler's own occurrence
+      // would be refused. It retries on NATS_UNAVAILABLE.
+      if (isNatsOutage(err)) throw natsUnavailable(`could not read ${what} to check the occurrence; nothing was changed`);
       return undefined;
     }
     if (!entry || entry.operation !== 'PUT' || entry.value.length === 0) return undefined;
-    const s = ProofSchema.safeParse(entry.json<unknown>());
+    try {
+      return entry.json<unknown>();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The schedule as stored; undefined when there is none (or none that parses), or it is canceled. */
+  async function readSchedule(id: string): Promise<ProofRecord | undefined> {
+    const s = ProofSchema.safeParse(await read(keys.schedule(id), `schedule ${id}`));
     return s.success && s.data.state !== 'canceled' ? s.data : undefined;
+  }
+
+  /** Whether the bucket names `machine` as one that runs a scheduler (written by the scheduler only). */
+  async function runsScheduler(machine: string): Promise<boolean> {
+    return (await read(keys.schedulerMachine(machine), `whether ${machine} runs a scheduler`)) !== undefined;
   }
 
   /**
@@ -159,7 +179,11 @@ export function scheduleProof(
     }
   }
 
-  return async function proveScheduled(params, target) {
+  /** What the schedule's record says the request is, whoever sent it. */
+  async function proveRecord(
+    params: SendMessageParams,
+    target: { machine: string; session: string },
+  ): Promise<ProvenOccurrence | ProvenResult | undefined> {
     const md = { ...params.message.metadata, ...params.metadata };
     const id = md[META.schedule];
     const at = md[META.occurrence];
@@ -187,5 +211,10 @@ export function scheduleProof(
       (s) => awaitedResult(id, s, instant, mid),
     );
     return found ? { kind: 'result', schedule: id, occurrence: at } : undefined;
+  }
+
+  return async function proveScheduled(params, target, caller) {
+    const proof = await proveRecord(params, target);
+    return proof && (await runsScheduler(caller.machine)) ? proof : undefined;
   };
 }

@@ -10,6 +10,7 @@ import {
   ShroomsError,
   isInterrupted,
   isTerminal,
+  isScheduledMessageId,
   parseAgent,
   parseTaskName,
   type DeliverRequest,
@@ -128,7 +129,7 @@ export class TaskService {
   ): Promise<{ stored: Stored; key: string }> {
     validateMessage(params.message, this.d.limits, params.metadata);
     const proof =
-      !params.message.taskId && this.d.scheduled ? await this.d.scheduled(params, { machine: this.machine, session }) : undefined;
+      !params.message.taskId && this.d.scheduled ? await this.d.scheduled(params, { machine: this.machine, session }, caller) : undefined;
     // A proven occurrence has its schedule's metadata as the record gives it, and speaks for the
     // schedule's owner (as the scheduler sends it), whatever the request claims; a result keeps just
     // which schedule and occurrence it answers; from anyone else the mesh's keys are dropped.
@@ -149,6 +150,9 @@ export class TaskService {
       return { stored, key };
     }
     authorize('send', asker, { machine: this.machine, session });
+    // The scheduler's message ids are its own: taken by another, the ledger would make that sender
+    // the occurrence's asker, or put its words in a result's place (scheduled.ts).
+    if (isScheduledMessageId(message.messageId)) authorize('send_scheduled', caller, { machine: this.machine, session, proven: !!proof });
     const key = this.keyOfSend(session, params);
     // A resend is a key the session's listing index has seen (it follows the ledger, and this
     // gateway's own deliveries are applied to it at once): a key it never saw costs no read (until
