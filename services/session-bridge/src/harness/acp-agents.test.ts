@@ -22,9 +22,10 @@ describe('the ACP agent presets', () => {
     expect(() => acpAgent({ agent: 'qwen' })).toThrow(/--agent gemini\|opencode\|codex or --agent-command/);
   });
 
-  it("ends the session's tool waits a minute before Gemini CLI's own 10-minute tool timeout, and leaves the others' waits alone", () => {
+  it("ends the session's tool waits a minute before Gemini CLI's and Codex's own tool timeouts, and leaves OpenCode's alone", () => {
     expect(toolWaitSeconds({ agent: 'gemini' })).toBe(540);
-    expect([toolWaitSeconds({ agent: 'opencode' }), toolWaitSeconds({ agent: 'codex' })]).toEqual([undefined, undefined]);
+    expect(toolWaitSeconds({ agent: 'codex' })).toBe(240);
+    expect(toolWaitSeconds({ agent: 'opencode' })).toBeUndefined();
     expect(toolWaitSeconds({ agent: 'gemini', agentCommand: 'my-agent --acp' })).toBeUndefined();
   });
 

@@ -3,7 +3,8 @@
  * line (`--agent-command "…"`). A preset knows what the protocol leaves to each agent: where its
  * executable is, how the model endpoint and key reach it, how the system-prompt note gets in, and
  * which of its permission requests are for our own bookkeeping tools (answered without asking).
- * Checked against Gemini CLI 0.61.0, OpenCode 1.18.33 and codex-acp 0.16.0.
+ * Checked against Gemini CLI 0.61.0, OpenCode 1.18.33 and codex-acp 0.16.0 (their MCP tool timeouts: read in
+ * their code, below).
  */
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -105,6 +106,9 @@ export const gemini: AcpAgent = {
  */
 export const opencode: AcpAgent = {
   name: 'opencode',
+  // No toolTimeoutSeconds: OpenCode calls MCP tools with the SDK's 60 s request timeout but
+  // `resetTimeoutOnProgress` and no total cap, and a waiting ask_agent sends progress every
+  // SHROOMS_ASK_PROGRESS_MS (15 s), so a wait runs its whole length.
   async launch(o) {
     const home = o.env.HOME ?? join(o.stateDir, 'opencode-home');
     await mkdir(home, { recursive: true });
@@ -160,6 +164,10 @@ export const opencode: AcpAgent = {
  */
 export const codex: AcpAgent = {
   name: 'codex',
+  // codex-acp gives the MCP servers of `session/new` no `tool_timeout_sec`, and Codex then ends a
+  // call after its DEFAULT_TOOL_TIMEOUT, 300 s (codex-rs codex-mcp rmcp_client.rs, the build
+  // codex-acp 0.16.0 bundles); a hard timeout, progress does not extend it.
+  toolTimeoutSeconds: 300,
   async launch(o) {
     const home = o.env.CODEX_HOME ?? join(o.stateDir, 'codex-home');
     const own = o.env.CODEX_HOME === undefined;
