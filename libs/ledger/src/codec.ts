@@ -1,6 +1,6 @@
 /** A ledger entry as the bucket holds it: JSON, at most `taskBytes` long. */
 import { ShroomsError } from '@shrooms/protocol';
-import type { LedgerEntry, Stored } from './entry.js';
+import { stamped, type LedgerEntry, type Stored } from './entry.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -23,6 +23,19 @@ export function encode(entry: LedgerEntry, taskBytes: number): Uint8Array {
     });
   }
   return data;
+}
+
+/** An entry ready to write: as stored (`w` with this write's id last), its id and its bytes. */
+export interface Encoded {
+  entry: LedgerEntry;
+  id: string;
+  data: Uint8Array;
+}
+
+/** `entry` as one write over `base` (none: a create) stores it, with its write ids (`LedgerEntry.w`), and its bytes. */
+export function encodeWrite(entry: LedgerEntry, base: LedgerEntry | undefined, taskBytes: number): Encoded {
+  const s = stamped(entry, base);
+  return { ...s, data: encode(s.entry, taskBytes) };
 }
 
 /** A task as stored, or null for a delete, an empty value or a key that holds no task. */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { StreamResponse, Task } from '@shrooms/protocol';
 
 /**
@@ -16,6 +17,21 @@ export interface LedgerEntry {
    * and a stream that saw `from` passes them all on instead of taking a gap for missed changes.
    */
   from?: number;
+  /**
+   * Ids of the last writes that made this entry, newest last (at most WRITE_IDS): a write whose
+   * acknowledgement was lost finds its id here when another writer's change is already on top of
+   * it, and so knows it was stored (write.ts) instead of applying its change a second time.
+   */
+  w?: string[];
+}
+
+/** Write ids an entry keeps (`LedgerEntry.w`): more writes on top of a lost acknowledgement than one read-back sees. */
+export const WRITE_IDS = 4;
+
+/** `entry` as one write over `base` (none for a create) makes it: `base`'s write ids, this write's fresh one last. */
+export function stamped(entry: LedgerEntry, base: LedgerEntry | undefined): { entry: LedgerEntry; id: string } {
+  const id = randomBytes(6).toString('base64url');
+  return { entry: { ...entry, w: [...(base?.w ?? []).slice(1 - WRITE_IDS), id] }, id };
 }
 
 /** The version an entry's events start after (see `LedgerEntry.from`). */

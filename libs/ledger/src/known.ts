@@ -4,6 +4,7 @@
  * Ledger's own, in a file of their own.
  */
 import { ShroomsError } from '@shrooms/protocol';
+import type { Encoded } from './codec.js';
 import type { LedgerEntry, Stored } from './entry.js';
 import type { OwnWrites } from './own-writes.js';
 import { onCreate, type Change, type DeferredChanges, type Held } from './deferred.js';
@@ -12,9 +13,13 @@ import { onCreate, type Change, type DeferredChanges, type Held } from './deferr
 export interface KnownWriter {
   own: OwnWrites;
   deferred: DeferredChanges;
-  encode(entry: LedgerEntry): Uint8Array;
-  /** One write with its retries: a create (`expected` 0) or a compare-and-set; null when refused. */
-  write(key: string, data: Uint8Array, expected: number): Promise<number | null>;
+  /** The entry as one write over `base` (none: a create) stores it, with its write ids, and its bytes; LIMIT_EXCEEDED when too big. */
+  encode(entry: LedgerEntry, base: LedgerEntry | undefined): Encoded;
+  /**
+   * One write with its retries: a create (`expected` 0) or a compare-and-set; the entry stored (or
+   * the key as it stands when another's change is on top of this stored write), null when refused.
+   */
+  write(key: string, encoded: Encoded, expected: number): Promise<Stored | null>;
   /** Writes what is held for the key (its hold's wait ended). */
   due(key: string): void;
 }
@@ -37,24 +42,21 @@ export async function fromKnown(
   known: { revision: number; data: Uint8Array },
   change: Change,
 ): Promise<Stored | null> {
-  let next: LedgerEntry | null;
-  let data: Uint8Array;
+  let encoded: Encoded;
   try {
-    next = change(parseKnown(known));
+    const base = parseKnown(known);
+    const next = change(base);
     if (!next) return null;
-    data = w.encode(next);
+    encoded = w.encode(next, base);
   } catch {
     return null;
   }
-  const revision = await w.write(key, data, known.revision).catch((err: unknown) => {
+  const stored = await w.write(key, encoded, known.revision).catch((err: unknown) => {
     w.own.forget(key);
     throw err;
   });
-  if (revision === null) {
-    w.own.forget(key);
-    return null;
-  }
-  return w.own.stored({ key, revision, entry: next }, data);
+  if (!stored) w.own.forget(key);
+  return stored;
 }
 
 /**
@@ -71,11 +73,9 @@ export const refusedForGood = (err: unknown): boolean => err instanceof ShroomsE
  * is told, and `then` is for the caller to apply to what is stored).
  */
 export async function createHeld(w: KnownWriter, key: string, held: Held & { create: LedgerEntry }, then?: Change): Promise<Stored | null> {
-  let entry: LedgerEntry;
-  let data: Uint8Array;
+  let encoded: Encoded;
   try {
-    entry = onCreate(held.create, then);
-    data = w.encode(entry);
+    encoded = w.encode(onCreate(held.create, then), undefined);
   } catch (err) {
     // `then` refused (or made too big a task): the create alone still waits to be written. The
     // create alone too big is let go.
@@ -83,7 +83,7 @@ export async function createHeld(w: KnownWriter, key: string, held: Held & { cre
     else if (refusedForGood(err)) held.onError(err);
     throw err;
   }
-  const revision = await w.write(key, data, 0).catch((err: unknown) => {
+  const stored = await w.write(key, encoded, 0).catch((err: unknown) => {
     // A full ledger stays full for any retry soon: the task is refused, as a plain create is, and its
     // holder drops it; kept, it would be written whenever room came back, long after its sender was
     // told it was refused.
@@ -91,7 +91,7 @@ export async function createHeld(w: KnownWriter, key: string, held: Held & { cre
     else w.deferred.putBack(key, held, w.due);
     throw err;
   });
-  if (revision !== null) return w.own.stored({ key, revision, entry }, data);
+  if (stored) return stored;
   held.onError(new ShroomsError('INTERNAL', `task ${key} was stored by another writer before this process wrote its create`));
   return null;
 }

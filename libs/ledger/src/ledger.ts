@@ -19,7 +19,7 @@ import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shroo
 import { natsUnavailable, retryJetStream, type LinkState } from '@shrooms/runtime';
 import { merged, type LedgerEntry, type Stored } from './entry.js';
 import { OwnWrites } from './own-writes.js';
-import { decode, encode } from './codec.js';
+import { decode, encodeWrite, type Encoded } from './codec.js';
 import { watchTasks } from './watch.js';
 import { DeferredChanges, compose, type Change } from './deferred.js';
 import { createHeld, fromKnown, parseKnown, refusedForGood, type KnownWriter } from './known.js';
@@ -63,8 +63,8 @@ export class Ledger {
   private readonly known: KnownWriter = {
     own: this.own,
     deferred: this.deferred,
-    encode: (entry) => encode(entry, this.limits.taskBytes),
-    write: (key, data, expected) => this.write(key, data, expected),
+    encode: (entry, base) => encodeWrite(entry, base, this.limits.taskBytes),
+    write: (key, encoded, expected) => this.write(key, encoded, expected),
     due: (key) => this.due(key),
   };
 
@@ -148,17 +148,22 @@ export class Ledger {
     const writing = this.deferred.settled(key);
     if (writing) await writing;
     if (this.deferred.has(key)) await this.writeDeferred(key);
-    const data = encode(entry, this.limits.taskBytes);
-    const revision = await this.write(key, data, 0);
-    if (revision === null) return null;
-    return this.own.stored({ key, revision, entry }, data);
+    return this.write(key, encodeWrite(entry, undefined, this.limits.taskBytes), 0);
   }
 
-  /** One write, a create (`expected` 0) or a compare-and-set, with its retries (write.ts). */
-  private write(key: string, data: Uint8Array, expected: number): Promise<number | null> {
-    return this.own.sending(key, data, () =>
-      writeOnce(this.kv, key, data, expected, { refuse: (what) => this.refuseWhileAway(what), retained: this.retained }),
-    );
+  /**
+   * One write, a create (`expected` 0) or a compare-and-set, with its retries (write.ts): the entry
+   * as stored, null when refused (the key moved on) — or, when this write was stored but its
+   * acknowledgement lost and another writer's change is already on top of it, the key as it now
+   * stands (which holds this write's change).
+   */
+  private async write(key: string, e: Encoded, expected: number): Promise<Stored | null> {
+    const hooks = { refuse: (what: string) => this.refuseWhileAway(what), retained: this.retained };
+    const r = await this.own.sending(key, e.data, () => writeOnce(this.kv, key, e.data, expected, e.id, hooks));
+    if (r === null) return null;
+    if (typeof r === 'number') return this.own.stored({ key, revision: r, entry: e.entry }, e.data);
+    this.own.saw(key, r.revision);
+    return decode(r);
   }
 
   /** NATS_UNAVAILABLE at once while this process's NATS link says the connection is lost. */
@@ -196,9 +201,8 @@ export class Ledger {
       if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${key}`);
       const next = change(cur.entry);
       if (!next) return cur;
-      const data = encode(next, this.limits.taskBytes);
-      const revision = await this.write(key, data, cur.revision);
-      if (revision !== null) return this.own.stored({ key, revision, entry: next }, data);
+      const stored = await this.write(key, encodeWrite(next, cur.entry, this.limits.taskBytes), cur.revision);
+      if (stored) return stored;
       seen = cur.revision + 1;
     }
     throw new ShroomsError('INTERNAL', `task ${key} changed too often to update; retry`);

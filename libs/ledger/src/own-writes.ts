@@ -49,17 +49,19 @@ export class OwnWrites {
   }
 
   /**
-   * Runs `write` (which returns the revision stored, or null) as the write of `data` to `key`: a
-   * watched change with those bytes that comes back before it ends is held back, and passed on only
-   * if the write did not end as that revision (someone's change after all, or a write stored though
-   * it seemed to fail).
+   * Runs `write` (which returns the revision it stored, or anything else when it cannot say) as the
+   * write of `data` to `key`: a watched change with those bytes that comes back before it ends is
+   * held back, and passed on only if the write did not end as that revision (someone's change after
+   * all, or a write stored though it seemed to fail).
    */
-  async sending(key: string, data: Uint8Array, write: () => Promise<number | null>): Promise<number | null> {
+  async sending<T extends number | object | null>(key: string, data: Uint8Array, write: () => Promise<T>): Promise<T> {
     const pending: InFlight = { data, echoes: [] };
     this.inflight.set(key, pending);
     let revision: number | null = null;
     try {
-      return (revision = await write());
+      const r = await write();
+      if (typeof r === 'number') revision = r;
+      return r;
     } finally {
       if (this.inflight.get(key) === pending) this.inflight.delete(key);
       for (const echo of pending.echoes) if (echo.revision !== revision) queueMicrotask(echo.deliver);

@@ -2,6 +2,7 @@
 import type { KV } from '@nats-io/kv';
 import { ShroomsError } from '@shrooms/protocol';
 import { casPut, isStreamFull, isTransientJetStreamError } from '@shrooms/runtime';
+import type { StoredMessage } from './codec.js';
 import { sameBytes } from './own-writes.js';
 import { readAtLeast } from './read.js';
 
@@ -25,13 +26,32 @@ function ledgerFull(max: number | undefined): ShroomsError {
   return new ShroomsError('LIMIT_EXCEEDED', message, { limit: 'retainedTasks', ...(max !== undefined ? { max } : {}) });
 }
 
+/** Whether the entry in `e` was written on top of the write `id` (its `w` names it; entry.ts). */
+function builtOn(e: StoredMessage, id: string): boolean {
+  try {
+    const w = (JSON.parse(new TextDecoder().decode(e.value)) as { w?: unknown }).w;
+    return Array.isArray(w) && w.includes(id);
+  } catch {
+    return false;
+  }
+}
+
 /**
- * A create (`expected` 0) or a compare-and-set on `expected`. Returns the new revision, or null
- * when the key has moved on (someone else wrote). A write that fails ambiguously — a timeout while
- * a stream leader is being elected — may have been stored: it is read back, and sent again only
- * when it surely was not, so a worker's result is neither lost nor applied twice.
+ * A create (`expected` 0) or a compare-and-set on `expected`, of the write `id` (its entry's last
+ * `w`). Returns the new revision, or null when the key has moved on (someone else wrote). A write
+ * that fails ambiguously — a timeout while a stream leader is being elected — may have been stored:
+ * it is read back, and sent again only when it surely was not; when another writer's change is on
+ * top of it already, the key as it now stands is returned (it holds this write's change). So a
+ * worker's result is neither lost nor applied twice.
  */
-export async function writeOnce(kv: KV, key: string, data: Uint8Array, expected: number, hooks: WriteHooks): Promise<number | null> {
+export async function writeOnce(
+  kv: KV,
+  key: string,
+  data: Uint8Array,
+  expected: number,
+  id: string,
+  hooks: WriteHooks,
+): Promise<number | StoredMessage | null> {
   const deadline = Date.now() + WRITE_DEADLINE_MS;
   let delay = 100;
   for (let attempt = 1; ; attempt++) {
@@ -57,6 +77,7 @@ export async function writeOnce(kv: KV, key: string, data: Uint8Array, expected:
       () => undefined,
     );
     if (now && now.operation === 'PUT' && sameBytes(now.value, data)) return now.revision;
+    if (now && now.operation === 'PUT' && now.revision > expected && builtOn(now, id)) return now;
     if (moved || (now && now.revision !== expected)) return null;
   }
 }

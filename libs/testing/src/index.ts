@@ -1,5 +1,6 @@
 export { type NatsWithConnection, startNatsWithConnection } from './nats-connection.js';
 export { NATS_SERVER_ENV, natsServerBinary, type NatsServerHandle, type StartNatsOptions, startNatsServer } from './nats-server.js';
+export { type NatsProxy, startNatsProxy } from './nats-proxy.js';
 export { builtFile, eventually, nodeArgs, REPO_ROOT, runTs, type Built, type ServiceProcess, wrap } from './processes.js';
 export { freePort } from './ports.js';
 export { leftByRun, TEST_RUN_ENV, tempDir, type TempDir, tempDirSync } from './temp.js';
