@@ -191,7 +191,14 @@ export function serviceUsers() {
       user: 'scheduler',
       password: 'NATS_SCHEDULER_PASSWORD',
       why: 'timed tasks: answers shrooms.sched.*, owns the schedules, reads the ledger and signals (delivery goes through a gateway over A2A)',
-      publish: [`${js}.INFO`, ...kvOwner(BUCKET.schedules), ...kvReader(BUCKET.tasks), ...kvReader(BUCKET.signals)],
+      publish: [
+        `${js}.INFO`,
+        ...kvOwner(BUCKET.schedules),
+        // It takes removed schedules' markers out of its own stream (its rescans would read them for good).
+        `${js}.STREAM.PURGE.${stream(BUCKET.schedules)}`,
+        ...kvReader(BUCKET.tasks),
+        ...kvReader(BUCKET.signals),
+      ],
       deny: storeDeny({ info: false }),
       subscribe: ['_INBOX.>', ...srv(SERVICE.scheduler), 'shrooms.sched.>'],
     },

@@ -15,7 +15,8 @@ import { connect } from '@nats-io/transport-node';
 import { BUCKETS, keys, kvSubject, subjects } from '@shrooms/protocol';
 import { askGuard } from '@shrooms/client';
 import { AdmissionConfigSchema, openAdmission } from '@shrooms/admission';
-import { createLogger } from '@shrooms/runtime';
+import { createLogger, loadConfig } from '@shrooms/runtime';
+import { buildScheduler, SchedulerConfigSchema } from '@shrooms/scheduler';
 import { hardenBucket } from '@shrooms/ledger';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/nats-core';
@@ -418,6 +419,22 @@ describe('the service users', () => {
       expect(guard.output()).not.toMatch(PERMISSION_VIOLATION);
     } finally {
       await guard.stop();
+    }
+  });
+
+  it('let the scheduler sweep what removed schedules leave in its own stream, and no other stream', async () => {
+    const nc = await login('scheduler', PASSWORDS.NATS_SCHEDULER_PASSWORD);
+    const config = loadConfig(SchedulerConfigSchema, { SHROOMS_MACHINE: 'laptop', LOG_LEVEL: 'silent' });
+    const { store, engine } = await buildScheduler({ nc, log: createLogger('test', 'silent'), config });
+    await store.kv.put('gone', '{}');
+    await store.kv.delete('gone');
+    expect((await store.scan()).markers.map((m) => m.key)).toContain('gone');
+    // A rescan says this machine runs a scheduler, and takes the marker out.
+    await engine.rescan();
+    expect((await store.scan()).markers).toEqual([]);
+    expect((await store.kv.get(keys.schedulerMachine('laptop')))?.json()).toMatchObject({ machine: 'laptop' });
+    for (const stream of [BUCKETS.tasks, BUCKETS.signals, BUCKETS.guard].map((b) => `KV_${b}`)) {
+      await expect(nc.request(`$JS.API.STREAM.PURGE.${stream}`, '{}', { timeout: 5000 }), stream).rejects.toThrow(PERMISSION_VIOLATION);
     }
   });
 

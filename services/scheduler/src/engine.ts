@@ -28,7 +28,7 @@ import type { ReadTask } from './deliver/results.js';
 import type { SendMessage, SendResult } from './deliver/send.js';
 import { planDue } from './rules/missed.js';
 import { compileRule, nextOccurrence, type CompiledRule } from './rules/occurrences.js';
-import type { ScheduleStorePort, StoredSchedule } from './store.js';
+import type { Marker, ScheduleStorePort, StoredSchedule } from './store.js';
 
 export type EngineConfig = Pick<
   SchedulerConfig,
@@ -108,6 +108,8 @@ export class Engine {
   private lastRescan = 0;
   private rescanning: Promise<void> | undefined;
   private ticking: Promise<void> | undefined;
+  /** A sweep of removal markers was refused (an older NATS user without stream purge): said once. */
+  private markersRefused = false;
 
   constructor(readonly d: EngineDeps) {
     this.log = d.log.child({ replica: d.config.SCHEDULER_REPLICA_ID });
@@ -184,7 +186,9 @@ export class Engine {
     // nothing more to say about it; dropped, it would not fire until the next rescan.
     const before = new Set(this.cache.keys());
     await this.d.announce?.();
-    const all = await this.d.store.all();
+    const { schedules: all, markers } = this.d.store.scan
+      ? await this.d.store.scan()
+      : { schedules: await this.d.store.all(), markers: [] };
     const seen = new Set<string>();
     const now = this.now();
     for (const s of all) {
@@ -200,7 +204,20 @@ export class Engine {
     }
     for (const id of before) if (!seen.has(id)) this.remember(id, null);
     await this.trimFinished();
+    await this.dropMarkers(markers);
     this.lastRescan = now;
+  }
+
+  /** Takes what removals left out of the bucket (store `dropMarkers`); a refusal is said once, and the rescan goes on. */
+  private async dropMarkers(markers: Marker[]): Promise<void> {
+    if (markers.length === 0 || !this.d.store.dropMarkers) return;
+    try {
+      await this.d.store.dropMarkers(markers);
+    } catch (err) {
+      if (!this.markersRefused)
+        this.log.warn({ err, markers: markers.length }, 'removed schedules leave markers in the bucket; each rescan reads them');
+      this.markersRefused = true;
+    }
   }
 
   /**

@@ -80,3 +80,24 @@ it('says a machine runs a scheduler once, says it again once it was removed, and
   expect((await store.kv.get(key))?.json()).toMatchObject({ machine: 'home', replica: 'home-2' });
   expect((await store.all()).some((s) => s.schedule.id.includes('home'))).toBe(false);
 });
+
+it('takes removal markers out of the stream, and keeps a schedule written under the same id after one', async () => {
+  const jsm = await jetstreamManager(nats.nc);
+  const onKey = async (id: string) =>
+    (await jsm.streams.info(`KV_${BUCKETS.schedules}`, { subjects_filter: `$KV.${BUCKETS.schedules}.${keys.schedule(id)}` })).state
+      .subjects ?? {};
+  for (const id of ['gone-1', 'gone-2', 'back']) {
+    const s = await store.create(schedule(id));
+    await store.remove(id, s!.revision);
+  }
+  const { markers } = await store.scan();
+  expect(markers.map((m) => m.key).sort()).toEqual(expect.arrayContaining(['back', 'gone-1', 'gone-2']));
+  // `back` is scheduled again between the scan and the sweep.
+  const back = await store.create(schedule('back'));
+  await store.dropMarkers(markers);
+  expect(await onKey('gone-1')).toEqual({});
+  expect(await onKey('gone-2')).toEqual({});
+  expect(Object.values(await onKey('back'))).toEqual([1]);
+  expect(await store.get('back')).toEqual(back);
+  expect((await store.scan()).markers).toEqual([]);
+});

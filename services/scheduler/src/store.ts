@@ -7,7 +7,7 @@
  */
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { BUCKETS, ShroomsError, keys, ScheduleSchema, type Schedule } from '@shrooms/protocol';
+import { BUCKETS, ShroomsError, keys, kvSubject, ScheduleSchema, type Schedule } from '@shrooms/protocol';
 import { casCreate, casPurge, casUpdate, keysNow, retryJetStream } from '@shrooms/runtime';
 
 export interface StoredSchedule {
@@ -22,8 +22,18 @@ export interface ScheduleStorePort {
   replace(s: Schedule, revision: number): Promise<StoredSchedule | null>;
   update(id: string, change: (cur: Schedule) => Schedule | null, attempts?: number): Promise<StoredSchedule | null>;
   all(): Promise<StoredSchedule[]>;
+  /** Every schedule, and the keys holding only what a removal left (its marker) — `all` with those. */
+  scan?(): Promise<{ schedules: StoredSchedule[]; markers: Marker[] }>;
+  /** Takes removal markers out of the bucket's stream (store `dropMarkers`). */
+  dropMarkers?(markers: Marker[]): Promise<void>;
   remove(id: string, revision: number): Promise<void>;
   watch(onEntry: (key: string, s: StoredSchedule | null) => void, onEnd: () => void): Promise<() => void>;
+}
+
+/** What a removal (`remove`, an operator's `nats kv del`) left of a key: its marker, at `revision`. */
+export interface Marker {
+  key: string;
+  revision: number;
 }
 
 const enc = new TextEncoder();
@@ -42,9 +52,9 @@ export class ScheduleStore implements ScheduleStorePort {
    * answer (a cluster still electing its leaders), as a create that happened opens the bucket.
    *
    * No `max_msgs` (unlike the ledger's): each removed schedule leaves its purge marker in the
-   * stream, which this service may not purge, so a cap with discard new would fill up with markers
-   * in time and refuse every write. The engine bounds the schedules instead (LIMIT_SCHEDULES,
-   * LIMIT_FINISHED_SCHEDULES).
+   * stream until a rescan takes it out (`dropMarkers`), so a cap with discard new could fill up with
+   * markers between two rescans and refuse every write. The engine bounds the schedules instead
+   * (LIMIT_SCHEDULES, LIMIT_FINISHED_SCHEDULES).
    */
   static async open(nc: NatsConnection, opts: { replicas?: number } = {}): Promise<ScheduleStore> {
     const kv = await retryJetStream(() =>
@@ -100,13 +110,41 @@ export class ScheduleStore implements ScheduleStorePort {
    * schedules, and a marker of each one removed), and one request each at once flooded NATS.
    */
   async all(): Promise<StoredSchedule[]> {
+    return (await this.scan()).schedules;
+  }
+
+  async scan(): Promise<{ schedules: StoredSchedule[]; markers: Marker[] }> {
     const ids = await keysNow(this.nc, BUCKETS.schedules);
-    const out: StoredSchedule[] = [];
+    const schedules: StoredSchedule[] = [];
+    const markers: Marker[] = [];
     for (let i = 0; i < ids.length; i += READ_BATCH) {
-      const batch = await Promise.all(ids.slice(i, i + READ_BATCH).map((k) => this.kv.get(k).then(decode)));
-      for (const s of batch) if (s) out.push(s);
+      const batch = await Promise.all(ids.slice(i, i + READ_BATCH).map((k) => this.kv.get(k)));
+      for (const e of batch) {
+        const s = decode(e);
+        if (s) schedules.push(s);
+        else if (e && (e.operation === 'PURGE' || e.operation === 'DEL')) markers.push({ key: e.key, revision: e.revision });
+      }
     }
-    return out;
+    return { schedules, markers };
+  }
+
+  /**
+   * Takes removal markers out of the stream: each key's messages up to its marker's revision, so a
+   * schedule written under the same id after it stays. A removed schedule's marker would otherwise
+   * stay for good, and every rescan would read it again. Needs the stream-purge permission of the
+   * scheduler's NATS user (deploy/nats).
+   */
+  async dropMarkers(markers: Marker[]): Promise<void> {
+    const stream = `KV_${BUCKETS.schedules}`;
+    for (const m of markers) {
+      const reply = await this.nc.request(
+        `$JS.API.STREAM.PURGE.${stream}`,
+        JSON.stringify({ filter: kvSubject(BUCKETS.schedules, m.key), seq: m.revision + 1 }),
+        { timeout: 5_000 },
+      );
+      const error = reply.json<{ error?: { description?: string } }>().error;
+      if (error) throw new Error(`could not take the marker of ${m.key} out of ${stream}: ${error.description ?? 'refused'}`);
+    }
   }
 
   /**
