@@ -163,7 +163,7 @@ export class Ledger {
     if (r === null) return null;
     if (typeof r === 'number') return this.own.stored({ key, revision: r, entry: e.entry }, e.data);
     this.own.saw(key, r.revision);
-    return decode(r);
+    return r;
   }
 
   /** NATS_UNAVAILABLE at once while this process's NATS link says the connection is lost. */

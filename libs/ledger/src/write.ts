@@ -2,7 +2,8 @@
 import type { KV } from '@nats-io/kv';
 import { ShroomsError } from '@shrooms/protocol';
 import { casPut, isStreamFull, isTransientJetStreamError } from '@shrooms/runtime';
-import type { StoredMessage } from './codec.js';
+import { decode, type StoredMessage } from './codec.js';
+import type { Stored } from './entry.js';
 import { sameBytes } from './own-writes.js';
 import { readAtLeast } from './read.js';
 
@@ -26,13 +27,13 @@ function ledgerFull(max: number | undefined): ShroomsError {
   return new ShroomsError('LIMIT_EXCEEDED', message, { limit: 'retainedTasks', ...(max !== undefined ? { max } : {}) });
 }
 
-/** Whether the entry in `e` was written on top of the write `id` (its `w` names it; entry.ts). */
-function builtOn(e: StoredMessage, id: string): boolean {
+/** The task in `e` when it was written on top of the write `id` (its `w` names it; entry.ts). */
+function builtOn(e: StoredMessage, id: string): Stored | undefined {
   try {
-    const w = (JSON.parse(new TextDecoder().decode(e.value)) as { w?: unknown }).w;
-    return Array.isArray(w) && w.includes(id);
+    const s = decode(e);
+    return s?.entry.w?.includes(id) ? s : undefined;
   } catch {
-    return false;
+    return undefined; // not a task entry: not this write's
   }
 }
 
@@ -51,7 +52,7 @@ export async function writeOnce(
   expected: number,
   id: string,
   hooks: WriteHooks,
-): Promise<number | StoredMessage | null> {
+): Promise<number | Stored | null> {
   const deadline = Date.now() + WRITE_DEADLINE_MS;
   let delay = 100;
   for (let attempt = 1; ; attempt++) {
@@ -77,7 +78,8 @@ export async function writeOnce(
       () => undefined,
     );
     if (now && now.operation === 'PUT' && sameBytes(now.value, data)) return now.revision;
-    if (now && now.operation === 'PUT' && now.revision > expected && builtOn(now, id)) return now;
+    const over = now && now.operation === 'PUT' && now.revision > expected ? builtOn(now, id) : undefined;
+    if (over) return over;
     if (moved || (now && now.revision !== expected)) return null;
   }
 }

@@ -127,7 +127,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     harnessOptions,
   });
   // The session's tools (MCP over HTTP on loopback), hosted here so they know the task at hand; their
-  // waits end before an ACP agent's own tool timeout would (Gemini CLI's).
+  // waits end before an ACP agent's own tool timeout would (Gemini CLI's, Codex's).
   const maxWait =
     config.BRIDGE_HARNESS === 'acp'
       ? toolWaitSeconds({ agent: config.BRIDGE_ACP_AGENT, agentCommand: config.BRIDGE_ACP_COMMAND })
