@@ -31,6 +31,15 @@ describe('the page script', () => {
     expect(page('box', changed).body).not.toContain(`app.js?v=${v}`);
   });
 
+  it('loads boot.js first, which loads the page again when the script is cut short', () => {
+    const html = page('box', scripts).body;
+    const boot = html.indexOf('<script type="module" src="/dashboard/boot.js?v=');
+    expect(boot).toBeGreaterThan(0);
+    expect(boot).toBeLessThan(html.indexOf('/dashboard/app.js?v='));
+    // It imports nothing: the one file arriving is all it needs.
+    expect(scripts.get('boot.js')!.body).not.toMatch(/^import\s/m);
+  });
+
   it('is missing, not broken, where the sources were never built', () => {
     expect(loadScripts(new URL('./no-such-folder/', import.meta.url))).toBeUndefined();
   });

@@ -29,17 +29,19 @@ export function asset(body: string, type: string): Asset {
 export const SCRIPTS_DIR = new URL('../../../dist/browser/app/', import.meta.url);
 /** The module the page loads; it imports the others. */
 export const ENTRY = 'app.js';
+/** The module the page loads before it, which loads the page again when the script did not load. */
+export const BOOT = 'boot.js';
 
 /** An import of a module beside it, as tsc emits one (`import { x } from './y.js';`). */
 const SIBLING_IMPORT = /^(?:import|export)\s[^;]*?['"]\.\/([a-z][a-z0-9-]*\.js)['"];$/gm;
 
 /**
- * The page's modules by file name: app.js and what it imports, transitively (a stale file left in
- * the folder by an earlier build is not served); undefined when they are not built.
+ * The page's modules by file name: boot.js, app.js and what it imports, transitively (a stale file
+ * left in the folder by an earlier build is not served); undefined when they are not built.
  */
 export function loadScripts(dir: URL = SCRIPTS_DIR): Map<string, Asset> | undefined {
   const found = new Map<string, Asset>();
-  const todo = [ENTRY];
+  const todo = [ENTRY, BOOT];
   for (let name = todo.pop(); name !== undefined; name = todo.pop()) {
     if (found.has(name)) continue;
     let body: string;
@@ -79,6 +81,7 @@ export function page(machine: string, scripts: ReadonlyMap<string, Asset>): Asse
   const m = escapeHtml(machine);
   const v = (a: Asset) => encodeURIComponent(a.etag.slice(1, 9));
   const all = asset([...scripts.values()].map((a) => a.etag).join('\n'), '');
+  const boot = scripts.get(BOOT);
   return asset(
     `<!doctype html>
 <html lang="en">
@@ -90,7 +93,7 @@ export function page(machine: string, scripts: ReadonlyMap<string, Asset>): Asse
 <title>shrooms · ${m}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/dashboard/app.css?v=${v(STYLES)}">
-<script type="module" src="/dashboard/${ENTRY}?v=${v(all)}"></script>
+${boot ? `<script type="module" src="/dashboard/${BOOT}?v=${v(boot)}"></script>\n` : ''}<script type="module" src="/dashboard/${ENTRY}?v=${v(all)}"></script>
 </head>
 <body>
 <header class="top">

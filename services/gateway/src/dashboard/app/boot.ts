@@ -1,0 +1,62 @@
+/**
+ * Loads the page again when its script did not load. The browser cuts loads in flight when the
+ * machine's network changes (a laptop joining Wi-Fi, the mesh's interface coming up) or the gateway
+ * restarts mid-load; when any module of the page's script is cut, the whole script fails and a
+ * module that failed stays failed until the page is loaded again: the page would say "connecting…"
+ * for good. This module runs before the script (the page lists it first; module scripts run in
+ * order, and a failed one reports its error in its turn), loads the page again after 0.5, 1, 2, 4
+ * and 8 s, and after RELOADS loads in a row that failed says so and leaves the rest to the person.
+ * It imports nothing, so the one file has to arrive for it to work.
+ */
+
+/** Loads in a row that may fail before the page stops trying. */
+const RELOADS = 5;
+/** Where the count of failed loads lives across them: this tab's session storage. */
+const KEY = 'shrooms.dashboard.reloads';
+
+function say(text: string): void {
+  const live = document.getElementById('live');
+  if (live) live.textContent = text;
+}
+
+/** The count so far, or undefined when this browser keeps no session storage (then no reloads). */
+function failedLoads(): number | undefined {
+  try {
+    return Number(sessionStorage.getItem(KEY) ?? 0);
+  } catch {
+    return undefined;
+  }
+}
+
+let failed = false;
+
+function onFailed(): void {
+  if (failed) return;
+  failed = true;
+  const before = failedLoads();
+  if (before === undefined || before >= RELOADS) {
+    try {
+      sessionStorage.removeItem(KEY);
+    } catch {
+      // nothing kept, nothing to clear
+    }
+    say("the page's script did not load: reload to try again");
+    return;
+  }
+  sessionStorage.setItem(KEY, String(before + 1));
+  say('the network cut this page short: loading it again…');
+  setTimeout(() => location.reload(), 500 * 2 ** before);
+}
+
+const script = document.querySelector<HTMLScriptElement>('script[type="module"][src^="/dashboard/app.js"]');
+script?.addEventListener('error', onFailed);
+window.addEventListener('load', () => {
+  if (failed) return;
+  try {
+    sessionStorage.removeItem(KEY);
+  } catch {
+    // nothing kept
+  }
+});
+
+export {};
