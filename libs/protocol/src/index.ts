@@ -83,7 +83,18 @@ export {
   parseTaskName,
   type TaskName,
 } from './names.js';
-export { type BridgeOp, BUCKETS, keys, kvSubject, type NotifyKind, QUEUE_GROUPS, ROOT, SERVICE_NAMES, subjects } from './subjects.js';
+export {
+  type BridgeOp,
+  BUCKETS,
+  keys,
+  kvSubject,
+  machineOfSchedulerKey,
+  type NotifyKind,
+  QUEUE_GROUPS,
+  ROOT,
+  SERVICE_NAMES,
+  subjects,
+} from './subjects.js';
 export { type Origin, OriginSchema } from './wire.js';
 export {
   type CancelRequest,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BUCKETS, keys, kvSubject, subjects } from './subjects.js';
+import { BUCKETS, keys, kvSubject, machineOfSchedulerKey, subjects } from './subjects.js';
 
 describe('subjects', () => {
   it('pins every subject string', () => {
@@ -21,6 +21,13 @@ describe('subjects', () => {
     expect(keys.policy('pi5', '*')).toBe('pi5._2A');
     expect(BUCKETS.guardPolicy).toBe('shrooms_guard_policy');
     expect(kvSubject(BUCKETS.tasks, 'a.b.c')).toBe('$KV.shrooms_tasks.a.b.c');
+    expect(keys.schedulerMachine('pi.5')).toBe('_schedulers.pi_2E5');
+  });
+
+  it('reads the machine back from its scheduler key, and from no other key', () => {
+    expect(machineOfSchedulerKey(keys.schedulerMachine('pi.5'))).toBe('pi.5');
+    for (const other of [keys.schedule('sched-1'), '_schedulers', '_schedulers.a_zz', 'x._schedulers.home'])
+      expect(machineOfSchedulerKey(other), other).toBeUndefined();
   });
 
   it('encodes user tokens so they cannot reach another session', () => {

@@ -27,7 +27,7 @@
  * No service subject starts with `$KV.` or sits under a stream's subjects, so JetStream never
  * answers a service request (it would ack it instead).
  */
-import { encodeToken } from './names.js';
+import { decodeToken, encodeToken } from './names.js';
 
 export const ROOT = 'shrooms';
 
@@ -77,6 +77,9 @@ export const subjects = {
   refusalsAll: () => `${ROOT}.refusal.>`,
 } as const;
 
+/** Where the schedules bucket says which machines run a scheduler: `_schedulers.MACHINE`. */
+const SCHEDULERS_PREFIX = '_schedulers.';
+
 /** KV keys (each token encoded; `.` separates tokens as in subjects). */
 export const keys = {
   task: (machine: string, session: string, messageId: string) => `${t(machine)}.${t(session)}.${t(messageId)}`,
@@ -88,8 +91,18 @@ export const keys = {
   policy: (machine: string, session: string) => `${t(machine)}.${t(session)}`,
   schedule: (id: string) => t(id),
   /** Machine M runs a scheduler replica. Never a schedule's key: that is one token, this is two. */
-  schedulerMachine: (machine: string) => `_schedulers.${t(machine)}`,
+  schedulerMachine: (machine: string) => `${SCHEDULERS_PREFIX}${t(machine)}`,
 } as const;
+
+/** The machine a `keys.schedulerMachine` key names; undefined for any other key. */
+export function machineOfSchedulerKey(key: string): string | undefined {
+  if (!key.startsWith(SCHEDULERS_PREFIX)) return undefined;
+  try {
+    return decodeToken(key.slice(SCHEDULERS_PREFIX.length));
+  } catch {
+    return undefined;
+  }
+}
 
 /** The subject a KV put is published on, for live watchers over core NATS. */
 export function kvSubject(bucket: string, key: string): string {

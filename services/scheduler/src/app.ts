@@ -44,7 +44,10 @@ export async function buildScheduler({ nc, log, config, send, resolveGateway, no
         staticMap: config.SHROOMS_GATEWAYS,
       }),
     readTask: ledgerReader(nc),
-    announce: () => store.announce(config.SHROOMS_MACHINE, config.SCHEDULER_REPLICA_ID),
+    announce: {
+      machine: config.SHROOMS_MACHINE,
+      write: () => store.announce(config.SHROOMS_MACHINE, config.SCHEDULER_REPLICA_ID),
+    },
     log,
     config,
     ...(now ? { now } : {}),

@@ -195,7 +195,7 @@ describe('firing', () => {
     await w.a.rescan();
     let rescans = 0;
     // From now on a full read of the bucket hangs, as one does until its request times out.
-    w.store.all = () => {
+    w.store.scan = () => {
       rescans++;
       return new Promise(() => {});
     };
@@ -364,16 +364,41 @@ describe('cancel and results', () => {
 });
 
 describe('rescans', () => {
+  it('says this machine runs a scheduler when a rescan does not find it said, and only then', async () => {
+    const w = world();
+    const said: string[] = [];
+    const e = w.replica('b', {
+      announce: {
+        machine: 'home',
+        write: async () => {
+          said.push('home');
+          w.store.schedulers.push('home');
+        },
+      },
+    });
+    await e.rescan();
+    await e.rescan();
+    expect(said).toEqual(['home']);
+    // An operator removed it (`nats kv del`): the next rescan says it again.
+    w.store.schedulers = [];
+    await e.rescan();
+    expect(said).toEqual(['home', 'home']);
+    // Another machine's is not this one's.
+    w.store.schedulers = ['box'];
+    await e.rescan();
+    expect(said).toHaveLength(3);
+  });
+
   it('keeps a schedule created while a rescan reads the bucket, and fires it on time', async () => {
     const w = world();
-    const read = w.store.all.bind(w.store);
+    const read = w.store.scan.bind(w.store);
     let answer!: () => void;
     const answered = new Promise<void>((resolve) => (answer = resolve));
     // The read takes its snapshot at once and answers later, as a slow read of a big bucket does.
-    w.store.all = async () => {
-      const rows = await read();
+    w.store.scan = async () => {
+      const found = await read();
       await answered;
-      return rows;
+      return found;
     };
     const rescan = w.a.rescan();
     const { schedule } = await w.create();

@@ -52,10 +52,11 @@ export interface EngineDeps {
   /** Reads a task's state from the ledger (results for `replyTo`); absent = results not sent back. */
   readTask?: ReadTask;
   /**
-   * Says in the bucket that this machine runs a scheduler (store `announce`), at start and again on
-   * each rescan (an operator may have removed it); gateways take occurrences only from such a machine.
+   * This machine, and how to say in the bucket that it runs a scheduler (store `announce`): done by
+   * the rescan at start and by any later one that does not find it said (an operator may have
+   * removed it); gateways take occurrences only from a machine said so.
    */
-  announce?: () => Promise<void>;
+  announce?: { machine: string; write: () => Promise<void> };
   log: Logger;
   config: EngineConfig;
   /** The clock, ms (tests of the engine in-process may drive it). */
@@ -185,10 +186,8 @@ export class Engine {
     // while the read ran (remembered by `create` and the watch) is not in it, and the watch has
     // nothing more to say about it; dropped, it would not fire until the next rescan.
     const before = new Set(this.cache.keys());
-    await this.d.announce?.();
-    const { schedules: all, markers } = this.d.store.scan
-      ? await this.d.store.scan()
-      : { schedules: await this.d.store.all(), markers: [] };
+    const { schedules: all, markers, schedulers } = await this.d.store.scan();
+    if (this.d.announce && !schedulers.includes(this.d.announce.machine)) await this.d.announce.write();
     const seen = new Set<string>();
     const now = this.now();
     for (const s of all) {

@@ -66,19 +66,18 @@ it('reads a big bucket at most 64 values at a time', async () => {
   }
 });
 
-it('says a machine runs a scheduler once, says it again once it was removed, and lists no schedule of it', async () => {
+it('lists the machines said to run a scheduler, and no schedule of them', async () => {
   const key = keys.schedulerMachine('home');
   await store.announce('home', 'home-1');
-  const first = await store.kv.get(key);
-  expect(first?.json()).toMatchObject({ machine: 'home', replica: 'home-1' });
-  // A second replica of the machine, or the next rescan: nothing new written.
-  await store.announce('home', 'home-2');
-  expect((await store.kv.get(key))?.revision).toBe(first!.revision);
-  // An operator removed it (`nats kv del`): the next rescan's announce writes it back.
+  expect((await store.kv.get(key))?.json()).toMatchObject({ machine: 'home', replica: 'home-1' });
+  const found = await store.scan();
+  expect(found.schedulers).toContain('home');
+  expect(found.schedules.some((s) => s.schedule.id.includes('home'))).toBe(false);
+  // An operator removed it (`nats kv del`): a scan no longer lists it, and finds its marker.
   await store.kv.delete(key);
-  await store.announce('home', 'home-2');
-  expect((await store.kv.get(key))?.json()).toMatchObject({ machine: 'home', replica: 'home-2' });
-  expect((await store.all()).some((s) => s.schedule.id.includes('home'))).toBe(false);
+  const after = await store.scan();
+  expect(after.schedulers).not.toContain('home');
+  expect(after.markers.map((m) => m.key)).toContain(key);
 });
 
 it('takes removal markers out of the stream, and keeps a schedule written under the same id after one', async () => {

@@ -7,7 +7,7 @@
  */
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { BUCKETS, ShroomsError, keys, kvSubject, ScheduleSchema, type Schedule } from '@shrooms/protocol';
+import { BUCKETS, ShroomsError, keys, kvSubject, machineOfSchedulerKey, ScheduleSchema, type Schedule } from '@shrooms/protocol';
 import { casCreate, casPurge, casUpdate, keysNow, retryJetStream } from '@shrooms/runtime';
 
 export interface StoredSchedule {
@@ -22,12 +22,21 @@ export interface ScheduleStorePort {
   replace(s: Schedule, revision: number): Promise<StoredSchedule | null>;
   update(id: string, change: (cur: Schedule) => Schedule | null, attempts?: number): Promise<StoredSchedule | null>;
   all(): Promise<StoredSchedule[]>;
-  /** Every schedule, and the keys holding only what a removal left (its marker) — `all` with those. */
-  scan?(): Promise<{ schedules: StoredSchedule[]; markers: Marker[] }>;
+  /** A full read of the bucket: `all`, with what removals left and the machines said to run a scheduler. */
+  scan(): Promise<Scan>;
   /** Takes removal markers out of the bucket's stream (store `dropMarkers`). */
   dropMarkers?(markers: Marker[]): Promise<void>;
   remove(id: string, revision: number): Promise<void>;
   watch(onEntry: (key: string, s: StoredSchedule | null) => void, onEnd: () => void): Promise<() => void>;
+}
+
+/** What one full read of the bucket found. */
+export interface Scan {
+  schedules: StoredSchedule[];
+  /** The keys holding only what a removal left (its marker). */
+  markers: Marker[];
+  /** The machines said to run a scheduler (`announce`). */
+  schedulers: string[];
 }
 
 /** What a removal (`remove`, an operator's `nats kv del`) left of a key: its marker, at `revision`. */
@@ -113,19 +122,22 @@ export class ScheduleStore implements ScheduleStorePort {
     return (await this.scan()).schedules;
   }
 
-  async scan(): Promise<{ schedules: StoredSchedule[]; markers: Marker[] }> {
+  async scan(): Promise<Scan> {
     const ids = await keysNow(this.nc, BUCKETS.schedules);
-    const schedules: StoredSchedule[] = [];
-    const markers: Marker[] = [];
+    const found: Scan = { schedules: [], markers: [], schedulers: [] };
     for (let i = 0; i < ids.length; i += READ_BATCH) {
       const batch = await Promise.all(ids.slice(i, i + READ_BATCH).map((k) => this.kv.get(k)));
       for (const e of batch) {
         const s = decode(e);
-        if (s) schedules.push(s);
-        else if (e && (e.operation === 'PURGE' || e.operation === 'DEL')) markers.push({ key: e.key, revision: e.revision });
+        if (s) found.schedules.push(s);
+        else if (e && (e.operation === 'PURGE' || e.operation === 'DEL')) found.markers.push({ key: e.key, revision: e.revision });
+        else if (e && e.value.length > 0) {
+          const machine = machineOfSchedulerKey(e.key);
+          if (machine !== undefined) found.schedulers.push(machine);
+        }
       }
     }
-    return { schedules, markers };
+    return found;
   }
 
   /**
@@ -148,15 +160,12 @@ export class ScheduleStore implements ScheduleStorePort {
   }
 
   /**
-   * Says that `machine` runs a scheduler (key `_schedulers.MACHINE`), unless it is said already:
-   * a gateway takes a schedule's occurrences and results only from a machine named so
-   * (gateway tasks/scheduled.ts). Only the scheduler's NATS user may write the bucket.
+   * Says that `machine` runs a scheduler (key `_schedulers.MACHINE`; the engine says it when a scan
+   * did not find it): a gateway takes a schedule's occurrences and results only from a machine named
+   * so (gateway tasks/scheduled.ts). Only the scheduler's NATS user may write the bucket.
    */
   async announce(machine: string, replica: string): Promise<void> {
-    const key = keys.schedulerMachine(machine);
-    const e = await this.kv.get(key);
-    if (e && e.operation === 'PUT' && e.value.length > 0) return;
-    await this.kv.put(key, enc.encode(JSON.stringify({ machine, replica, since: new Date().toISOString() })));
+    await this.kv.put(keys.schedulerMachine(machine), enc.encode(JSON.stringify({ machine, replica, since: new Date().toISOString() })));
   }
 
   /** Purges a schedule only if it is still at `revision` (compare-and-set, like every change). */

@@ -6,6 +6,8 @@ export class MemoryStore implements ScheduleStorePort {
   private rows = new Map<string, { json: string; revision: number }>();
   private seq = 0;
   private listeners = new Set<(key: string, s: StoredSchedule | null) => void>();
+  /** The machines said to run a scheduler, as a scan lists them. */
+  schedulers: string[] = [];
   /** The next this many calls fail (NATS away for a moment). */
   failCalls = 0;
 
@@ -58,6 +60,11 @@ export class MemoryStore implements ScheduleStorePort {
   async all() {
     this.check();
     return [...this.rows.keys()].map((id) => this.row(id)!);
+  }
+
+  /** `all`, and `schedulers`; nothing here leaves markers. */
+  async scan() {
+    return { schedules: await this.all(), markers: [], schedulers: [...this.schedulers] };
   }
 
   async remove(id: string, revision: number) {
