@@ -164,6 +164,7 @@ export const LIMIT_SETTINGS: Readonly<Record<string, string>> = {
   metadataEntries: 'LIMIT_METADATA_ENTRIES',
   sseStreams: 'LIMIT_SSE_STREAMS',
   sseStreamsPerDevice: 'LIMIT_SSE_STREAMS_PER_DEVICE',
+  sseBufferBytes: 'LIMIT_SSE_BUFFER_BYTES',
   blockingWaitsPerDevice: 'LIMIT_BLOCKING_WAITS_PER_DEVICE',
   dashboardStreams: 'DASHBOARD_MAX_STREAMS',
   queueLength: 'LIMIT_QUEUE_LENGTH',

@@ -23,6 +23,8 @@ export const DEFAULT_LIMITS = {
   sseStreams: 1000,
   /** SSE streams one device holds open at once on one gateway (a share, so one device cannot take all). */
   sseStreamsPerDevice: 200,
+  /** Bytes of one SSE stream its client has not read yet; past it the stream ends (the client subscribes again). */
+  sseBufferBytes: 1024 * 1024,
   /** Messages kept in one task's history. */
   historyPerTask: 64,
   /** Artifacts on one task. */

@@ -81,7 +81,15 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   const ctx: A2AContext = {
     tasks,
     identify: deps.identify ?? loopbackOnly(machine),
-    sse: new SseStreams(config.LIMIT_SSE_STREAMS, config.GATEWAY_SSE_HEARTBEAT_MS, link, config.LIMIT_SSE_STREAMS_PER_DEVICE),
+    sse: new SseStreams(
+      {
+        max: config.LIMIT_SSE_STREAMS,
+        maxPerDevice: config.LIMIT_SSE_STREAMS_PER_DEVICE,
+        heartbeatMs: config.GATEWAY_SSE_HEARTBEAT_MS,
+        maxBufferedBytes: config.LIMIT_SSE_BUFFER_BYTES,
+      },
+      link,
+    ),
     schedule: deps.schedule,
     schedules: deps.schedules,
     defaultSession: config.GATEWAY_DEFAULT_SESSION,

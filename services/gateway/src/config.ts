@@ -65,6 +65,7 @@ export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.
     LIMIT_PARTS_PER_MESSAGE: ms(DEFAULT_LIMITS.partsPerMessage),
     LIMIT_SSE_STREAMS: ms(DEFAULT_LIMITS.sseStreams),
     LIMIT_SSE_STREAMS_PER_DEVICE: ms(DEFAULT_LIMITS.sseStreamsPerDevice),
+    LIMIT_SSE_BUFFER_BYTES: ms(DEFAULT_LIMITS.sseBufferBytes),
     LIMIT_BLOCKING_WAIT_MS: ms(DEFAULT_LIMITS.blockingWaitMs),
     LIMIT_BLOCKING_WAITS_PER_DEVICE: ms(DEFAULT_LIMITS.blockingWaitsPerDevice),
     LIMIT_DELIVERY_ACK_MS: ms(DEFAULT_LIMITS.deliveryAckMs),

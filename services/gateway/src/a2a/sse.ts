@@ -1,7 +1,11 @@
 /**
  * Writes a stream as Server-Sent Events on a raw response: heartbeats (`: ping`) so proxies keep
- * idle streams, cleanup when the client goes away, and a cap on streams open at once — on the
- * gateway's, and on each device's share of them, so one device cannot hold them all. The first
+ * idle streams, cleanup when the client goes away, a cap on streams open at once — on the
+ * gateway's, and on each device's share of them, so one device cannot hold them all — and on what
+ * one stream's client leaves unread (`maxBufferedBytes`): past it the stream ends with
+ * LIMIT_EXCEEDED `sseBufferBytes` (SubscribeToTask gives the task as it stands), and a client that
+ * does not read even that is cut off a heartbeat later, so the gateway never buffers a task's
+ * changes for a client that does not take them. The first
  * event is awaited before headers go out, so an early error is still a plain JSON error; a later
  * one — the gateway losing NATS above all, when heartbeats alone would keep a client waiting on a
  * stream that can bring nothing more — ends the stream with an error event the client can retry on.
@@ -14,26 +18,34 @@ import { DeviceShares } from '../tasks/shares.js';
 import { asShroomsError } from './jsonrpc.js';
 import type { TaskStream } from './stream.js';
 
+export interface SseLimits {
+  /** Streams open at once on the gateway. */
+  max: number;
+  /** Streams one device may hold open at once. */
+  maxPerDevice: number;
+  heartbeatMs: number;
+  /** Bytes one stream's client may leave unread before the stream ends. */
+  maxBufferedBytes: number;
+}
+
 export class SseStreams {
   active = 0;
   private readonly shares: DeviceShares;
   constructor(
-    readonly max: number,
-    readonly heartbeatMs: number,
+    readonly limits: SseLimits,
     /** The gateway's NATS connection: open streams end with NATS_UNAVAILABLE when it is lost. */
     private readonly link?: Pick<NatsLink, 'onOutage'>,
-    /** Streams one device may hold open at once. */
-    maxPerDevice = max,
   ) {
-    this.shares = new DeviceShares(maxPerDevice, { limit: 'sseStreamsPerDevice', what: 'streams' });
+    this.shares = new DeviceShares(limits.maxPerDevice, { limit: 'sseStreamsPerDevice', what: 'streams' });
   }
 
   /** Takes a place for `device`'s stream, or throws LIMIT_EXCEEDED naming the cap it met; returns its release. */
   private take(device: string): () => void {
-    if (this.active >= this.max)
-      throw new ShroomsError('LIMIT_EXCEEDED', `${this.max} streams are already open on this gateway; retry later`, {
+    const { max } = this.limits;
+    if (this.active >= max)
+      throw new ShroomsError('LIMIT_EXCEEDED', `${max} streams are already open on this gateway; retry later`, {
         limit: 'sseStreams',
-        max: this.max,
+        max,
       });
     const release = this.shares.take(device);
     this.active++;
@@ -82,7 +94,8 @@ export class SseStreams {
       'x-accel-buffering': 'no',
     });
     const write = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
-    const ping = setInterval(() => res.write(': ping\n\n'), this.heartbeatMs);
+    const { heartbeatMs, maxBufferedBytes } = this.limits;
+    const ping = setInterval(() => res.write(': ping\n\n'), heartbeatMs);
     let ended: ShroomsError | undefined;
     const unfollow = this.link?.onOutage((err) => {
       ended ??= err;
@@ -96,6 +109,10 @@ export class SseStreams {
       if (!first.done) write(frame(first.value));
       for (let n = await it.next(); !n.done; n = await it.next()) {
         if (res.destroyed) break;
+        if (res.writableLength > maxBufferedBytes) {
+          ended = unread(maxBufferedBytes);
+          break;
+        }
         write(frame(n.value));
       }
     } catch (err) {
@@ -109,6 +126,19 @@ export class SseStreams {
       stream.close();
       unfollowSocket();
       if (!res.destroyed) res.end();
+      // A client that stopped reading is given a heartbeat to take what is buffered, then cut off.
+      if (ended?.details.limit === 'sseBufferBytes' && !res.writableFinished) {
+        const cut = setTimeout(() => res.destroy(), heartbeatMs);
+        res.once('close', () => clearTimeout(cut));
+      }
     }
   }
+}
+
+function unread(max: number): ShroomsError {
+  return new ShroomsError(
+    'LIMIT_EXCEEDED',
+    `this stream's client left more than ${max} bytes unread; the stream ended (SubscribeToTask gives the task as it stands)`,
+    { limit: 'sseBufferBytes', max },
+  );
 }
