@@ -471,7 +471,7 @@ it('loads itself again when a module of its script was cut, and goes live', asyn
     expect(asked).toBe(3);
     expect(loads).toHaveLength(3);
     expect(loads.every((u) => u.endsWith('/dashboard#tasks'))).toBe(true);
-    await p.locator('.task').first().waitFor();
+    await p.locator('#tabs [data-tab="tasks"]').waitFor();
     // A load that went well forgets the failed ones: the next cut starts the count again.
     expect(await p.evaluate(() => window.sessionStorage.getItem('shrooms.dashboard.reloads'))).toBeNull();
   } finally {
@@ -494,6 +494,28 @@ it('says so, and stops loading itself again, when its script never loads', async
     await p.reload();
     await p.waitForSelector('#live:text("loading it again")');
     expect(asked).toBe(7);
+  } finally {
+    await p.close();
+  }
+});
+
+it('does not load itself again where the tab keeps no count of its loads', async () => {
+  const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  try {
+    // Session storage that refuses writes (a full quota, a locked-down browser): no count, no reloads.
+    await p.addInitScript(() => {
+      (window as any).Storage.prototype.setItem = () => {
+        throw new Error('QuotaExceededError');
+      };
+    });
+    let asked = 0;
+    await p.route(/\/dashboard\/task\.js$/, (route) => (asked++, route.abort('internetdisconnected')));
+    const loads: string[] = [];
+    p.on('load', () => loads.push(p.url()));
+    await p.goto(`${mesh.gatewayUrl}/dashboard#tasks`);
+    await p.waitForSelector('#live:text("did not load")');
+    expect(asked).toBe(1);
+    expect(loads).toHaveLength(1);
   } finally {
     await p.close();
   }

@@ -19,10 +19,10 @@ function say(text: string): void {
   if (live) live.textContent = text;
 }
 
-/** The count so far, or undefined when this browser keeps no session storage (then no reloads). */
-function failedLoads(): number | undefined {
+/** Runs `f` on the tab's session storage; undefined when this browser keeps none or refuses. */
+function stored<T>(f: (s: Storage) => T): T | undefined {
   try {
-    return Number(sessionStorage.getItem(KEY) ?? 0);
+    return f(sessionStorage);
   } catch {
     return undefined;
   }
@@ -33,17 +33,13 @@ let failed = false;
 function onFailed(): void {
   if (failed) return;
   failed = true;
-  const before = failedLoads();
-  if (before === undefined || before >= RELOADS) {
-    try {
-      sessionStorage.removeItem(KEY);
-    } catch {
-      // nothing kept, nothing to clear
-    }
+  const before = stored((s) => Number(s.getItem(KEY) ?? 0));
+  // Without a count kept across loads the page could reload for good: it does not reload at all.
+  if (before === undefined || before >= RELOADS || !stored((s) => (s.setItem(KEY, String(before + 1)), true))) {
+    stored((s) => s.removeItem(KEY));
     say("the page's script did not load: reload to try again");
     return;
   }
-  sessionStorage.setItem(KEY, String(before + 1));
   say('the network cut this page short: loading it again…');
   setTimeout(() => location.reload(), 500 * 2 ** before);
 }
@@ -51,12 +47,7 @@ function onFailed(): void {
 const script = document.querySelector<HTMLScriptElement>('script[type="module"][src^="/dashboard/app.js"]');
 script?.addEventListener('error', onFailed);
 window.addEventListener('load', () => {
-  if (failed) return;
-  try {
-    sessionStorage.removeItem(KEY);
-  } catch {
-    // nothing kept
-  }
+  if (!failed) stored((s) => s.removeItem(KEY));
 });
 
 export {};
