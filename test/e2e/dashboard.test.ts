@@ -458,67 +458,74 @@ it('fits a phone-sized screen', async () => {
   }
 });
 
-it('loads itself again when a module of its script was cut, and goes live', async () => {
+/** The tab's count of failed loads (boot.ts). */
+const RELOADS_KEY = 'shrooms.dashboard.reloads';
+
+/**
+ * A page whose first `cuts` loads of one module of the script (task.js) fail as a changed network
+ * fails them (every load when `cuts` is Infinity), counting those loads and the page's own loads;
+ * `before` runs on the page first. Closed after `test`.
+ */
+async function withCutScript(
+  cuts: number,
+  test: (p: Page, seen: { asked: number; loads: string[] }) => Promise<void>,
+  before?: (p: Page) => Promise<unknown>,
+): Promise<void> {
   const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   try {
-    // The first two loads of one module the script imports fail as a changed network fails them.
-    let asked = 0;
-    await p.route(/\/dashboard\/task\.js$/, (route) => (++asked <= 2 ? route.abort('internetdisconnected') : route.continue()));
-    const loads: string[] = [];
-    p.on('load', () => loads.push(p.url()));
+    await before?.(p);
+    const seen = { asked: 0, loads: [] as string[] };
+    await p.route(/\/dashboard\/task\.js$/, (route) => (++seen.asked <= cuts ? route.abort('internetdisconnected') : route.continue()));
+    p.on('load', () => seen.loads.push(p.url()));
     await p.goto(`${mesh.gatewayUrl}/dashboard#tasks`);
-    await p.waitForSelector('#live[data-live="1"]', { timeout: 30_000 });
-    expect(asked).toBe(3);
-    expect(loads).toHaveLength(3);
-    expect(loads.every((u) => u.endsWith('/dashboard#tasks'))).toBe(true);
-    await p.locator('#tabs [data-tab="tasks"]').waitFor();
-    // A load that went well forgets the failed ones: the next cut starts the count again.
-    expect(await p.evaluate(() => window.sessionStorage.getItem('shrooms.dashboard.reloads'))).toBeNull();
+    await test(p, seen);
   } finally {
     await p.close();
   }
+}
+
+it('loads itself again when a module of its script was cut, and goes live', async () => {
+  await withCutScript(2, async (p, seen) => {
+    await p.waitForSelector('#live[data-live="1"]', { timeout: 30_000 });
+    expect(seen.asked).toBe(3);
+    expect(seen.loads).toHaveLength(3);
+    expect(seen.loads.every((u) => u.endsWith('/dashboard#tasks'))).toBe(true);
+    await p.locator('#tabs [data-tab="tasks"]').waitFor();
+    // A load that went well forgets the failed ones: the next cut starts the count again.
+    expect(await p.evaluate((k) => window.sessionStorage.getItem(k), RELOADS_KEY)).toBeNull();
+  });
 });
 
 it('says so, and stops loading itself again, when its script never loads', async () => {
-  const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  try {
-    let asked = 0;
-    await p.route(/\/dashboard\/task\.js$/, (route) => (asked++, route.abort('internetdisconnected')));
-    await p.goto(`${mesh.gatewayUrl}/dashboard#tasks`);
+  await withCutScript(Infinity, async (p, seen) => {
     // Five loads again (after 0.5 + 1 + 2 + 4 + 8 s), then the page says what happened.
     await p.waitForSelector('#live:text("did not load")', { timeout: 60_000 });
-    expect(asked).toBe(6);
+    expect(seen.asked).toBe(6);
     expect(await p.getAttribute('#live', 'data-live')).toBe('0');
     // It gave up with its count cleared: the person's own reload tries five times again.
-    expect(await p.evaluate(() => window.sessionStorage.getItem('shrooms.dashboard.reloads'))).toBeNull();
+    expect(await p.evaluate((k) => window.sessionStorage.getItem(k), RELOADS_KEY)).toBeNull();
     await p.reload();
     await p.waitForSelector('#live:text("loading it again")');
-    expect(asked).toBe(7);
-  } finally {
-    await p.close();
-  }
+    expect(seen.asked).toBe(7);
+  });
 });
 
 it('does not load itself again where the tab keeps no count of its loads', async () => {
-  const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  try {
+  await withCutScript(
+    Infinity,
+    async (p, seen) => {
+      await p.waitForSelector('#live:text("did not load")');
+      expect(seen.asked).toBe(1);
+      expect(seen.loads).toHaveLength(1);
+    },
     // Session storage that refuses writes (a full quota, a locked-down browser): no count, no reloads.
-    await p.addInitScript(() => {
-      (window as any).Storage.prototype.setItem = () => {
-        throw new Error('QuotaExceededError');
-      };
-    });
-    let asked = 0;
-    await p.route(/\/dashboard\/task\.js$/, (route) => (asked++, route.abort('internetdisconnected')));
-    const loads: string[] = [];
-    p.on('load', () => loads.push(p.url()));
-    await p.goto(`${mesh.gatewayUrl}/dashboard#tasks`);
-    await p.waitForSelector('#live:text("did not load")');
-    expect(asked).toBe(1);
-    expect(loads).toHaveLength(1);
-  } finally {
-    await p.close();
-  }
+    (p) =>
+      p.addInitScript(() => {
+        (window as any).Storage.prototype.setItem = () => {
+          throw new Error('QuotaExceededError');
+        };
+      }),
+  );
 });
 
 it('keeps the Agents view when a task list asked for before the switch answers after it', async () => {

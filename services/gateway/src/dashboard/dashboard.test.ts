@@ -105,7 +105,8 @@ it('serves each module of the page script with its ETag and the same policy (tes
 });
 
 it('answers nothing to a source address that is not a device of the mesh', async () => {
-  for (const path of ['/dashboard', '/dashboard/app.js', '/dashboard/api/overview', '/dashboard/api/tasks', '/dashboard/events']) {
+  const api = ['overview', 'tasks'].map((r) => `/dashboard/api/${r}`);
+  for (const path of ['/dashboard', '/dashboard/app.js', '/dashboard/boot.js', ...api, '/dashboard/events']) {
     const res = await get(path, '203.0.113.9');
     expect(res.statusCode, path).toBe(403);
     expect(res.body).toContain('not a device of the mesh');
