@@ -97,6 +97,7 @@ export class SseStreams {
     const { heartbeatMs, maxBufferedBytes } = this.limits;
     const ping = setInterval(() => res.write(': ping\n\n'), heartbeatMs);
     let ended: ShroomsError | undefined;
+    let notReading = false;
     const unfollow = this.link?.onOutage((err) => {
       ended ??= err;
       stream.close();
@@ -111,6 +112,7 @@ export class SseStreams {
         if (res.destroyed) break;
         if (res.writableLength > maxBufferedBytes) {
           ended = unread(maxBufferedBytes);
+          notReading = true;
           break;
         }
         write(frame(n.value));
@@ -127,7 +129,7 @@ export class SseStreams {
       unfollowSocket();
       if (!res.destroyed) res.end();
       // A client that stopped reading is given a heartbeat to take what is buffered, then cut off.
-      if (ended?.details.limit === 'sseBufferBytes' && !res.writableFinished) {
+      if (notReading && !res.writableFinished) {
         const cut = setTimeout(() => res.destroy(), heartbeatMs);
         res.once('close', () => clearTimeout(cut));
       }
