@@ -28,9 +28,27 @@ export interface LedgerEntry {
 /** Write ids an entry keeps (`LedgerEntry.w`): more writes on top of a lost acknowledgement than one read-back sees. */
 export const WRITE_IDS = 4;
 
+/** Bytes of one write id (8 characters of base64url): a clash among one key's last writes is out of reach. */
+const WRITE_ID_BYTES = 6;
+/** Write ids drawn from one read of the system's randomness (a system call each, one per write before). */
+const POOL_IDS = 512;
+let pool = Buffer.alloc(0);
+let pooled = 0;
+
+/** A fresh random write id, from a pool refilled every POOL_IDS ids (as `randomUUID` pools its bytes). */
+export function writeId(): string {
+  if (pooled === 0) {
+    pool = randomBytes(WRITE_ID_BYTES * POOL_IDS);
+    pooled = POOL_IDS;
+  }
+  pooled -= 1;
+  const at = pooled * WRITE_ID_BYTES;
+  return pool.toString('base64url', at, at + WRITE_ID_BYTES);
+}
+
 /** `entry` as one write over `base` (none for a create) makes it: `base`'s write ids, this write's fresh one last. */
 export function stamped(entry: LedgerEntry, base: LedgerEntry | undefined): { entry: LedgerEntry; id: string } {
-  const id = randomBytes(6).toString('base64url');
+  const id = writeId();
   return { entry: { ...entry, w: [...(base?.w ?? []).slice(1 - WRITE_IDS), id] }, id };
 }
 
