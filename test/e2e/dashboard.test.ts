@@ -461,21 +461,32 @@ it('fits a phone-sized screen', async () => {
 /** The tab's count of failed loads (boot.ts). */
 const RELOADS_KEY = 'shrooms.dashboard.reloads';
 
+/** A module of the page's script: one that app.js imports. */
+const TASK_JS = /\/dashboard\/task\.js$/;
+const always = () => true;
+
+/** The loads of a module a page asked for (the one being asked counted) and the page's loads that ended. */
+interface Seen {
+  asked: number;
+  loads: string[];
+}
+
 /**
- * A page whose first `cuts` loads of one module of the script (task.js) fail as a changed network
- * fails them (every load when `cuts` is Infinity), counting those loads and the page's own loads;
- * `before` runs on the page first. Closed after `test`.
+ * A page whose loads of `module` (task.js unless said) fail as a changed network fails them while
+ * `cut` says so, counting those loads and the page's own loads; `before` runs on the page first.
+ * Closed after `test`.
  */
 async function withCutScript(
-  cuts: number,
-  test: (p: Page, seen: { asked: number; loads: string[] }) => Promise<void>,
+  cut: (seen: Seen) => boolean,
+  test: (p: Page, seen: Seen) => Promise<void>,
   before?: (p: Page) => Promise<unknown>,
+  module: RegExp = TASK_JS,
 ): Promise<void> {
   const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   try {
     await before?.(p);
-    const seen = { asked: 0, loads: [] as string[] };
-    await p.route(/\/dashboard\/task\.js$/, (route) => (++seen.asked <= cuts ? route.abort('internetdisconnected') : route.continue()));
+    const seen: Seen = { asked: 0, loads: [] };
+    await p.route(module, (route) => (++seen.asked, cut(seen) ? route.abort('internetdisconnected') : route.continue()));
     p.on('load', () => seen.loads.push(p.url()));
     await p.goto(`${mesh.gatewayUrl}/dashboard#tasks`);
     await test(p, seen);
@@ -485,19 +496,36 @@ async function withCutScript(
 }
 
 it('loads itself again when a module of its script was cut, and goes live', async () => {
-  await withCutScript(2, async (p, seen) => {
-    await p.waitForSelector('#live[data-live="1"]', { timeout: 30_000 });
-    expect(seen.asked).toBe(3);
-    expect(seen.loads).toHaveLength(3);
-    expect(seen.loads.every((u) => u.endsWith('/dashboard#tasks'))).toBe(true);
-    await p.locator('#tabs [data-tab="tasks"]').waitFor();
-    // A load that went well forgets the failed ones: the next cut starts the count again.
-    expect(await p.evaluate((k) => window.sessionStorage.getItem(k), RELOADS_KEY)).toBeNull();
-  });
+  await withCutScript(
+    ({ asked }) => asked <= 2,
+    async (p, seen) => {
+      await p.waitForSelector('#live[data-live="1"]', { timeout: 30_000 });
+      expect(seen.asked).toBe(3);
+      expect(seen.loads).toHaveLength(3);
+      expect(seen.loads.every((u) => u.endsWith('/dashboard#tasks'))).toBe(true);
+      await p.locator('#tabs [data-tab="tasks"]').waitFor();
+      // A load that went well forgets the failed ones: the next cut starts the count again.
+      expect(await p.evaluate((k) => window.sessionStorage.getItem(k), RELOADS_KEY)).toBeNull();
+    },
+  );
+});
+
+it('loads itself again when the first script file it asked for was cut, whichever that was', async () => {
+  // Every script file of the first load cut: what loads the page again is in the page, no file of
+  // its own that could be among them.
+  await withCutScript(
+    ({ loads }) => loads.length === 0,
+    async (p, seen) => {
+      await p.waitForSelector('#live[data-live="1"]', { timeout: 30_000 });
+      expect(seen.loads).toHaveLength(2);
+    },
+    undefined,
+    /\/dashboard\/[a-z-]+\.js(\?|$)/,
+  );
 });
 
 it('says so, and stops loading itself again, when its script never loads', async () => {
-  await withCutScript(Infinity, async (p, seen) => {
+  await withCutScript(always, async (p, seen) => {
     // Five loads again (after 0.5 + 1 + 2 + 4 + 8 s), then the page says what happened.
     await p.waitForSelector('#live:text("did not load")', { timeout: 60_000 });
     expect(seen.asked).toBe(6);
@@ -512,7 +540,7 @@ it('says so, and stops loading itself again, when its script never loads', async
 
 it('does not load itself again where the tab keeps no count of its loads', async () => {
   await withCutScript(
-    Infinity,
+    always,
     async (p, seen) => {
       await p.waitForSelector('#live:text("did not load")');
       expect(seen.asked).toBe(1);

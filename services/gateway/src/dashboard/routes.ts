@@ -19,7 +19,7 @@ import type { Identify } from '../a2a/caller.js';
 import type { GatewayConfig } from '../config.js';
 import type { TaskService } from '../tasks/service.js';
 import { ACTION_HEADER, DashboardAccess, type Viewer } from './access.js';
-import { CSP, ENTRY, STYLES, asset, loadScripts, page, type Asset } from './assets/page.js';
+import { BOOT, ENTRY, csp, STYLES, asset, loadScripts, page, type Asset } from './assets/page.js';
 import { STATE_FILTERS } from './board.js';
 import { DashboardFeed } from './feed.js';
 import { parseKey, toDetail, toRow } from './rows.js';
@@ -89,6 +89,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
   const scripts = loadScripts();
   if (!scripts) log.error({ dir: 'dist/browser/app' }, "the dashboard's script is not built (pnpm build): the page cannot run");
   const html = page(machine, scripts ?? new Map());
+  const policy = csp(scripts ?? new Map());
   const { board } = feed;
 
   const fail = (req: FastifyRequest, reply: FastifyReply, err: unknown) => {
@@ -187,7 +188,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
   app.register(
     async function dashboard(scope) {
       scope.addHook('onSend', async (_req, reply, payload) => {
-        reply.header('content-security-policy', CSP);
+        reply.header('content-security-policy', policy);
         reply.header('x-content-type-options', 'nosniff');
         reply.header('referrer-policy', 'no-referrer');
         reply.header('x-frame-options', 'DENY');
@@ -195,10 +196,12 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
       });
 
       scope.get('/', serve(html)); // both /dashboard and /dashboard/
-      // The page's modules: app.js and what it imports, each by its file name.
-      if (scripts) for (const [name, script] of scripts) scope.get(`/${name}`, serve(script));
-      else
+      // The page's modules: app.js and what it imports, each by its file name (boot.js is in the page).
+      if (scripts) {
+        for (const [name, script] of scripts) if (name !== BOOT) scope.get(`/${name}`, serve(script));
+      } else {
         scope.get(`/${ENTRY}`, serve(asset("the dashboard's script is not built: run `pnpm build`\n", 'text/plain; charset=utf-8'), 503));
+      }
       scope.get('/app.css', serve(STYLES));
 
       scope.get(

@@ -3,10 +3,11 @@
  * machine's network changes (a laptop joining Wi-Fi, the mesh's interface coming up) or the gateway
  * restarts mid-load; when any module of the page's script is cut, the whole script fails and a
  * module that failed stays failed until the page is loaded again: the page would say "connecting…"
- * for good. This module runs before the script (the page lists it first; module scripts run in
- * order, and a failed one reports its error in its turn), loads the page again after 0.5, 1, 2, 4
- * and 8 s, and after RELOADS loads in a row that failed says so and leaves the rest to the person.
- * It imports nothing, so the one file has to arrive for it to work.
+ * for good. This module runs before the script (the page holds it inline, first; module scripts
+ * run in order, and a failed one reports its error in its turn), loads the page again after 0.5, 1,
+ * 2, 4 and 8 s, and after RELOADS loads in a row that failed says so and leaves the rest to the
+ * person. It imports nothing and is written into the page (assets/page.ts, its hash in the policy):
+ * nothing more has to arrive for it to work.
  */
 
 /** Loads in a row that may fail before the page stops trying. */

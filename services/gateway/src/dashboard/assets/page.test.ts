@@ -2,9 +2,10 @@
  * The page script as the gateway serves it: the compiled modules of ../app/ (test/page.setup.ts
  * builds them), read from the package's dist/browser/app/ as the gateway reads them.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadScripts, page } from './page.js';
+import { asset, csp, loadScripts, page } from './page.js';
 
 const scripts = loadScripts()!;
 
@@ -31,13 +32,24 @@ describe('the page script', () => {
     expect(page('box', changed).body).not.toContain(`app.js?v=${v}`);
   });
 
-  it('loads boot.js first, which loads the page again when the script is cut short', () => {
+  it('holds boot.js inline before app.js, allowed by its hash and by nothing looser', () => {
     const html = page('box', scripts).body;
-    const boot = html.indexOf('<script type="module" src="/dashboard/boot.js?v=');
-    expect(boot).toBeGreaterThan(0);
-    expect(boot).toBeLessThan(html.indexOf('/dashboard/app.js?v='));
-    // It imports nothing: the one file arriving is all it needs.
-    expect(scripts.get('boot.js')!.body).not.toMatch(/^import\s/m);
+    const boot = scripts.get('boot.js')!.body;
+    const at = html.indexOf(`<script type="module">${boot}</script>`);
+    expect(at).toBeGreaterThan(0);
+    expect(at).toBeLessThan(html.indexOf('/dashboard/app.js?v='));
+    // It imports nothing: the page arriving is all it needs.
+    expect(boot).not.toMatch(/^import\s/m);
+    const hash = createHash('sha256').update(boot).digest('base64');
+    const policy = csp(scripts).split('; ');
+    expect(policy).toContain(`script-src 'self' 'sha256-${hash}'`);
+    expect(policy.join(' ')).not.toMatch(/unsafe-inline|unsafe-eval|nonce-/);
+  });
+
+  it('leaves out an inline module that would end its script element early, and its hash', () => {
+    const broken = new Map(scripts).set('boot.js', asset('say("</script><script>x()")', 'text/javascript'));
+    expect(page('box', broken).body).not.toContain('<script type="module">');
+    expect(csp(broken)).toContain("script-src 'self';");
   });
 
   it('is missing, not broken, where the sources were never built', () => {

@@ -6,7 +6,9 @@
  *
  * The script is browser TypeScript (../app/) that tsc compiles, with the gateway, to ES modules in
  * the package's dist/browser/app/: the page loads `app.js`, which imports the others beside it
- * (`/dashboard/NAME.js`). They are read once, when the dashboard is registered.
+ * (`/dashboard/NAME.js`). They are read once, when the dashboard is registered. `boot.js` is not
+ * loaded but written into the page itself, its hash in the policy: it is what loads the page again
+ * when a module was cut short, so it must not be one more load that can be.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -29,7 +31,7 @@ export function asset(body: string, type: string): Asset {
 export const SCRIPTS_DIR = new URL('../../../dist/browser/app/', import.meta.url);
 /** The module the page loads; it imports the others. */
 export const ENTRY = 'app.js';
-/** The module the page loads before it, which loads the page again when the script did not load. */
+/** The module in the page before it (inline), which loads the page again when the script did not load. */
 export const BOOT = 'boot.js';
 
 /** An import of a module beside it, as tsc emits one (`import { x } from './y.js';`). */
@@ -58,16 +60,29 @@ export function loadScripts(dir: URL = SCRIPTS_DIR): Map<string, Asset> | undefi
 
 export const STYLES = asset(APP_CSS, 'text/css; charset=utf-8');
 
-export const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** The page's inline module: `boot`'s text as it is, or undefined when it cannot sit in a script element. */
+function inline(boot: Asset | undefined): string | undefined {
+  return boot && !/<\/script|<!--/i.test(boot.body) ? boot.body : undefined;
+}
+
+/**
+ * The policy of every dashboard response: scripts from this server, and the page's one inline
+ * module by its hash (`scripts`' boot.js; none when it is not built).
+ */
+export const csp = (scripts: ReadonlyMap<string, Asset>): string => {
+  const boot = inline(scripts.get(BOOT));
+  const hash = boot === undefined ? '' : ` 'sha256-${createHash('sha256').update(boot).digest('base64')}'`;
+  return [
+    "default-src 'none'",
+    `script-src 'self'${hash}`,
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+};
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -81,7 +96,7 @@ export function page(machine: string, scripts: ReadonlyMap<string, Asset>): Asse
   const m = escapeHtml(machine);
   const v = (a: Asset) => encodeURIComponent(a.etag.slice(1, 9));
   const all = asset([...scripts.values()].map((a) => a.etag).join('\n'), '');
-  const boot = scripts.get(BOOT);
+  const boot = inline(scripts.get(BOOT));
   return asset(
     `<!doctype html>
 <html lang="en">
@@ -93,7 +108,7 @@ export function page(machine: string, scripts: ReadonlyMap<string, Asset>): Asse
 <title>shrooms · ${m}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/dashboard/app.css?v=${v(STYLES)}">
-${boot ? `<script type="module" src="/dashboard/${BOOT}?v=${v(boot)}"></script>\n` : ''}<script type="module" src="/dashboard/${ENTRY}?v=${v(all)}"></script>
+${boot === undefined ? '' : `<script type="module">${boot}</script>\n`}<script type="module" src="/dashboard/${ENTRY}?v=${v(all)}"></script>
 </head>
 <body>
 <header class="top">
