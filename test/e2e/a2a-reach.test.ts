@@ -37,6 +37,7 @@ describe('v0.3 beside v1.0', () => {
     expect(card).toMatchObject({ url, preferredTransport: 'JSONRPC', protocolVersion: '0.3.0' });
     expect(card.supportedInterfaces[0]).toEqual({ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' });
     expect(card.description).not.toMatch(mesh.tmp);
+    expect(card.description).toMatch(/^\S+\/demo: an echo session on the shrooms agent mesh\./);
   });
 
   it('answers message/send with the Task itself: kind, lower-case state and role, kind on parts', async () => {

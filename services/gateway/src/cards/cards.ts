@@ -40,7 +40,7 @@ const capabilities = { streaming: true, pushNotifications: false, extensions: [E
 
 // Cards are public to the mesh: they name a session's harness, never its working directory.
 export function sessionCard(base: string, machine: string, session: string, signal: SignalView | null): Record<string, unknown> {
-  const what = signal ? `a ${signal.harness} session` : 'a session';
+  const what = signal ? `${/^[aeiou]/i.test(signal.harness) ? 'an' : 'a'} ${signal.harness} session` : 'a session';
   return {
     name: `${machine}/${session}`,
     description: `${machine}/${session}: ${what} on the shrooms agent mesh. Send it a task as text; it answers when its worker finishes.`,
