@@ -145,6 +145,31 @@ export class NoiseMeter {
   }
 }
 
+/** What `untilQuiet` waited: how long, the machine's CPU share in its last window, and whether that was quiet. */
+export interface Settled {
+  waitedMs: number;
+  busyPct: number;
+  quiet: boolean;
+}
+
+/**
+ * Waits until the whole machine's CPU was at most `maxBusyPct` of its capacity over one `windowMs`,
+ * or `maxMs` passed: after a preload, the servers still collect and write what it left (the
+ * reference's heap of a hundred thousand tasks, nats-server's file store), and reads taken then
+ * measure that, in every arm alike. Returns how long it waited and the last window's share.
+ */
+export async function untilQuiet(opts: { maxBusyPct: number; windowMs: number; maxMs: number }): Promise<Settled> {
+  const t0 = Date.now();
+  for (;;) {
+    const a = machineTicks();
+    await new Promise((r) => setTimeout(r, opts.windowMs));
+    const b = machineTicks();
+    const busyPct = Math.round(((b.busy - a.busy) / (b.total - a.total || 1)) * 1000) / 10;
+    const waitedMs = Date.now() - t0;
+    if (busyPct <= opts.maxBusyPct || waitedMs >= opts.maxMs) return { waitedMs, busyPct, quiet: busyPct <= opts.maxBusyPct };
+  }
+}
+
 let tickMs: number | undefined;
 /** Milliseconds of CPU per clock tick of /proc/<pid>/stat (`getconf CLK_TCK`, 100 if unknown). */
 export function clockTickMs(): number {

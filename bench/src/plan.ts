@@ -19,6 +19,8 @@ export interface Plan {
     /** Per arm per repetition: stop timing after this long (the reference's ListTasks sorts everything). */
     maxMs: number;
     pageSize: number;
+    /** Before the reads of each ledger: wait until the machine's CPU is at most this busy over a window (see untilQuiet). */
+    quiet: { maxBusyPct: number; windowMs: number; maxMs: number };
   };
   /** Blocking sends again once the large ledger is in place. */
   latencyLargeN: number;
@@ -39,7 +41,7 @@ export const PLANS: Record<Plan['mode'], Plan> = {
     latencyN: 120,
     throughput: { concurrency: [16, 64], durationMs: 700, maxTasks: 2_000, drainTimeoutMs: 30_000 },
     sseN: 50,
-    reads: { small: 1_000, large: 10_000, n: 100, maxMs: 1_500, pageSize: 50 },
+    reads: { small: 1_000, large: 10_000, n: 100, maxMs: 1_500, pageSize: 50, quiet: { maxBusyPct: 15, windowMs: 500, maxMs: 5_000 } },
     latencyLargeN: 60,
     spreadSessions: 0,
     memory: { retained: [1_000, 10_000], idleMs: 30_000 },
@@ -51,7 +53,7 @@ export const PLANS: Record<Plan['mode'], Plan> = {
     latencyN: 400,
     throughput: { concurrency: [16, 64], durationMs: 3_000, maxTasks: 20_000, drainTimeoutMs: 120_000 },
     sseN: 200,
-    reads: { small: 1_000, large: 100_000, n: 400, maxMs: 6_000, pageSize: 50 },
+    reads: { small: 1_000, large: 100_000, n: 400, maxMs: 6_000, pageSize: 50, quiet: { maxBusyPct: 10, windowMs: 1_000, maxMs: 60_000 } },
     latencyLargeN: 200,
     spreadSessions: 4,
     // 90 s: on a busy machine V8's memory reducer had not yet run at 45 s in some processes

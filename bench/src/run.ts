@@ -13,7 +13,16 @@ import { SHELF } from './arms/shelf.js';
 import { startChild, type Child } from './child.js';
 import { ARMS, Figures, type Arm, type Figure } from './figures.js';
 import type { LatencyJob, LatencyResult, Op, Target, ThroughputJob, ThroughputResult } from './loadgen/jobs.js';
-import { NoiseMeter, machineInfo, messagesPerSend, natsInByConnection, usage, type MachineInfo } from './machine.js';
+import {
+  NoiseMeter,
+  machineInfo,
+  untilQuiet,
+  type Settled,
+  messagesPerSend,
+  natsInByConnection,
+  usage,
+  type MachineInfo,
+} from './machine.js';
 import { MemorySampler, procMemoryMb } from './memory.js';
 import type { Plan } from './plan.js';
 import { median, round } from './stats.js';
@@ -34,6 +43,8 @@ export interface BenchResult {
     /** Ours' NATS logins: the deploy's users and permissions, as `up` gives them (absent: a run without users). */
     natsUsers?: { replyWindow: string };
     ledgerTasks: { small: number | null; large: number | null };
+    /** How long the machine took to settle after each preload, before its reads (absent: runs before it waited). */
+    readsSettled?: { small: Settled | null; large: Settled | null };
     probes: Record<string, { requestBytes: number; responseBytes: number }>;
     notes: string[];
   };
@@ -297,6 +308,7 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
 
     // ---- GetTask and ListTasks with a small and a large ledger ---------------------------------
     const ledgerTasks: BenchResult['run']['ledgerTasks'] = { small: null, large: null };
+    const readsSettled: NonNullable<BenchResult['run']['readsSettled']> = { small: null, large: null };
     let loaded = 0;
     for (const size of ['small', 'large'] as const) {
       const want = plan.reads[size];
@@ -310,6 +322,11 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
       const total = (await ours.ledger.kv.status()).values;
       ledgerTasks[size] = total;
       step(`preloaded ${want} shelf tasks in ${((Date.now() - tp) / 1000).toFixed(1)} s (ledger holds ${total})`);
+      const settled = await untilQuiet(plan.reads.quiet);
+      step(
+        `the machine ${settled.quiet ? 'settled' : 'did not settle'} in ${(settled.waitedMs / 1000).toFixed(1)} s (CPU ${settled.busyPct}% in the last ${plan.reads.quiet.windowMs} ms)`,
+      );
+      readsSettled[size] = settled;
       await probe(`get_${size}`, 'get', http('ours', SHELF), { shelf: want });
       await probe(`list_${size}`, 'list', http('ours', SHELF), { shelf: want, pageSize: plan.reads.pageSize });
       for (const [op, name] of [
@@ -414,6 +431,7 @@ export async function runBench(plan: Plan, log: Log, admission: Admission = 'loc
         raisedLimits: RAISED_LIMITS,
         natsUsers: { replyWindow: bench.replyWindow },
         ledgerTasks,
+        readsSettled,
         probes,
         notes,
       },

@@ -5,6 +5,7 @@
  */
 import type { ProfileReport } from '../profile/run.js';
 import type { BenchResult } from '../run.js';
+import type { Settled } from '../machine.js';
 import { aimsTable } from '../aims.js';
 import { onNode, otherNodes, type Figure } from '../figures.js';
 import { aims, changes, limits, profileFindings, recommendations, reproduce } from './prose.js';
@@ -112,7 +113,7 @@ slower or bigger; for tasks/s below 1× means ours does fewer.
 | limits raised for the run | ${Object.entries(r.run.raisedLimits)
     .map(([k, v]) => `\`${k}=${v}\``)
     .join(', ')} (so the figures show cost, not refusals) |
-| ledger during the reads | ${small} and ${large} tasks in the session read (${fmt(r.run.ledgerTasks.small)} and ${fmt(r.run.ledgerTasks.large)} in the whole ledger)${r.run.mode === 'quick' ? `; the quick run stops at ${large}, the full run goes to 100,000` : ''} |
+| ledger during the reads | ${small} and ${large} tasks in the session read (${fmt(r.run.ledgerTasks.small)} and ${fmt(r.run.ledgerTasks.large)} in the whole ledger)${r.run.mode === 'quick' ? `; the quick run stops at ${large}, the full run goes to 100,000` : ''}${settledLine(r)} |
 ${r.run.notes.map((n) => `| note | ${n} |`).join('\n')}
 `);
   s.push(`## Figures
@@ -257,4 +258,13 @@ function admissionLine(r: BenchResult): string {
   return a.how === 'local'
     ? `in the path, in the gateway's process (GATEWAY_GUARD=local, as \`up\` runs it): ${n} window writes during the run`
     : `in the path, a guard process (GATEWAY_GUARD=service): the gateway asked it ${n} times during the run`;
+}
+
+function settledLine(r: BenchResult): string {
+  const s = r.run.readsSettled;
+  if (!s) return '';
+  const q = r.run.plan.reads.quiet;
+  const one = (x: Settled | null) =>
+    x === null ? 'not measured' : `${(x.waitedMs / 1000).toFixed(1)} s${x.quiet ? '' : ` (never quiet: ${x.busyPct}% at the end)`}`;
+  return `; each size read once the machine had settled after its preload (the whole machine's CPU at most ${q.maxBusyPct}% over ${q.windowMs / 1000} s, waiting at most ${q.maxMs / 1000} s): after ${one(s.small)} and ${one(s.large)}`;
 }
