@@ -185,7 +185,6 @@ export function clockTickMs(): number {
   return tickMs;
 }
 
-/** Messages each client has published to the nats-server so far (its in_msgs), by connection name. */
 /**
  * Messages each serving connection (its name matching `serving`) published between two connz
  * readings, per send; connections that were not there before are left out.
@@ -205,6 +204,7 @@ export function messagesPerSend(
 /** The machine's load averages (1, 5, 15 min), two decimals. */
 export const loadavgNow = (): number[] => os.loadavg().map((x) => Math.round(x * 100) / 100);
 
+/** Messages each client has published to the nats-server so far (its in_msgs), by connection name. */
 export async function natsInByConnection(monitorUrl: string | undefined): Promise<Record<string, number>> {
   if (!monitorUrl) return {};
   const c = (await (await fetch(`${monitorUrl}/connz?limit=1024`)).json()) as { connections: { name?: string; in_msgs: number }[] };
