@@ -103,6 +103,9 @@ export function usage(pids: Record<string, number>): { per(n: number): Record<st
   };
 }
 
+/** `ticks` as a share of `total` ticks of the machine, in % to one decimal. */
+const shareOf = (ticks: number, total: number): number => Math.round((ticks / (total || 1)) * 1000) / 10;
+
 /** Measures, between `start()` and `stop()`, the share of the machine other processes used. */
 export class NoiseMeter {
   private first?: CpuSnapshot;
@@ -131,8 +134,7 @@ export class NoiseMeter {
   stop(): { busyPct: number; benchPct: number; otherPct: number; stealPct: number; loadavg: number[] } {
     const a = this.first!;
     const b = this.snap();
-    const total = b.total - a.total || 1;
-    const pct = (x: number) => Math.round((x / total) * 1000) / 10;
+    const pct = (x: number) => shareOf(x, b.total - a.total);
     const busy = b.busy - a.busy;
     const ours = b.ours - a.ours;
     return {
@@ -164,7 +166,7 @@ export async function untilQuiet(opts: { maxBusyPct: number; windowMs: number; m
     const a = machineTicks();
     await new Promise((r) => setTimeout(r, opts.windowMs));
     const b = machineTicks();
-    const busyPct = Math.round(((b.busy - a.busy) / (b.total - a.total || 1)) * 1000) / 10;
+    const busyPct = shareOf(b.busy - a.busy, b.total - a.total);
     const waitedMs = Date.now() - t0;
     if (busyPct <= opts.maxBusyPct || waitedMs >= opts.maxMs) return { waitedMs, busyPct, quiet: busyPct <= opts.maxBusyPct };
   }

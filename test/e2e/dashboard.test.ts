@@ -479,8 +479,7 @@ interface Seen {
 async function withCutScript(
   cut: (seen: Seen) => boolean,
   test: (p: Page, seen: Seen) => Promise<void>,
-  before?: (p: Page) => Promise<unknown>,
-  module: RegExp = TASK_JS,
+  { before, module = TASK_JS }: { before?: (p: Page) => Promise<unknown>; module?: RegExp } = {},
 ): Promise<void> {
   const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   try {
@@ -519,8 +518,7 @@ it('loads itself again when the first script file it asked for was cut, whicheve
       await p.waitForSelector('#live[data-live="1"]', { timeout: 30_000 });
       expect(seen.loads).toHaveLength(2);
     },
-    undefined,
-    /\/dashboard\/[a-z-]+\.js(\?|$)/,
+    { module: /\/dashboard\/[a-z-]+\.js(\?|$)/ },
   );
 });
 
@@ -546,13 +544,15 @@ it('does not load itself again where the tab keeps no count of its loads', async
       expect(seen.asked).toBe(1);
       expect(seen.loads).toHaveLength(1);
     },
-    // Session storage that refuses writes (a full quota, a locked-down browser): no count, no reloads.
-    (p) =>
-      p.addInitScript(() => {
-        (window as any).Storage.prototype.setItem = () => {
-          throw new Error('QuotaExceededError');
-        };
-      }),
+    {
+      // Session storage that refuses writes (a full quota, a locked-down browser): no count, no reloads.
+      before: (p) =>
+        p.addInitScript(() => {
+          (window as any).Storage.prototype.setItem = () => {
+            throw new Error('QuotaExceededError');
+          };
+        }),
+    },
   );
 });
 
