@@ -494,6 +494,29 @@ async function withCutScript(
   }
 }
 
+it('is styled by the page itself: no stylesheet load a network change could cut, nothing the policy refuses', async () => {
+  const p = await browser.newPage({ viewport: { width: 1200, height: 900 }, colorScheme: 'light' });
+  try {
+    const sheets: string[] = [];
+    p.on('request', (r) => {
+      if (r.resourceType() === 'stylesheet') sheets.push(r.url());
+    });
+    await p.addInitScript(() => {
+      (window as any).refused = [];
+      document.addEventListener('securitypolicyviolation', (e: any) =>
+        (window as any).refused.push(`${e.violatedDirective} ${e.blockedURI}`),
+      );
+    });
+    await open('tasks', p);
+    // styles.ts: body { background: var(--bg) }, --bg #f6f7f9 in the light scheme.
+    expect(await p.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(246, 247, 249)');
+    expect(sheets).toEqual([]);
+    expect(await p.evaluate(() => (window as any).refused)).toEqual([]);
+  } finally {
+    await p.close();
+  }
+});
+
 it('loads itself again when a module of its script was cut, and goes live', async () => {
   await withCutScript(
     ({ asked }) => asked <= 2,

@@ -19,7 +19,7 @@ import type { Identify } from '../a2a/caller.js';
 import type { GatewayConfig } from '../config.js';
 import type { TaskService } from '../tasks/service.js';
 import { ACTION_HEADER, DashboardAccess, type Viewer } from './access.js';
-import { BOOT, ENTRY, csp, STYLES, asset, loadScripts, page, type Asset } from './assets/page.js';
+import { BOOT, ENTRY, csp, asset, loadScripts, page, type Asset } from './assets/page.js';
 import { STATE_FILTERS } from './board.js';
 import { DashboardFeed } from './feed.js';
 import { parseKey, toDetail, toRow } from './rows.js';
@@ -196,13 +196,12 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
       });
 
       scope.get('/', serve(html)); // both /dashboard and /dashboard/
-      // The page's modules: app.js and what it imports, each by its file name (boot.js is in the page).
+      // The page's modules: app.js and what it imports, each by its file name (boot.js and the styles are in the page).
       if (scripts) {
         for (const [name, script] of scripts) if (name !== BOOT) scope.get(`/${name}`, serve(script));
       } else {
         scope.get(`/${ENTRY}`, serve(asset("the dashboard's script is not built: run `pnpm build`\n", 'text/plain; charset=utf-8'), 503));
       }
-      scope.get('/app.css', serve(STYLES));
 
       scope.get(
         '/api/overview',

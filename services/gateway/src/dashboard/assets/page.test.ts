@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { asset, csp, loadScripts, page } from './page.js';
+import { APP_CSS } from './styles.js';
 
 const scripts = loadScripts()!;
 
@@ -54,5 +55,22 @@ describe('the page script', () => {
 
   it('is missing, not broken, where the sources were never built', () => {
     expect(loadScripts(new URL('./no-such-folder/', import.meta.url))).toBeUndefined();
+  });
+});
+
+describe('the page styles', () => {
+  it('are in the page itself, allowed by their hash and by nothing else', () => {
+    const html = page('box', scripts).body;
+    expect(html).toContain(`<style>${APP_CSS}</style>`);
+    expect(html).not.toMatch(/<link[^>]*stylesheet/);
+    const hash = createHash('sha256').update(APP_CSS).digest('base64');
+    expect(csp(scripts).split('; ')).toContain(`style-src 'sha256-${hash}'`);
+    expect(csp(scripts)).not.toMatch(/style-src[^;]*('self'|unsafe)/);
+  });
+
+  it('are left out, with their hash, when their text would end the style element early', () => {
+    const broken = 'a::after { content: "</style><script>x()</script>" }';
+    expect(page('box', scripts, broken).body).not.toContain('<style>');
+    expect(csp(scripts, broken)).toContain("style-src 'none'");
   });
 });

@@ -1,14 +1,16 @@
 /**
- * The dashboard's page, its script and its styles, each with a content hash for ETag and cache
- * busting. Nothing is loaded from anywhere else, so the page works offline; the
- * Content-Security-Policy allows only this server's own script and styles, so even a text that
- * slipped past escaping could not run.
+ * The dashboard's page and its script, each with a content hash for ETag and cache busting.
+ * Nothing is loaded from anywhere else, so the page works offline; the Content-Security-Policy
+ * allows only this server's own script and the page's own styles, so even a text that slipped past
+ * escaping could not run or restyle the page.
  *
  * The script is browser TypeScript (../app/) that tsc compiles, with the gateway, to ES modules in
  * the package's dist/browser/app/: the page loads `app.js`, which imports the others beside it
  * (`/dashboard/NAME.js`). They are read once, when the dashboard is registered. `boot.js` is not
  * loaded but written into the page itself, its hash in the policy: it is what loads the page again
- * when a module was cut short, so it must not be one more load that can be.
+ * when a module was cut short, so it must not be one more load that can be. The stylesheet is in the
+ * page too, by its hash: a stylesheet load cut by a network change left the page unstyled until the
+ * person reloaded it, and 12 KB cost less than a load that can fail.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -58,24 +60,25 @@ export function loadScripts(dir: URL = SCRIPTS_DIR): Map<string, Asset> | undefi
   return new Map([...found].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
-export const STYLES = asset(APP_CSS, 'text/css; charset=utf-8');
-
-/** The page's inline module: `boot`'s text as it is, or undefined when it cannot sit in a script element. */
-function inline(boot: Asset | undefined): string | undefined {
-  return boot && !/<\/script|<!--/i.test(boot.body) ? boot.body : undefined;
+/** `text` as it is for the page's `element`, or undefined when it would end that element early. */
+function inline(text: string | undefined, element: 'script' | 'style'): string | undefined {
+  return text !== undefined && !new RegExp(`</${element}|<!--`, 'i').test(text) ? text : undefined;
 }
 
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
 /**
- * The policy of every dashboard response: scripts from this server, and the page's one inline
- * module by its hash (`scripts`' boot.js; none when it is not built).
+ * The policy of every dashboard response: scripts from this server and the page's one inline
+ * module by its hash (`scripts`' boot.js; none when it is not built), styles only the page's own
+ * stylesheet, by its hash (no style attributes, no other sheet).
  */
-export const csp = (scripts: ReadonlyMap<string, Asset>): string => {
-  const boot = inline(scripts.get(BOOT));
-  const hash = boot === undefined ? '' : ` 'sha256-${createHash('sha256').update(boot).digest('base64')}'`;
+export const csp = (scripts: ReadonlyMap<string, Asset>, css: string = APP_CSS): string => {
+  const boot = inline(scripts.get(BOOT)?.body, 'script');
+  const styles = inline(css, 'style');
   return [
     "default-src 'none'",
-    `script-src 'self'${hash}`,
-    "style-src 'self'",
+    `script-src 'self'${boot === undefined ? '' : ` ${sha256(boot)}`}`,
+    `style-src ${styles === undefined ? "'none'" : sha256(styles)}`,
     "img-src 'self' data:",
     "connect-src 'self'",
     "base-uri 'none'",
@@ -92,11 +95,12 @@ export function escapeHtml(s: string): string {
  * The page shell; the script fills it. `machine` is escaped (it is only shown in the title). The
  * script's version covers all its modules: a change in any of them is a new URL for `app.js`.
  */
-export function page(machine: string, scripts: ReadonlyMap<string, Asset>): Asset {
+export function page(machine: string, scripts: ReadonlyMap<string, Asset>, css: string = APP_CSS): Asset {
   const m = escapeHtml(machine);
   const v = (a: Asset) => encodeURIComponent(a.etag.slice(1, 9));
   const all = asset([...scripts.values()].map((a) => a.etag).join('\n'), '');
-  const boot = inline(scripts.get(BOOT));
+  const boot = inline(scripts.get(BOOT)?.body, 'script');
+  const styles = inline(css, 'style');
   return asset(
     `<!doctype html>
 <html lang="en">
@@ -107,8 +111,7 @@ export function page(machine: string, scripts: ReadonlyMap<string, Asset>): Asse
 <meta name="referrer" content="no-referrer">
 <title>shrooms · ${m}</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/dashboard/app.css?v=${v(STYLES)}">
-${boot === undefined ? '' : `<script type="module">${boot}</script>\n`}<script type="module" src="/dashboard/${ENTRY}?v=${v(all)}"></script>
+${styles === undefined ? '' : `<style>${styles}</style>\n`}${boot === undefined ? '' : `<script type="module">${boot}</script>\n`}<script type="module" src="/dashboard/${ENTRY}?v=${v(all)}"></script>
 </head>
 <body>
 <header class="top">

@@ -1,4 +1,4 @@
-/** The dashboard's stylesheet, served as `/dashboard/app.css` (no external assets: works offline). */
+/** The dashboard's stylesheet, written into its page (assets/page.ts; no external assets: works offline). */
 export const APP_CSS = String.raw`
 :root {
   color-scheme: light dark;
