@@ -4,6 +4,7 @@
  * checked, errors one line saying what to do.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@shrooms/testing';
 import { startClientMesh, type ClientMesh } from './support/client-mesh.js';
 
 const M = 'schedbox';
@@ -50,7 +51,7 @@ describe('a2a schedule', () => {
     const mine = await mesh.cli(['a2a', 'schedule', 'list', '--mine', '--json'], { SHROOMS_AGENT_SESSION: 'slow' });
     expect(json(mine.stdout).schedules.map((x: { id: string }) => x.id)).toContain(s.id);
     const human = await mesh.cli(['a2a', 'schedule', 'list']);
-    expect(human.stdout).toMatch(new RegExp(`${s.id}  → ${M}/demo  next `));
+    expect(human.stdout).toMatch(new RegExp(`${s.id} → ${M}/demo: next `));
 
     const canceled = await mesh.cli(['a2a', 'schedule', 'cancel', s.id, '--json']);
     expect(canceled.code).toBe(0);
@@ -79,6 +80,25 @@ describe('a2a schedule', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe(
       'shrooms-agent a2a schedule create: delay "10 parsecs": unknown unit parsecs (try 90s, 10m, 2h, 3d) [INVALID_PARAMS]\n',
+    );
+  });
+
+  it('schedule list says when an occurrence was refused, not only that the schedule is done', async () => {
+    const r = await mesh.cli(['a2a', 'schedule', 'create', '--to', 'ghost', '--in', '1s', 'for nobody', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const id = json(r.stdout).schedule.id as string;
+    const done = await eventually(
+      async () => {
+        const all = await mesh.cli(['a2a', 'schedule', 'list', '--all', '--json']);
+        const s = json(all.stdout).schedules.find((x: { id: string }) => x.id === id);
+        return s?.state === 'done' ? s : undefined;
+      },
+      30_000,
+      500,
+    );
+    const human = await mesh.cli(['a2a', 'schedule', 'list', '--all']);
+    expect(human.stdout).toContain(
+      `${id} → ${M}/ghost: done (UTC) — "for nobody"\n  occurrence ${done.last.occurrence} refused for ${M}/ghost: no session ${M}/ghost [SESSION_NOT_FOUND]\n`,
     );
   });
 

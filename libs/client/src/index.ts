@@ -17,7 +17,7 @@ export {
   type NatsSettings,
 } from './options.js';
 export { agentRef, isTaskName, newMessageId, parseAgentName, parseTaskRef, taskRef, type AgentRef, type TaskRef } from './refs.js';
-export { ScheduleViewSchema, type ScheduleView, type SchedulerOp, type SchedulerPort } from './schedules.js';
+export { ScheduleViewSchema, describeSchedule, type ScheduleView, type SchedulerOp, type SchedulerPort } from './schedules.js';
 export { askGuard, guardControl, guardRefusal, type AskGuardOptions, type GuardAdmitInput } from './nats/guard.js';
 export { bridgeClient, type BridgeClient } from './nats/bridge.js';
 export { scheduleClient, type ScheduleClient } from './nats/scheduler.js';

@@ -48,9 +48,51 @@ export const ScheduleViewSchema = z
     fired: z.number().optional(),
     missed: z.number().optional(),
     createdAt: z.string().optional(),
+    /** The send of `next` failed for a reason that may pass; tried again from `notBefore`. */
+    retry: z.object({ attempts: z.number(), notBefore: z.string(), error: z.string() }).loose().optional(),
+    /** The last occurrence sent: what each recipient's gateway answered. */
+    last: z
+      .object({
+        occurrence: z.string(),
+        deliveries: z.array(
+          z
+            .object({
+              recipient: z.string(),
+              outcome: z.string(),
+              taskId: z.string().optional(),
+              error: z.object({ key: z.string(), message: z.string() }).loose().optional(),
+            })
+            .loose(),
+        ),
+      })
+      .loose()
+      .optional(),
   })
   .loose();
 export type ScheduleView = z.infer<typeof ScheduleViewSchema>;
+
+/** Outcomes of a delivery that made or found the recipient's task. */
+const DELIVERED = new Set(['sent', 'existing']);
+
+/**
+ * A schedule for a person or an agent to read: one line (id, recipients, when, rule, prompt cut to
+ * `promptMax`), then an indented line for each thing that went wrong — an occurrence being tried
+ * again and why, a recipient whose gateway refused the last one — so that a schedule to a session
+ * that is gone does not read as simply "done".
+ */
+export function describeSchedule(s: ScheduleView, promptMax = 80): string {
+  const next = s.state === 'active' ? (s.next ? `next ${s.next.at}` : 'no more occurrences') : s.state;
+  const repeat = s.rule.repeat ? `, repeating ${typeof s.rule.repeat === 'string' ? s.rule.repeat : JSON.stringify(s.rule.repeat)}` : '';
+  const prompt = s.prompt.length > promptMax ? `${s.prompt.slice(0, promptMax - 1)}…` : s.prompt;
+  const lines = [`${s.id} → ${s.recipients.join(', ')}: ${next} (${s.rule.zone}${repeat}) — "${prompt}"`];
+  if (s.retry) lines.push(`  trying again from ${s.retry.notBefore} (attempt ${s.retry.attempts + 1}): ${s.retry.error}`);
+  for (const d of s.last?.deliveries ?? []) {
+    if (DELIVERED.has(d.outcome)) continue;
+    const why = d.error ? `: ${d.error.message} [${d.error.key}]` : '';
+    lines.push(`  occurrence ${s.last!.occurrence} ${d.outcome} for ${d.recipient}${why}`);
+  }
+  return lines.join('\n');
+}
 
 /**
  * The default port: the schedule methods of this machine's gateway (`POST /a2a`, JSON-RPC

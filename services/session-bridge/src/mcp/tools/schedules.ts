@@ -1,16 +1,9 @@
 /** `schedule_task`, `list_schedules`, `cancel_schedule`: tasks at a time, through the scheduler. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ScheduleViewSchema, type ScheduleView } from '@shrooms/client';
+import { ScheduleViewSchema, describeSchedule } from '@shrooms/client';
 import { z } from 'zod';
 import type { ResolvedContext } from '../context.js';
 import { ok, tool } from '../result.js';
-
-export function scheduleLine(s: ScheduleView): string {
-  const next = s.state === 'active' ? (s.next ? `next ${s.next.at}` : 'no more occurrences') : s.state;
-  const repeat = s.rule.repeat ? ` repeating ${typeof s.rule.repeat === 'string' ? s.rule.repeat : JSON.stringify(s.rule.repeat)}` : '';
-  const prompt = s.prompt.length > 80 ? `${s.prompt.slice(0, 77)}…` : s.prompt;
-  return `${s.id} → ${s.recipients.join(', ')}: ${next} (${s.rule.zone})${repeat} — "${prompt}"`;
-}
 
 export function registerScheduleTools(server: McpServer, ctx: ResolvedContext): void {
   server.registerTool(
@@ -47,7 +40,7 @@ export function registerScheduleTools(server: McpServer, ctx: ResolvedContext): 
           replyTo: reply,
           id,
         });
-        return ok(`${r.created ? 'Scheduled' : 'Already scheduled'}: ${scheduleLine(r.schedule)}`, {
+        return ok(`${r.created ? 'Scheduled' : 'Already scheduled'}: ${describeSchedule(r.schedule)}`, {
           schedule: r.schedule,
           created: r.created,
         });
@@ -71,7 +64,7 @@ export function registerScheduleTools(server: McpServer, ctx: ResolvedContext): 
       tool(async () => {
         const r = await ctx.client.listSchedules({ all, mine, ...(to ? { recipient: to } : {}) });
         const head = `${r.total} schedule${r.total === 1 ? '' : 's'}${r.schedules.length < r.total ? ` (showing ${r.schedules.length})` : ''}.`;
-        return ok([head, ...r.schedules.map(scheduleLine)].join('\n'), { schedules: r.schedules, total: r.total });
+        return ok([head, ...r.schedules.map((s) => describeSchedule(s))].join('\n'), { schedules: r.schedules, total: r.total });
       }),
   );
 
@@ -87,7 +80,7 @@ export function registerScheduleTools(server: McpServer, ctx: ResolvedContext): 
     ({ id }) =>
       tool(async () => {
         const schedule = await ctx.client.cancelSchedule(id);
-        return ok(`Canceled: ${scheduleLine(schedule)}`, { schedule });
+        return ok(`Canceled: ${describeSchedule(schedule)}`, { schedule });
       }),
   );
 }

@@ -1,5 +1,5 @@
 /** `schedule create | list | cancel`: tasks at a time, through the scheduler. */
-import type { ScheduleView } from '@shrooms/client';
+import { describeSchedule } from '@shrooms/client';
 import { makeClient, output, parse, run, UsageError } from './io.js';
 
 export const SCHEDULE_HELP = `usage: shrooms-agent a2a schedule create --to AGENT[,AGENT…] (--at TIME | --in DELAY) [--zone ZONE] [--repeat RULE] [--reply] [--id ID] TEXT...
@@ -14,12 +14,6 @@ Tasks at a time, once or repeating; each occurrence becomes an ordinary task.
 The scheduler is asked through this machine's gateway (SHROOMS_GATEWAY_URL); when none runs the
 answer is "the scheduler is not running" (exit 1).
 `;
-
-export function scheduleLine(s: ScheduleView): string {
-  const next = s.state === 'active' ? (s.next ? `next ${s.next.at}` : 'no more occurrences') : s.state;
-  const repeat = s.rule.repeat ? `, repeat ${typeof s.rule.repeat === 'string' ? s.rule.repeat : JSON.stringify(s.rule.repeat)}` : '';
-  return `${s.id}  → ${s.recipients.join(', ')}  ${next} (${s.rule.zone}${repeat})  "${s.prompt.length > 60 ? `${s.prompt.slice(0, 57)}…` : s.prompt}"`;
-}
 
 export function scheduleCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
@@ -66,7 +60,7 @@ async function create(args: string[]): Promise<number> {
       id: values.id,
     });
     out.data(r);
-    out.say(`${r.created ? 'scheduled' : 'already scheduled'}: ${scheduleLine(r.schedule)}`);
+    out.say(`${r.created ? 'scheduled' : 'already scheduled'}: ${describeSchedule(r.schedule)}`);
     return 0;
   } finally {
     await client.close();
@@ -80,7 +74,7 @@ async function list(args: string[]): Promise<number> {
   try {
     const r = await client.listSchedules({ all: values.all, mine: values.mine, ...(values.to ? { recipient: values.to } : {}) });
     out.data(r);
-    out.say(r.schedules.length ? r.schedules.map(scheduleLine).join('\n') : 'no schedules');
+    out.say(r.schedules.length ? r.schedules.map((s) => describeSchedule(s)).join('\n') : 'no schedules');
     return 0;
   } finally {
     await client.close();
@@ -96,7 +90,7 @@ async function cancel(args: string[]): Promise<number> {
   try {
     const schedule = await client.cancelSchedule(id);
     out.data({ schedule });
-    out.say(`canceled: ${scheduleLine(schedule)}`);
+    out.say(`canceled: ${describeSchedule(schedule)}`);
     return 0;
   } finally {
     await client.close();
