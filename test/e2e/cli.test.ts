@@ -186,9 +186,14 @@ describe('a2a', () => {
       expect(oneLine(r.stderr)).toBe(true);
       expect(r.stderr).toMatch(/is not a task name; write MACHINE\/SESSION:ID or SESSION:ID/);
     }
-    const missing = await mesh.cli(['a2a', 'get', 'demo:no-such-message']);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/\[TASK_NOT_FOUND\]/);
+  });
+
+  it('a task that does not exist is named as the person wrote it, by every command (exit 1)', async () => {
+    for (const cmd of ['get', 'cancel', 'ack', 'release', 'reject']) {
+      const missing = await mesh.cli(['a2a', cmd, 'demo:no-such.message']);
+      expect(missing.code, cmd).toBe(1);
+      expect(missing.stderr, cmd).toBe(`shrooms-agent a2a ${cmd}: no task demo:no-such.message on ${M}/demo [TASK_NOT_FOUND]\n`);
+    }
   });
 
   it('an unknown session and an unknown option are one-line errors (exit 1)', async () => {

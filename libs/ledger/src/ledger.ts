@@ -15,7 +15,7 @@
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream } from '@nats-io/jetstream';
-import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, type Limits } from '@shrooms/protocol';
+import { BUCKETS, DEFAULT_LIMITS, ShroomsError, keys, noTaskMessage, type Limits } from '@shrooms/protocol';
 import { natsUnavailable, retryJetStream, type LinkState } from '@shrooms/runtime';
 import { merged, type LedgerEntry, type Stored } from './entry.js';
 import { OwnWrites } from './own-writes.js';
@@ -198,7 +198,7 @@ export class Ledger {
     let seen = 0;
     for (let i = 0; i < attempts; i++) {
       const cur = await this.get(key, { atLeast: seen });
-      if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${key}`);
+      if (!cur) throw new ShroomsError('TASK_NOT_FOUND', noTaskMessage(key));
       const next = change(cur.entry);
       if (!next) return cur;
       const stored = await this.write(key, encodeWrite(next, cur.entry, this.limits.taskBytes), cur.revision);
@@ -224,7 +224,7 @@ export class Ledger {
     const held = this.deferred.seen(key);
     const known = this.own.last(key);
     const cur = held ?? (known ? parseKnown(known) : (await this.get(key))?.entry);
-    if (!cur) throw new ShroomsError('TASK_NOT_FOUND', `no task ${key}`);
+    if (!cur) throw new ShroomsError('TASK_NOT_FOUND', noTaskMessage(key));
     const next = change(cur);
     if (next) this.deferred.hold(key, { change, onError }, held ? merged(held, next) : next, waitMs, this.due);
     return next;

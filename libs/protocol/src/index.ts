@@ -89,11 +89,13 @@ export {
   keys,
   kvSubject,
   machineOfSchedulerKey,
+  noTaskMessage,
   type NotifyKind,
   QUEUE_GROUPS,
   ROOT,
   SERVICE_NAMES,
   subjects,
+  taskOfKey,
 } from './subjects.js';
 export { type Origin, OriginSchema } from './wire.js';
 export {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BUCKETS, keys, kvSubject, machineOfSchedulerKey, subjects } from './subjects.js';
+import { BUCKETS, keys, kvSubject, machineOfSchedulerKey, noTaskMessage, subjects, taskOfKey } from './subjects.js';
 
 describe('subjects', () => {
   it('pins every subject string', () => {
@@ -28,6 +28,17 @@ describe('subjects', () => {
     expect(machineOfSchedulerKey(keys.schedulerMachine('pi.5'))).toBe('pi.5');
     for (const other of [keys.schedule('sched-1'), '_schedulers', '_schedulers.a_zz', 'x._schedulers.home'])
       expect(machineOfSchedulerKey(other), other).toBeUndefined();
+  });
+
+  it('reads the task back from its ledger key, and from no other key', () => {
+    const key = keys.task('pi.5', 'web app', 'id.with.dots');
+    expect(taskOfKey(key)).toEqual({ machine: 'pi.5', session: 'web app', messageId: 'id.with.dots' });
+    for (const other of ['_health.m.n', 'm.s', 'm.s.x.y', 'm..x', 'm.s.bad_ZZ']) expect(taskOfKey(other), other).toBeUndefined();
+  });
+
+  it('names a missing task as its caller does, not by its ledger key', () => {
+    expect(noTaskMessage(keys.task('vm', 'demo', 'a.b'))).toBe('no task demo:a.b on vm/demo');
+    expect(noTaskMessage('_health.m.n')).toBe('no task _health.m.n');
   });
 
   it('encodes user tokens so they cannot reach another session', () => {

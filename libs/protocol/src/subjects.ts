@@ -94,6 +94,27 @@ export const keys = {
   schedulerMachine: (machine: string) => `${SCHEDULERS_PREFIX}${t(machine)}`,
 } as const;
 
+/**
+ * The task a `keys.task` key names, its tokens decoded; undefined for any other key (a health
+ * probe's `_health.M.N`, a key of the wrong shape or with a bad escape).
+ */
+export function taskOfKey(key: string): { machine: string; session: string; messageId: string } | undefined {
+  if (key.startsWith('_')) return undefined;
+  const t = key.split('.');
+  if (t.length !== 3 || t.some((x) => x.length === 0)) return undefined;
+  try {
+    return { machine: decodeToken(t[0]!), session: decodeToken(t[1]!), messageId: decodeToken(t[2]!) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** "no task SESSION:ID on MACHINE/SESSION", as a caller names it, for the task a ledger key names. */
+export function noTaskMessage(key: string): string {
+  const k = taskOfKey(key);
+  return k ? `no task ${k.session}:${k.messageId} on ${k.machine}/${k.session}` : `no task ${key}`;
+}
+
 /** The machine a `keys.schedulerMachine` key names; undefined for any other key. */
 export function machineOfSchedulerKey(key: string): string | undefined {
   if (!key.startsWith(SCHEDULERS_PREFIX)) return undefined;

@@ -6,11 +6,11 @@
 import {
   META,
   StringPool,
-  decodeToken,
   isTerminal,
   keys,
   ownString,
   parseTaskName,
+  taskOfKey,
   type Message,
   type Task,
   type TaskState,
@@ -62,14 +62,8 @@ function str(v: unknown): string | undefined {
 
 /** `M.S.K` → machine and session, or undefined for keys that are not tasks (e.g. health probes). */
 export function parseKey(key: string): { machine: string; session: string } | undefined {
-  if (key.startsWith('_')) return undefined; // `_health.M.N` write checks and the like, never tasks
-  const t = key.split('.');
-  if (t.length !== 3 || t.some((x) => x.length === 0)) return undefined;
-  try {
-    return { machine: decodeToken(t[0]!), session: decodeToken(t[1]!) };
-  } catch {
-    return undefined;
-  }
+  const k = taskOfKey(key);
+  return k && { machine: k.machine, session: k.session };
 }
 
 /** The ledger key a `shrooms/parent` name points at. */
