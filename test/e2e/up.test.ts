@@ -245,6 +245,30 @@ describe('a bridge started by hand next to up', () => {
   });
 });
 
+/** The exit code of a process that ends by itself. */
+function exitOf(p: ServiceProcess): Promise<number | null> {
+  if (p.child.exitCode !== null) return Promise.resolve(p.child.exitCode);
+  return new Promise((resolve) => p.child.once('exit', (code) => resolve(code)));
+}
+
+describe('one up per state folder', () => {
+  it('refuses a second up on the same state folder, naming the first, and leaves its mesh as it was', async () => {
+    const before = await readFile(join(state, 'local-mesh.json'), 'utf8');
+    const second = runTs(
+      CLI,
+      ['up', '--port', String(await freePort())],
+      { SHROOMS_STATE_DIR: state, SHROOMS_MACHINE: 'upbox' },
+      { built: true },
+    );
+    expect(await exitOf(second)).toBe(1);
+    expect(second.output()).toContain(`another \`up\` (pid ${up.child.pid}) runs with the state folder ${state}: stop it first`);
+    expect(second.output()).not.toMatch(/nats-server|is up on/);
+    expect(await readFile(join(state, 'local-mesh.json'), 'utf8')).toBe(before);
+    expect(await readFile(join(state, 'up.pid'), 'utf8')).toBe(`${up.child.pid}\n`);
+    expect(await answered()).toBe(true);
+  });
+});
+
 describe('up supervises its parts', () => {
   it('restarts a killed bridge, and the session answers again', async () => {
     expect(await answered()).toBe(true);

@@ -15,6 +15,7 @@ import type { Command } from './types.js';
 import { commandArgs } from './usage.js';
 import { cliEnv, shellEnv } from '../config.js';
 import { LOCAL_MESH_FILE, serveSessionUsers, type LocalMesh } from './local-mesh.js';
+import { holdStateDir } from './up-lock.js';
 import { Supervisor, type RunningPart } from './supervise.js';
 import type { Role } from '@shrooms/testing';
 
@@ -75,6 +76,12 @@ export const upCommand: Pick<Command, 'run'> = {
     }
     // The state folder holds NATS data, credentials and logs: only its owner may look inside.
     const stateDir = await privateDir(resolve(cliEnv().SHROOMS_STATE_DIR ?? join(REPO_ROOT, '.state')));
+    try {
+      holdStateDir(stateDir);
+    } catch (err) {
+      process.stderr.write(`${(err as Error).message}\n`);
+      return 1;
+    }
     const logDir = await privateDir(join(stateDir, 'logs'));
     const machine = cliEnv().SHROOMS_MACHINE ?? (hostname().split('.')[0] || 'localhost');
     // A server of our own runs with users and permissions; one given as NATS_URL is the operator's.
