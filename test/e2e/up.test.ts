@@ -267,6 +267,26 @@ describe('one up per state folder', () => {
     expect(await readFile(join(state, 'up.pid'), 'utf8')).toBe(`${up.child.pid}\n`);
     expect(await answered()).toBe(true);
   });
+
+  it('says why a part did not start: a gateway port another process listens on', async () => {
+    const own = await tempDir('shrooms-up-second');
+    try {
+      const port = new URL(gatewayUrl).port;
+      const second = runTs(CLI, ['up', '--port', port], { SHROOMS_STATE_DIR: own.path, SHROOMS_MACHINE: 'upbox2' }, { built: true });
+      expect(await exitOf(second)).toBe(1);
+      expect(second.output()).toContain(
+        `gateway did not start: shrooms-agent: listen EADDRINUSE: address already in use 127.0.0.1:${port} (log: ${join(own.path, 'logs', 'gateway.log')})`,
+      );
+      // It stopped what it had started, and gave its folder back.
+      expect(await readdir(own.path)).not.toContain('up.pid');
+      // The parts still starting were stopped with the rest, not left to time out on a NATS that was gone.
+      for (const f of await readdir(join(own.path, 'logs')))
+        expect(await readFile(join(own.path, 'logs', f), 'utf8'), f).not.toMatch(/timeout/);
+      expect(await answered()).toBe(true);
+    } finally {
+      await own.remove();
+    }
+  });
 });
 
 describe('up supervises its parts', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BACKOFF, Supervisor, backoffDelay, type Exit, type RunningPart } from './supervise.js';
+import { DEFAULT_BACKOFF, Supervisor, backoffDelay, lastWords, type Exit, type RunningPart } from './supervise.js';
 
 /** A part that runs until `crash()` or `stop()`; `events` records what happened, in order. */
 function fakePart(name: string, events: string[], gate?: () => Promise<void>) {
@@ -88,5 +88,23 @@ describe('Supervisor', () => {
     gw.crash();
     expect(events.slice(6)).toEqual(['bridge stop', 'gateway stop', 'nats stop']);
     expect(s.restarts()).toEqual({ nats: 0, gateway: 0, bridge: 0 });
+  });
+});
+
+describe('lastWords', () => {
+  it('is the last line a part printed: a plain one as it is, a JSON log entry as its message and error', () => {
+    expect(lastWords('starting\nshrooms-agent: listen EADDRINUSE: address already in use 127.0.0.1:7387\n\n')).toBe(
+      'shrooms-agent: listen EADDRINUSE: address already in use 127.0.0.1:7387',
+    );
+    expect(lastWords('{"level":50,"msg":"cannot start","err":{"message":"nats: Authorization Violation"}}\n')).toBe(
+      'cannot start: nats: Authorization Violation',
+    );
+    expect(lastWords('{"level":30,"msg":"nats connected"}')).toBe('nats connected');
+    expect(lastWords('{"level":30}')).toBe('{"level":30}');
+  });
+
+  it('is nothing when the part printed nothing', () => {
+    expect(lastWords('')).toBeUndefined();
+    expect(lastWords('\n  \n')).toBeUndefined();
   });
 });

@@ -174,3 +174,20 @@ export class Supervisor {
     }
   }
 }
+
+/**
+ * What a part that did not start said last: the last line of its output (its `msg` and error when
+ * it logged JSON), or undefined when it said nothing.
+ */
+export function lastWords(text: string): string | undefined {
+  const line = text.trimEnd().split('\n').at(-1)?.trim();
+  if (!line) return undefined;
+  try {
+    const entry = JSON.parse(line) as { msg?: unknown; err?: { message?: unknown } };
+    const msg = typeof entry.msg === 'string' ? entry.msg : undefined;
+    const err = typeof entry.err?.message === 'string' ? entry.err.message : undefined;
+    return [msg, err].filter(Boolean).join(': ') || line;
+  } catch {
+    return line;
+  }
+}

@@ -16,7 +16,7 @@ import { commandArgs } from './usage.js';
 import { cliEnv, shellEnv } from '../config.js';
 import { LOCAL_MESH_FILE, serveSessionUsers, type LocalMesh } from './local-mesh.js';
 import { holdStateDir } from './up-lock.js';
-import { Supervisor, type RunningPart } from './supervise.js';
+import { Supervisor, lastWords, type RunningPart } from './supervise.js';
 import type { Role } from '@shrooms/testing';
 
 const HELP = `usage: shrooms-agent up [--port 7387] [--nats-port N] [--session demo] [--harness echo|tck] [--no-guard] [--no-scheduler]
@@ -138,6 +138,8 @@ export const upCommand: Pick<Command, 'run'> = {
       // The machine card (what the A2A TCK and generic clients read first) leads to the demo session.
       GATEWAY_DEFAULT_SESSION: cliEnv().GATEWAY_DEFAULT_SESSION ?? values.session!,
     };
+    /** Parts being started, not yet ready: stopped at once when another does not start. */
+    const starting = new Set<ReturnType<typeof wrap>>();
     /** One of our services as a supervised part: spawned again, the same way, on each restart. */
     const service = (name: string, cmd: string[], ready: RegExp, role: Role | { session: string }) => {
       const logFile = join(logDir, `${name}.log`);
@@ -152,15 +154,24 @@ export const upCommand: Pick<Command, 'run'> = {
           const log = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
           child.stdout!.pipe(log);
           child.stderr!.pipe(log);
+          // The end of what it printed, for the line that says why it did not start.
+          let tail = '';
+          const keep = (chunk: Buffer) => void (tail = (tail + chunk.toString('utf8')).slice(-8192));
+          child.stdout!.on('data', keep);
+          child.stderr!.on('data', keep);
           const proc = wrap(child);
           const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
             child.once('exit', (code, signal) => resolve({ code, signal })),
           );
+          starting.add(proc);
           try {
             await proc.waitFor(ready, 60_000);
           } catch (err) {
             await proc.kill();
-            throw new Error(`${name} did not start (log: ${logFile}): ${(err as Error).message.split('\n')[0]}`, { cause: err });
+            const why = lastWords(tail) ?? (err as Error).message.split('\n')[0];
+            throw new Error(`${name} did not start: ${why} (log: ${logFile})`, { cause: err });
+          } finally {
+            starting.delete(proc);
           }
           return { pid: child.pid, exited, stop: async () => void (await proc.stop()) };
         },
@@ -183,7 +194,13 @@ export const upCommand: Pick<Command, 'run'> = {
           { session: values.session! },
         ),
       );
-      await Promise.all(services);
+      await Promise.all(services).catch(async (err: unknown) => {
+        // The others still starting would wait out their own timeouts against a NATS being
+        // stopped, and keep this process (and themselves) running meanwhile.
+        await Promise.all([...starting].map((p) => p.stop()));
+        await Promise.allSettled(services);
+        throw err;
+      });
     } catch (err) {
       process.stderr.write(`${(err as Error).message}\n`);
       await supervisor.stop();
