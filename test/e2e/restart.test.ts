@@ -135,3 +135,12 @@ it('takes up a task stored WORKING that its bridge never started', async () => {
     await nc.close();
   }
 });
+
+it('refuses a second bridge for a session that has one, and the first keeps taking its tasks', async () => {
+  // (The first case above starts a bridge again after kill -9 of the last one: that is let through.)
+  await expect(mesh.startBridge('demo')).rejects.toThrow(/\/demo already has a bridge \(pid \d+ on [^)]+\): two would both take its tasks/);
+  const demo = `${mesh.gatewayUrl}/a2a/demo`;
+  const task = (await rpc(demo, 'SendMessage', msg('after-second', 'one bridge answers'))).result.task;
+  expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+  expect(task.artifacts.map((a: any) => a.parts[0].text)).toEqual(['one bridge answers']);
+});

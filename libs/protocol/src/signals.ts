@@ -16,6 +16,11 @@ export const SignalSchema = z.object({
   remindersStopped: z.boolean().default(false),
   /** The task (`SESSION:ID`) the session is working on now: an ask it sends without a parent is that task's child. */
   task: z.string().optional(),
+  /**
+   * The bridge process that renews it: a bridge starting for the session tells a signal left by one
+   * that is gone (on its own host, by its pid) from one a live bridge keeps renewing (single.ts).
+   */
+  instance: z.object({ host: z.string(), pid: z.number().int() }).optional(),
   /** When the bridge wrote this signal (ISO). Readers compute freshness from it. */
   at: z.string(),
   ttlMs: z.number().int(),

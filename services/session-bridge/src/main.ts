@@ -26,7 +26,8 @@ import { registerBridgeService } from './endpoints.js';
 import { toolWaitSeconds } from './harness/acp-agents.js';
 import { harnessFactory } from './harness/index.js';
 import { checkHarnessBinary, watchGateway } from './preflight.js';
-import { startPresence } from './presence.js';
+import { INSTANCE, startPresence } from './presence.js';
+import { assertOnlyBridge } from './single.js';
 import { systemNote } from './prompt.js';
 import { parseLadder } from './watchdog/ladder.js';
 import { Watchdog } from './watchdog/watchdog.js';
@@ -78,6 +79,13 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     limits: { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS },
   });
   const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS, ttlMs: config.BRIDGE_SIGNAL_TTL_MS });
+  // Before it takes anything of the session: recovery, deliveries, presence.
+  await assertOnlyBridge(signals, {
+    machine: config.SHROOMS_MACHINE,
+    session: config.BRIDGE_SESSION,
+    self: INSTANCE,
+    waitMs: Math.max(1000, Math.floor(config.BRIDGE_SIGNAL_TTL_MS / 3)) + 2000,
+  });
   if (
     !(await stat(config.BRIDGE_CWD).then(
       (s) => s.isDirectory(),

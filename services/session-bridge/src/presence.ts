@@ -2,6 +2,7 @@
  * Keeps the session's signal alive in the field: renewed every third of its ttl and on each change
  * (at most every 200 ms). When the bridge stops, the signal is withdrawn; when it dies, it fades.
  */
+import { hostname } from 'node:os';
 import type { SignalField } from '@shrooms/ledger';
 import type { Logger } from '@shrooms/runtime';
 import type { Bridge, PresenceState } from './bridge/bridge.js';
@@ -12,6 +13,9 @@ import type { BridgeConfig } from './config.js';
  * by its ttl, as a dead bridge's does, rather than hold the stop for the client's 5 s timeout.
  */
 const WITHDRAW_WAIT_MS = 1_000;
+
+/** This bridge process, as its signal names it. */
+export const INSTANCE = { host: hostname(), pid: process.pid };
 
 export async function startPresence(
   bridge: Bridge,
@@ -46,6 +50,7 @@ export async function startPresence(
         autoApprove: config.BRIDGE_AUTO_APPROVE || config.BRIDGE_HARNESS === 'pi',
         remindersStopped: p.remindersStopped,
         ...(p.task ? { task: p.task } : {}),
+        instance: INSTANCE,
       })
       .catch((err) => log.warn({ err }, 'signal renew failed'));
   };
