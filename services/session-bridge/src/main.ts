@@ -15,6 +15,7 @@ import {
   natsLiveness,
   onShutdown,
   redactConfig,
+  retryJetStream,
   startHealthServer,
   subscriptionsTaken,
 } from '@shrooms/runtime';
@@ -79,13 +80,20 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     limits: { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS },
   });
   const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS, ttlMs: config.BRIDGE_SIGNAL_TTL_MS });
-  // Before it takes anything of the session: recovery, deliveries, presence.
-  await assertOnlyBridge(signals, {
-    machine: config.SHROOMS_MACHINE,
-    session: config.BRIDGE_SESSION,
-    self: INSTANCE,
-    waitMs: Math.max(1000, Math.floor(config.BRIDGE_SIGNAL_TTL_MS / 3)) + 2000,
-  });
+  // Before it takes anything of the session: recovery, deliveries, presence. Read as the ledger was
+  // bound above: on a cluster still electing the signal stream's leader a read gets no answer, and
+  // is asked again (25 times) rather than ending the bridge.
+  const signalOf = (machine: string, session: string) =>
+    retryJetStream(() => signals.get(machine, session), { attempts: 25, maxDelayMs: 1_000 });
+  await assertOnlyBridge(
+    { get: signalOf },
+    {
+      machine: config.SHROOMS_MACHINE,
+      session: config.BRIDGE_SESSION,
+      self: INSTANCE,
+      waitMs: Math.max(1000, Math.floor(config.BRIDGE_SIGNAL_TTL_MS / 3)) + 2000,
+    },
+  );
   if (
     !(await stat(config.BRIDGE_CWD).then(
       (s) => s.isDirectory(),
