@@ -583,18 +583,29 @@ it('keeps the Agents view when a task list asked for before the switch answers a
   const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   try {
     // Marks each answer the page read, one task after it was read: whatever the page painted with
-    // it (in the promise continuations of that read) is on screen by then.
+    // it (in the promise continuations of that read) is on screen by then. A load Chromium cut
+    // (ERR_NETWORK_CHANGED: other test files make and remove network namespaces) is marked too: the
+    // page got nothing from it to paint, and waiting for its answer would wait for good.
     await p.addInitScript(() => {
       const w = window as any;
       const fetch0 = w.fetch.bind(w);
       w.answered = [];
+      const mark = (url: string) => setTimeout(() => w.answered.push(url), 0);
       w.fetch = async (url: string, init?: unknown) => {
-        const res = await fetch0(url, init);
+        let res: any;
+        try {
+          res = await fetch0(url, init);
+        } catch (err) {
+          mark(String(url));
+          throw err;
+        }
         const text = res.text.bind(res);
         res.text = async () => {
-          const t = await text();
-          setTimeout(() => w.answered.push(String(url)), 0);
-          return t;
+          try {
+            return await text();
+          } finally {
+            mark(String(url));
+          }
         };
         return res;
       };
