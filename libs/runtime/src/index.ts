@@ -74,3 +74,4 @@ export {
 } from './retry.js';
 export { answerBeforeTheRest, linger } from './http-linger.js';
 export { watchFile } from './watch-file.js';
+export { pidHasArg, pidRuns } from './process.js';

@@ -8,8 +8,8 @@
  * renewal, which a live bridge makes every third of the ttl, and a renewal refuses the start. A
  * bridge that died on another host costs a start that one wait.
  */
-import { readFileSync } from 'node:fs';
 import type { SignalField, SignalView } from '@shrooms/ledger';
+import { pidHasArg, pidRuns } from '@shrooms/runtime';
 
 export interface Instance {
   host: string;
@@ -49,17 +49,8 @@ export async function assertOnlyBridge(signals: Pick<SignalField, 'get'>, o: Onl
 function onThisHost(s: SignalView, self: Instance): 'gone' | 'bridge' | undefined {
   const i = s.instance;
   if (!i || i.host !== self.host) return undefined;
-  if (i.pid === self.pid) return 'gone';
-  try {
-    process.kill(i.pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return 'gone';
-  }
-  try {
-    return readFileSync(`/proc/${i.pid}/cmdline`, 'utf8').split('\0').includes('bridge') ? 'bridge' : undefined;
-  } catch {
-    return undefined;
-  }
+  if (i.pid === self.pid || !pidRuns(i.pid)) return 'gone';
+  return pidHasArg(i.pid, 'bridge') ? 'bridge' : undefined;
 }
 
 function taken(o: OnlyBridgeOptions, s: SignalView): Error {

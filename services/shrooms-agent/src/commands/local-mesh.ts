@@ -17,6 +17,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { createConnection, createServer, type Server } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pidRuns } from '@shrooms/runtime';
 import { z } from 'zod';
 
 export const LOCAL_MESH_FILE = 'local-mesh.json';
@@ -57,17 +58,8 @@ export async function findLocalMesh(env: Record<string, string | undefined>): Pr
   }
   const parsed = LocalMeshSchema.safeParse(JSON.parse(text));
   if (!parsed.success) return { why: `${file} is not a local-mesh file of this version` };
-  if (!alive(parsed.data.pid)) return { why: `${file} is stale: the \`up\` that wrote it (pid ${parsed.data.pid}) is gone` };
+  if (!pidRuns(parsed.data.pid)) return { why: `${file} is stale: the \`up\` that wrote it (pid ${parsed.data.pid}) is gone` };
   return { mesh: parsed.data, file };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 const LoginSchema = z.union([z.object({ NATS_USER: z.string(), NATS_PASS: z.string() }), z.object({ error: z.string() })]);

@@ -8,6 +8,7 @@
  */
 import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pidHasArg, pidRuns } from '@shrooms/runtime';
 
 export const UP_LOCK_FILE = 'up.pid';
 
@@ -78,16 +79,6 @@ function holder(file: string): number | undefined {
 
 /** The process runs, and (where /proc tells) is an `up`: a pid reused by something else is not. */
 function isUp(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  let cmdline: string;
-  try {
-    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return true; // no /proc (macOS): a live pid is taken at its word
-  }
-  return cmdline.split('\0').includes('up');
+  // No /proc (macOS): a live pid is taken at its word.
+  return pidRuns(pid) && (pidHasArg(pid, 'up') ?? true);
 }
