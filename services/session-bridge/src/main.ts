@@ -27,7 +27,7 @@ import { registerBridgeService } from './endpoints.js';
 import { toolWaitSeconds } from './harness/acp-agents.js';
 import { harnessFactory } from './harness/index.js';
 import { checkHarnessBinary, watchGateway } from './preflight.js';
-import { INSTANCE, startPresence } from './presence.js';
+import { INSTANCE, renewEveryMs, startPresence } from './presence.js';
 import { assertOnlyBridge } from './single.js';
 import { systemNote } from './prompt.js';
 import { parseLadder } from './watchdog/ladder.js';
@@ -91,7 +91,8 @@ export async function runBridge(env: Record<string, string | undefined> = proces
       machine: config.SHROOMS_MACHINE,
       session: config.BRIDGE_SESSION,
       self: INSTANCE,
-      waitMs: Math.max(1000, Math.floor(config.BRIDGE_SIGNAL_TTL_MS / 3)) + 2000,
+      // A live bridge renews within this; 2 s more for a renewal on its way.
+      waitMs: renewEveryMs(config.BRIDGE_SIGNAL_TTL_MS) + 2000,
     },
   );
   if (

@@ -14,6 +14,9 @@ import type { BridgeConfig } from './config.js';
  */
 const WITHDRAW_WAIT_MS = 1_000;
 
+/** How often a live bridge renews its signal: every third of its ttl, at most once a second. */
+export const renewEveryMs = (ttlMs: number): number => Math.max(1000, Math.floor(ttlMs / 3));
+
 /** This bridge process, as its signal names it. */
 export const INSTANCE = { host: hostname(), pid: process.pid };
 
@@ -65,7 +68,7 @@ export async function startPresence(
     );
   };
   const unsubscribe = bridge.onChange(onChange);
-  const timer = setInterval(() => void renew(), Math.max(1000, Math.floor(signals.ttlMs / 3)));
+  const timer = setInterval(() => void renew(), renewEveryMs(signals.ttlMs));
   timer.unref();
   await renew(); // the session is known to the mesh before the bridge says it is ready
   return async () => {
