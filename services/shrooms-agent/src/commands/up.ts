@@ -166,6 +166,9 @@ export const upCommand: Pick<Command, 'run'> = {
           starting.add(proc);
           try {
             await proc.waitFor(ready, 60_000);
+            // Started: its output is only its log's from here.
+            child.stdout!.off('data', keep);
+            child.stderr!.off('data', keep);
           } catch (err) {
             await proc.kill();
             const why = lastWords(tail) ?? (err as Error).message.split('\n')[0];
