@@ -241,6 +241,36 @@ describe('firing', () => {
   });
 });
 
+describe('stopping', () => {
+  it('stops while a rescan of the bucket does not answer (JetStream away), without waiting for it', async () => {
+    const w = world({ SCHEDULER_RESCAN_MS: '15000' });
+    await w.a.rescan();
+    let rescans = 0;
+    w.store.scan = () => {
+      rescans++;
+      return new Promise(() => {});
+    };
+    await w.tickAll(T0 + 16 * SEC, w.a);
+    expect(rescans).toBe(1);
+    await w.a.stop(); // before: waited for the rescan, which never ends here (about 40 s against NATS)
+  });
+
+  it('stops with a send still in flight after the wait it is given; the next replica resends it under the same id', async () => {
+    const w = world();
+    const b = w.replica('b');
+    const { schedule } = await w.create();
+    await Promise.all([w.a.rescan(), b.rescan()]);
+    w.gw.hang = { recordFirst: true }; // the gateway took it; the answer never comes back to a
+    await w.tickUntilHung(T0 + 10 * SEC, w.a);
+    w.gw.hang = null;
+    await w.a.stop(10);
+    await w.tickAll(T0 + 16 * SEC, b); // a's lease (5 s) ran out
+    expect(w.gw.sends.map((m) => m.messageId)).toEqual([w.gw.sends[0]!.messageId, w.gw.sends[0]!.messageId]);
+    expect(w.gw.tasksOf(schedule.id)).toHaveLength(1);
+    expect((await w.store.get(schedule.id))!.schedule).toMatchObject({ state: 'done', fired: 1 });
+  });
+});
+
 describe('missed occurrences', () => {
   it('fires only the latest missed occurrence, once, late, under fire-once', async () => {
     const w = world({ SCHEDULER_GRACE_MS: '30000' });

@@ -66,6 +66,14 @@ export interface EngineDeps {
 /** Most occurrences fired at once by one replica, and, apart from those, most schedules sending results back at once. */
 const CONCURRENCY = 16;
 
+/**
+ * How long `stop` waits for occurrences and results in flight to be sent and recorded. One still in
+ * flight then (NATS away: its writes are retried until its lease runs out) is left: the next
+ * scheduler to fire it sends it again under the same message id (step 3), so nothing is lost or
+ * doubled. Well under the 10 s a service has to stop (runtime `onShutdown`).
+ */
+export const STOP_WAIT_MS = 5_000;
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 function idOfKey(key: string): string | null {
@@ -137,14 +145,28 @@ export class Engine {
     this.timer = setTimeout(loop, 0);
   }
 
-  /** Stops ticking and waits for sends in flight (their schedules are advanced before it returns). */
-  async stop(): Promise<void> {
+  /**
+   * Stops ticking and following, then waits up to `waitMs` for sends in flight (their schedules are
+   * advanced before it returns; see STOP_WAIT_MS for one that is not). A rescan in flight is not
+   * waited for: it reads, and removes only what is old and unchanged, which the next one does again —
+   * and while NATS is away it waits out JetStream's retries (about 40 s), far past a service's stop.
+   */
+  async stop(waitMs = STOP_WAIT_MS): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.stopWatch?.();
     await this.ticking;
-    await this.rescanning;
-    await this.idle();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([
+      this.idle().then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
+    ]);
+    clearTimeout(timer);
+    if (!waited)
+      this.log.warn(
+        { firing: [...this.firing.keys()], returning: [...this.returning.keys()], waitedMs: waitMs },
+        'stopped with sends in flight: each is sent again, under its same message id, when a scheduler next fires it',
+      );
   }
 
   /** Remembers a schedule as stored (own writes, watch, rescans), keeping the newest revision. */
