@@ -100,3 +100,23 @@ it('answers a followed live signal from memory, and reads one it has not seen or
   expect((await field.get('box', 'after'))?.session).toBe('after');
   expect(field.reads).toBe(before + 1);
 });
+
+it('lets exactly one of several claims on the revision read through, on a new key and on a withdrawn one', async () => {
+  const field = await SignalField.open(nc, { ttlMs: 30_000 });
+  const empty = await field.read('box', 'claimed');
+  expect(empty).toEqual({ signal: null, revision: 0 });
+  const claims = (revision: number) =>
+    Promise.all([1, 2, 3, 4].map((pid) => field.claim({ ...signal('claimed'), instance: { host: 'box', pid } }, revision)));
+  const first = await claims(0);
+  expect(first.filter(Boolean)).toHaveLength(1);
+  const winner = await field.read('box', 'claimed');
+  expect(winner.signal?.instance?.pid).toBe(first.indexOf(true) + 1);
+
+  await field.withdraw('box', 'claimed');
+  const withdrawn = await field.read('box', 'claimed');
+  expect(withdrawn.signal).toBeNull();
+  expect(withdrawn.revision).toBeGreaterThan(winner.revision);
+  // A claim on a revision already passed is refused too.
+  expect(await field.claim(signal('claimed'), winner.revision)).toBe(false);
+  expect((await claims(withdrawn.revision)).filter(Boolean)).toHaveLength(1);
+});

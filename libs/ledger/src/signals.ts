@@ -17,7 +17,7 @@ import {
   withFields,
   type Signal,
 } from '@shrooms/protocol';
-import { keysNow, retryJetStream } from '@shrooms/runtime';
+import { casPut, keysNow, retryJetStream } from '@shrooms/runtime';
 import { createHardenedBucket, hardenBucket, type Hardening } from './harden.js';
 
 export interface SignalView extends Signal {
@@ -59,10 +59,27 @@ export class SignalField {
   }
 
   async renew(signal: Omit<Signal, 'at' | 'ttlMs'>): Promise<void> {
-    const full: Signal = { ...signal, at: new Date().toISOString(), ttlMs: this.ttlMs };
-    const data = JSON.stringify(full);
+    const data = this.encode(signal);
     await this.kv.put(keys.signal(signal.machine, signal.session), data);
     this.nc.publish(subjects.signal(signal.machine, signal.session), data);
+  }
+
+  /**
+   * Writes a session's signal only if its key is still at `revision` (as `read` found it): a
+   * bridge's first signal, so that of two bridges starting for one session at once exactly one goes
+   * on (session-bridge single.ts). False when another wrote first: read again and decide again.
+   */
+  async claim(signal: Omit<Signal, 'at' | 'ttlMs'>, revision: number): Promise<boolean> {
+    const data = this.encode(signal);
+    const stored = await casPut(this.kv, keys.signal(signal.machine, signal.session), new TextEncoder().encode(data), revision);
+    if (stored === null) return false;
+    this.nc.publish(subjects.signal(signal.machine, signal.session), data);
+    return true;
+  }
+
+  private encode(signal: Omit<Signal, 'at' | 'ttlMs'>): string {
+    const full: Signal = { ...signal, at: new Date().toISOString(), ttlMs: this.ttlMs };
+    return JSON.stringify(full);
   }
 
   /** A bridge that stops cleanly removes its signal at once instead of letting it fade. */
@@ -79,10 +96,19 @@ export class SignalField {
     const known = this.followed.get(machine)?.get(session);
     const live = known ? fresh(known, now) : null;
     if (live) return live;
+    return (await this.read(machine, session, now)).signal;
+  }
+
+  /**
+   * A session's signal as the bucket holds it now, never from memory, with the revision `claim`
+   * must find (0: the key never held one, or its entry aged out). `signal` is null when there is
+   * none, or it was withdrawn, or it has faded.
+   */
+  async read(machine: string, session: string, now = Date.now()): Promise<{ signal: SignalView | null; revision: number }> {
     this.reads++;
     const e = await this.kv.get(keys.signal(machine, session));
-    if (!e || e.operation !== 'PUT' || e.value.length === 0) return null;
-    return view(e.json<unknown>(), now);
+    if (!e) return { signal: null, revision: 0 };
+    return { signal: e.operation === 'PUT' && e.value.length > 0 ? view(e.json<unknown>(), now) : null, revision: e.revision };
   }
 
   /**
