@@ -2,8 +2,10 @@
  * Kill -9 of the gateway and the bridge while tasks are queued, working and finished: after a
  * restart every task is still there, unchanged, and the queue resumes in order (spec §5).
  */
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { connect } from '@nats-io/transport-node';
-import { Ledger, intake } from '@shrooms/ledger';
+import { Ledger, SignalField, intake } from '@shrooms/ledger';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
 
@@ -13,6 +15,18 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await mesh?.stop();
+});
+
+/** A signal as a bridge of this mesh writes it (its renewal time and ttl are the field's). */
+const signalOf = (session: string) => ({
+  machine: mesh.machine,
+  session,
+  harness: 'echo',
+  state: 'idle' as const,
+  openTasks: 0,
+  queuedTasks: 0,
+  autoApprove: false,
+  remindersStopped: false,
 });
 
 const msg = (id: string, text: string, taskId?: string) => ({
@@ -143,4 +157,50 @@ it('refuses a second bridge for a session that has one, and the first keeps taki
   const task = (await rpc(demo, 'SendMessage', msg('after-second', 'one bridge answers'))).result.task;
   expect(task.status.state).toBe('TASK_STATE_COMPLETED');
   expect(task.artifacts.map((a: any) => a.parts[0].text)).toEqual(['one bridge answers']);
+});
+
+it('lets exactly one of two bridges started at the same moment for a session serve it', async () => {
+  // The session looks served from another host; both bridges read that and watch it for a renewal.
+  // Withdrawn while both watch, it is gone for both within one look (250 ms) of each other: both
+  // decide to start, and only the claim of one (compare-and-set on the revision read) is written.
+  const nc = await connect({ servers: mesh.nats.url });
+  try {
+    const signals = await SignalField.open(nc);
+    const elsewhere = { host: 'elsewhere', pid: 4242 };
+    await signals.renew({ ...signalOf('twin'), instance: elsewhere });
+    const before = mesh.services.length;
+    const starts = Promise.allSettled([mesh.startBridge('twin'), mesh.startBridge('twin')]);
+    const both = await eventually(() => (mesh.services.length === before + 2 ? mesh.services.slice(before) : undefined));
+    await Promise.all(both.map((b) => b.waitFor(/waiting up to \d+ ms for a renewal/, 60_000)));
+    await signals.withdraw(mesh.machine, 'twin');
+    const settled = await starts;
+    expect(settled.map((s) => s.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = settled.find((s) => s.status === 'rejected') as PromiseRejectedResult;
+    expect(String(refused.reason)).toMatch(/\/twin already has a bridge \(pid \d+ on [^)]+\): two would both take its tasks/);
+  } finally {
+    await nc.close();
+  }
+  const twin = `${mesh.gatewayUrl}/a2a/twin`;
+  const task = (await rpc(twin, 'SendMessage', msg('twin-1', 'one bridge answers'))).result.task;
+  expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+  // Two bridges would each have taken it and added an artifact.
+  expect(task.artifacts.map((a: any) => a.parts[0].text)).toEqual(['one bridge answers']);
+});
+
+it('takes its claim back when its start fails after it: the session is not left looking served', async () => {
+  const busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  const port = (busy.address() as AddressInfo).port;
+  const nc = await connect({ servers: mesh.nats.url });
+  try {
+    // Its tools' port is taken: the start fails after the session was claimed.
+    await expect(mesh.startBridge('unlucky', 'echo', { BRIDGE_MCP_PORT: String(port) })).rejects.toThrow(/EADDRINUSE/);
+    const signals = await SignalField.open(nc);
+    expect((await signals.read(mesh.machine, 'unlucky')).signal).toBeNull();
+    await mesh.startBridge('unlucky');
+    expect((await signals.read(mesh.machine, 'unlucky')).signal?.state).toBeDefined();
+  } finally {
+    busy.close();
+    await nc.close();
+  }
 });

@@ -10,6 +10,8 @@ import {
   drainNats,
   healthKey,
   loadConfig,
+  type Logger,
+  type NatsConnection,
   NatsLink,
   natsHealthChecks,
   natsLiveness,
@@ -27,8 +29,8 @@ import { registerBridgeService } from './endpoints.js';
 import { toolWaitSeconds } from './harness/acp-agents.js';
 import { harnessFactory } from './harness/index.js';
 import { checkHarnessBinary, watchGateway } from './preflight.js';
-import { INSTANCE, renewEveryMs, startPresence } from './presence.js';
-import { assertOnlyBridge } from './single.js';
+import { holdClaim, INSTANCE, renewEveryMs, sessionSignal, startPresence } from './presence.js';
+import { claimSession } from './single.js';
 import { systemNote } from './prompt.js';
 import { parseLadder } from './watchdog/ladder.js';
 import { Watchdog } from './watchdog/watchdog.js';
@@ -63,6 +65,14 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     { agent: config.BRIDGE_ACP_AGENT, agentCommand: config.BRIDGE_ACP_COMMAND },
     harnessBaseEnv(env),
   );
+  if (
+    !(await stat(config.BRIDGE_CWD).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  ) {
+    throw new Error(`the session's directory ${config.BRIDGE_CWD} does not exist (--cwd / BRIDGE_CWD)`);
+  }
   const stopGatewayWatch = watchGateway(config.SHROOMS_GATEWAY_URL, log);
   // Replies to a bridge come to its session's own inbox prefix (under its machine's), so
   // permissions can scope them per machine or per session.
@@ -80,29 +90,51 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     limits: { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS },
   });
   const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS, ttlMs: config.BRIDGE_SIGNAL_TTL_MS });
-  // Before it takes anything of the session: recovery, deliveries, presence. Read as the ledger was
-  // bound above: on a cluster still electing the signal stream's leader a read gets no answer, and
-  // is asked again (25 times) rather than ending the bridge.
-  const signalOf = (machine: string, session: string) =>
-    retryJetStream(() => signals.get(machine, session), { attempts: 25, maxDelayMs: 1_000 });
-  await assertOnlyBridge(
-    { get: signalOf },
+  // Before it takes anything of the session (recovery, deliveries), it claims it (single.ts). Asked
+  // as the ledger was bound above: on a cluster still electing the signal stream's leader a request
+  // gets no answer, and is asked again (25 times) rather than ending the bridge.
+  const retried = <T>(f: () => Promise<T>) => retryJetStream(f, { attempts: 25, maxDelayMs: 1_000 });
+  await claimSession(
+    {
+      read: () => retried(() => signals.read(config.SHROOMS_MACHINE, config.BRIDGE_SESSION)),
+      claim: (revision) => retried(() => signals.claim(sessionSignal(config), revision)),
+    },
     {
       machine: config.SHROOMS_MACHINE,
       session: config.BRIDGE_SESSION,
       self: INSTANCE,
       // A live bridge renews within this; 2 s more for a renewal on its way.
       waitMs: renewEveryMs(config.BRIDGE_SIGNAL_TTL_MS) + 2000,
+      log,
     },
   );
-  if (
-    !(await stat(config.BRIDGE_CWD).then(
-      (s) => s.isDirectory(),
-      () => false,
-    ))
-  ) {
-    throw new Error(`the session's directory ${config.BRIDGE_CWD} does not exist (--cwd / BRIDGE_CWD)`);
+  const releaseClaim = holdClaim({ signals, config, log });
+  try {
+    return await serve({ config, env, opts, log, nc, ledger, signals, stateDir, releaseClaim, stopGatewayWatch });
+  } catch (err) {
+    // A start that fails after its claim takes the claim back: the session is not left looking served.
+    releaseClaim();
+    await signals.withdraw(config.SHROOMS_MACHINE, config.BRIDGE_SESSION).catch(() => {});
+    throw err;
   }
+}
+
+interface Started {
+  config: BridgeConfig;
+  env: Record<string, string | undefined>;
+  opts: { cli?: CliCommand };
+  log: Logger;
+  nc: NatsConnection;
+  ledger: Ledger;
+  signals: SignalField;
+  stateDir: string;
+  /** Stops renewing the claim: presence renews from then on. */
+  releaseClaim: () => void;
+  stopGatewayWatch: () => void;
+}
+
+/** The bridge of a claimed session: harness, tools, deliveries, presence, health; the stop on SIGTERM. */
+async function serve({ config, env, opts, log, nc, ledger, signals, stateDir, releaseClaim, stopGatewayWatch }: Started): Promise<Bridge> {
   const harnessOptions: BridgeDeps['harnessOptions'] = {
     machine: config.SHROOMS_MACHINE,
     session: config.BRIDGE_SESSION,
@@ -185,6 +217,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
   );
   watchdog.start();
   const svc = await registerBridgeService(bridge, { nc, config });
+  releaseClaim();
   const stopPresence = await startPresence(bridge, { signals, config, log });
   const health = await startHealthServer({
     host: config.HEALTH_HOST,

@@ -4,6 +4,7 @@
  */
 import { hostname } from 'node:os';
 import type { SignalField } from '@shrooms/ledger';
+import type { Signal } from '@shrooms/protocol';
 import type { Logger } from '@shrooms/runtime';
 import type { Bridge, PresenceState } from './bridge/bridge.js';
 import type { BridgeConfig } from './config.js';
@@ -20,42 +21,54 @@ export const renewEveryMs = (ttlMs: number): number => Math.max(1000, Math.floor
 /** This bridge process, as its signal names it. */
 export const INSTANCE = { host: hostname(), pid: process.pid };
 
+/** What the bridge says of its session; without `p` (its claim, before the bridge runs) `starting`, nothing open. */
+export function sessionSignal(config: BridgeConfig, p?: PresenceState): Omit<Signal, 'at' | 'ttlMs'> {
+  const h = p?.harness;
+  const state = !p || h === 'starting' || h === 'dead' ? 'starting' : h === 'waiting' ? 'waiting' : p.busy ? 'working' : 'idle';
+  return {
+    machine: config.SHROOMS_MACHINE,
+    session: config.BRIDGE_SESSION,
+    // An ACP session says which agent: acp:gemini, acp:opencode, acp:command.
+    harness:
+      config.BRIDGE_HARNESS === 'acp'
+        ? `acp:${config.BRIDGE_ACP_COMMAND ? 'command' : (config.BRIDGE_ACP_AGENT ?? '?')}`
+        : config.BRIDGE_HARNESS,
+    state,
+    cwd: config.BRIDGE_CWD,
+    gatewayUrl: config.SHROOMS_GATEWAY_URL,
+    openTasks: p?.openTasks ?? 0,
+    queuedTasks: p?.queuedTasks ?? 0,
+    ...(p?.lastSpokeAt ? { lastSpokeAt: p.lastSpokeAt } : {}),
+    autoApprove: config.BRIDGE_AUTO_APPROVE || config.BRIDGE_HARNESS === 'pi',
+    remindersStopped: p?.remindersStopped ?? false,
+    ...(p?.task ? { task: p.task } : {}),
+    instance: INSTANCE,
+  };
+}
+
+/**
+ * Renews the bridge's claim (single.ts) until its presence takes over: a long start — the recovery
+ * of a long session, an agent slow to come up — would otherwise let the claim age past the wait of
+ * another bridge starting for the session, which would then take it. Returns the stop.
+ */
+export function holdClaim({ signals, config, log }: { signals: SignalField; config: BridgeConfig; log: Logger }): () => void {
+  const timer = setInterval(
+    () => void signals.renew(sessionSignal(config)).catch((err) => log.warn({ err }, 'signal renew failed')),
+    renewEveryMs(signals.ttlMs),
+  );
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 export async function startPresence(
   bridge: Bridge,
   { signals, config, log }: { signals: SignalField; config: BridgeConfig; log: Logger },
 ): Promise<() => Promise<void>> {
   let last = 0;
   let pending: NodeJS.Timeout | undefined;
-  const state = (p: PresenceState) => {
-    const h = p.harness;
-    if (h === 'starting' || h === 'dead') return 'starting' as const;
-    if (h === 'waiting') return 'waiting' as const;
-    return p.busy ? ('working' as const) : ('idle' as const);
-  };
   const renew = () => {
     last = Date.now();
-    const p = bridge.presence();
-    return signals
-      .renew({
-        machine: bridge.machine,
-        session: bridge.session,
-        // An ACP session says which agent: acp:gemini, acp:opencode, acp:command.
-        harness:
-          config.BRIDGE_HARNESS === 'acp'
-            ? `acp:${config.BRIDGE_ACP_COMMAND ? 'command' : (config.BRIDGE_ACP_AGENT ?? '?')}`
-            : config.BRIDGE_HARNESS,
-        state: state(p),
-        cwd: config.BRIDGE_CWD,
-        gatewayUrl: config.SHROOMS_GATEWAY_URL,
-        openTasks: p.openTasks,
-        queuedTasks: p.queuedTasks,
-        lastSpokeAt: p.lastSpokeAt,
-        autoApprove: config.BRIDGE_AUTO_APPROVE || config.BRIDGE_HARNESS === 'pi',
-        remindersStopped: p.remindersStopped,
-        ...(p.task ? { task: p.task } : {}),
-        instance: INSTANCE,
-      })
-      .catch((err) => log.warn({ err }, 'signal renew failed'));
+    return signals.renew(sessionSignal(config, bridge.presence())).catch((err) => log.warn({ err }, 'signal renew failed'));
   };
   const onChange = () => {
     if (pending) return;

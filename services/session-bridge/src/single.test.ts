@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { SignalView } from '@shrooms/ledger';
 import { afterEach, describe, expect, it } from 'vitest';
-import { assertOnlyBridge, type Instance } from './single.js';
+import { claimSession, type Instance } from './single.js';
 
 const self: Instance = { host: 'box', pid: process.pid };
 const children: ChildProcess[] = [];
@@ -29,14 +29,26 @@ function signal(at: string, instance?: Instance): SignalView {
   };
 }
 
-/** The signal field as a bridge reads it, answering `answers` in turn (the last one from then on). */
-function field(...answers: (SignalView | null)[]) {
+/**
+ * The session's signal as a starting bridge reads it: `answers` in turn (the last one from then on),
+ * each a signal (or none) at a revision; claims answer `claims` in turn (then true), and are recorded.
+ */
+function slot(answers: [SignalView | null, number][], claims: boolean[] = []) {
   let reads = 0;
+  const claimed: number[] = [];
   return {
     get reads() {
       return reads;
     },
-    get: async () => answers[Math.min(reads++, answers.length - 1)]!,
+    claimed,
+    read: async () => {
+      const [signal, revision] = answers[Math.min(reads++, answers.length - 1)]!;
+      return { signal, revision };
+    },
+    claim: async (revision: number) => {
+      claimed.push(revision);
+      return claims[claimed.length - 1] ?? true;
+    },
   };
 }
 
@@ -55,42 +67,88 @@ async function running(args: string[]): Promise<number> {
   return child.pid!;
 }
 
-describe('assertOnlyBridge', () => {
-  it('starts when the session has no signal, or one its own host left behind', async () => {
-    await assertOnlyBridge(field(null), options);
-    const dead = field(signal('t1', { host: 'box', pid: await exited() }));
-    await assertOnlyBridge(dead, options);
-    expect(dead.reads).toBe(1);
+describe('claimSession', () => {
+  it('claims a session with no signal, or one its own host left behind, at the revision it read', async () => {
+    const none = slot([[null, 0]]);
+    await claimSession(none, options);
+    expect(none.claimed).toEqual([0]);
+    const dead = slot([[signal('t1', { host: 'box', pid: await exited() }), 7]]);
+    await claimSession(dead, options);
+    expect([dead.reads, dead.claimed]).toEqual([1, [7]]);
     // A container started again: its bridge has the pid the last one had.
-    await assertOnlyBridge(field(signal('t1', self)), options);
+    const again = slot([[signal('t1', self), 9]]);
+    await claimSession(again, options);
+    expect(again.claimed).toEqual([9]);
   });
 
-  it.runIf(existsSync('/proc/self/cmdline'))('refuses at once beside a live bridge of its host, naming it', async () => {
-    const pid = await running(['bridge', '--session', 'demo']);
-    const live = field(signal('t1', { host: 'box', pid }));
-    await expect(assertOnlyBridge(live, options)).rejects.toThrow(
-      `box/demo already has a bridge (pid ${pid} on box, in /work/demo): two would both take its tasks. Stop that one first`,
-    );
-    expect(live.reads).toBe(1);
-  });
+  it.runIf(existsSync('/proc/self/cmdline'))(
+    'refuses at once beside a live bridge of its host, naming it, and claims nothing',
+    async () => {
+      const pid = await running(['bridge', '--session', 'demo']);
+      const live = slot([[signal('t1', { host: 'box', pid }), 3]]);
+      await expect(claimSession(live, options)).rejects.toThrow(
+        `box/demo already has a bridge (pid ${pid} on box, in /work/demo): two would both take its tasks. Stop that one first`,
+      );
+      expect([live.reads, live.claimed]).toEqual([1, []]);
+    },
+  );
 
   it('refuses when another host renews the signal while it watches', async () => {
     const elsewhere = { host: 'laptop', pid: 4242 };
-    await expect(
-      assertOnlyBridge(field(signal('t1', elsewhere), signal('t1', elsewhere), signal('t2', elsewhere)), options),
-    ).rejects.toThrow('box/demo already has a bridge (pid 4242 on laptop, in /work/demo)');
+    const renewed = slot([
+      [signal('t1', elsewhere), 3],
+      [signal('t1', elsewhere), 3],
+      [signal('t2', elsewhere), 4],
+    ]);
+    await expect(claimSession(renewed, options)).rejects.toThrow('box/demo already has a bridge (pid 4242 on laptop, in /work/demo)');
+    expect(renewed.claimed).toEqual([]);
     // An older bridge names no process: renewed all the same.
-    await expect(assertOnlyBridge(field(signal('t1'), signal('t2')), options)).rejects.toThrow(
-      'box/demo already has a bridge (in /work/demo)',
-    );
+    await expect(
+      claimSession(
+        slot([
+          [signal('t1'), 3],
+          [signal('t2'), 4],
+        ]),
+        options,
+      ),
+    ).rejects.toThrow('box/demo already has a bridge (in /work/demo)');
   });
 
-  it('starts when the signal is not renewed within the wait, or goes (withdrawn, faded)', async () => {
-    const stale = field(signal('t1', { host: 'laptop', pid: 4242 }));
-    await assertOnlyBridge(stale, options);
+  it('claims when the signal is not renewed within the wait, or goes (withdrawn, faded)', async () => {
+    const stale = slot([[signal('t1', { host: 'laptop', pid: 4242 }), 3]]);
+    await claimSession(stale, options);
     expect(stale.reads).toBeGreaterThan(2);
+    expect(stale.claimed).toEqual([3]);
     // A live pid of this host that is not a bridge (reused) is watched like another host's.
-    await assertOnlyBridge(field(signal('t1', { host: 'box', pid: await running(['something-else']) })), options);
-    await assertOnlyBridge(field(signal('t1', { host: 'laptop', pid: 4242 }), null), options);
+    await claimSession(slot([[signal('t1', { host: 'box', pid: await running(['something-else']) }), 3]]), options);
+    // Withdrawn while it watched: decided again on what is there now.
+    const withdrawn = slot([
+      [signal('t1', { host: 'laptop', pid: 4242 }), 3],
+      [null, 4],
+    ]);
+    await claimSession(withdrawn, options);
+    expect(withdrawn.claimed).toEqual([4]);
+  });
+
+  it.runIf(existsSync('/proc/self/cmdline'))('decides again when another bridge claimed first, and is refused by its claim', async () => {
+    // Both read no signal; the other's claim landed first, so this one's finds the key moved.
+    const pid = await running(['bridge', '--session', 'demo']);
+    const raced = slot(
+      [
+        [null, 0],
+        [signal('t1', { host: 'box', pid }), 1],
+      ],
+      [false],
+    );
+    await expect(claimSession(raced, options)).rejects.toThrow(`box/demo already has a bridge (pid ${pid} on box`);
+    expect(raced.claimed).toEqual([0]);
+  });
+
+  it('gives up, saying why, when its claims keep finding the key moved', async () => {
+    const busy = slot([[null, 0]], [false, false, false, false, false]);
+    await expect(claimSession(busy, options)).rejects.toThrow(
+      'box/demo: its signal changed under each of 5 claims: another bridge is starting for it.',
+    );
+    expect(busy.claimed).toHaveLength(5);
   });
 });

@@ -7,13 +7,25 @@
  * of a live bridge process of its host refuses the start at once; any other is watched for a
  * renewal, which a live bridge makes every third of the ttl, and a renewal refuses the start. A
  * bridge that died on another host costs a start that one wait.
+ *
+ * Deciding is not enough: two bridges started at the same moment both read no signal. So the
+ * decision is a claim — the bridge's first signal, written only if the key is still at the revision
+ * the decision read (compare-and-set) — and a claim that finds the key moved decides again on what
+ * moved it, which is then the other bridge's fresh signal.
  */
-import type { SignalField, SignalView } from '@shrooms/ledger';
-import { pidHasArg, pidRuns } from '@shrooms/runtime';
+import type { SignalView } from '@shrooms/ledger';
+import { pidHasArg, pidRuns, type Logger } from '@shrooms/runtime';
 
 export interface Instance {
   host: string;
   pid: number;
+}
+
+/** The session's signal as a starting bridge reads and claims it (SignalField `read`, `claim`). */
+export interface SignalSlot {
+  read(): Promise<{ signal: SignalView | null; revision: number }>;
+  /** Writes this bridge's first signal if the key is still at `revision`; false when another wrote first. */
+  claim(revision: number): Promise<boolean>;
 }
 
 export interface OnlyBridgeOptions {
@@ -23,22 +35,49 @@ export interface OnlyBridgeOptions {
   /** How long to watch a signal for a renewal (a third of the ttl, and some). */
   waitMs: number;
   pollMs?: number;
+  /** Told why a start waits (the watch for a renewal). */
+  log?: Pick<Logger, 'info'>;
 }
 
-/** Resolves when no other bridge serves the session; throws an Error naming the one that does. */
-export async function assertOnlyBridge(signals: Pick<SignalField, 'get'>, o: OnlyBridgeOptions): Promise<void> {
-  const first = await signals.get(o.machine, o.session);
-  if (!first) return;
-  const here = onThisHost(first, o.self);
-  if (here === 'gone') return;
-  if (here === 'bridge') throw taken(o, first);
+/** Claims that may find the key moved before the start gives up: each means another writer came first. */
+const CLAIMS = 5;
+
+/**
+ * Resolves once this bridge's claim on the session is written (no other bridge serves it); throws
+ * an Error naming the one that does.
+ */
+export async function claimSession(slot: SignalSlot, o: OnlyBridgeOptions): Promise<void> {
+  for (let attempt = 0; attempt < CLAIMS; attempt++) {
+    const seen = await slot.read();
+    const revision = await free(slot, seen, o);
+    if (revision !== undefined && (await slot.claim(revision))) return;
+  }
+  throw new Error(
+    `${o.machine}/${o.session}: its signal changed under each of ${CLAIMS} claims: another bridge is starting for it. Stop it first, or give this session another name.`,
+  );
+}
+
+/**
+ * The revision to claim the session at, when `seen` leaves it free; undefined when the key moved
+ * without a renewal (withdrawn while watched: decide again); throws when a live bridge holds it.
+ */
+async function free(slot: SignalSlot, seen: Awaited<ReturnType<SignalSlot['read']>>, o: OnlyBridgeOptions): Promise<number | undefined> {
+  if (!seen.signal) return seen.revision;
+  const here = onThisHost(seen.signal, o.self);
+  if (here === 'gone') return seen.revision;
+  if (here === 'bridge') throw taken(o, seen.signal);
+  o.log?.info(
+    `${o.machine}/${o.session} has the signal of a bridge${where(seen.signal)}: waiting up to ${o.waitMs} ms for a renewal, which a live bridge makes`,
+  );
   const deadline = Date.now() + o.waitMs;
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, o.pollMs ?? 250));
-    const now = await signals.get(o.machine, o.session);
-    if (!now) return;
-    if (now.at !== first.at) throw taken(o, now);
+    const now = await slot.read();
+    if (now.revision === seen.revision) continue;
+    if (now.signal) throw taken(o, now.signal);
+    return undefined;
   }
+  return seen.revision;
 }
 
 /**
@@ -53,13 +92,14 @@ function onThisHost(s: SignalView, self: Instance): 'gone' | 'bridge' | undefine
   return pidHasArg(i.pid, 'bridge') ? 'bridge' : undefined;
 }
 
+/** The process and folder a signal names, as ` (pid 1 on box, in /work)`. */
+function where(s: SignalView): string {
+  if (s.instance) return ` (pid ${s.instance.pid} on ${s.instance.host}${s.cwd ? `, in ${s.cwd}` : ''})`;
+  return s.cwd ? ` (in ${s.cwd})` : '';
+}
+
 function taken(o: OnlyBridgeOptions, s: SignalView): Error {
-  const where = s.instance
-    ? ` (pid ${s.instance.pid} on ${s.instance.host}${s.cwd ? `, in ${s.cwd}` : ''})`
-    : s.cwd
-      ? ` (in ${s.cwd})`
-      : '';
   return new Error(
-    `${o.machine}/${o.session} already has a bridge${where}: two would both take its tasks. Stop that one first, or give this session another name.`,
+    `${o.machine}/${o.session} already has a bridge${where(s)}: two would both take its tasks. Stop that one first, or give this session another name.`,
   );
 }
