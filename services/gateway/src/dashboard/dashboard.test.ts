@@ -3,6 +3,9 @@
  * it and who may act, pages that carry only what they show (and read nothing from the ledger),
  * chains from the index, and a live feed that is bounded and freed when the browser goes away.
  * (The page itself is tested in Chromium: test/e2e/dashboard.test.ts.)
+ *
+ * Over 300 lines: every test reads the one ledger of 10,000 tasks seeded once above them; split,
+ * each file would seed its own.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -103,6 +106,21 @@ it('serves each module of the page script with its ETag and the same policy (tes
   }
   // Not a module of the page, and what is in the page itself.
   for (const name of ['wire.js', BOOT, 'app.css']) expect((await get(`/dashboard/${name}`)).statusCode, name).toBe(404);
+});
+
+it('answers a path it does not have in its own error shape, under its policy', async () => {
+  for (const [method, path] of [
+    ['GET', '/dashboard/api/nope?x=1'],
+    ['POST', '/dashboard/api/tasks/cancelx'],
+  ] as const) {
+    const res = await gw.app.inject({ method, url: path, remoteAddress: '127.0.0.1' });
+    expect(res.statusCode, path).toBe(404);
+    expect(res.json().error, path).toMatchObject({
+      key: 'METHOD_NOT_FOUND',
+      message: `the dashboard has no ${method} ${path.split('?')[0]}`,
+    });
+    expect(res.headers['content-security-policy'], path).toContain("default-src 'none'");
+  }
 });
 
 it('answers nothing to a source address that is not a device of the mesh', async () => {

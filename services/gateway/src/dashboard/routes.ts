@@ -195,6 +195,14 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
         return payload;
       });
 
+      // In the dashboard's own error shape (its page reads `error.key`), not the A2A REST binding's.
+      scope.setNotFoundHandler((req, reply) =>
+        fail(
+          req,
+          reply,
+          new ShroomsError('METHOD_NOT_FOUND', `the dashboard has no ${req.method} ${req.url.split('?')[0]!.slice(0, 200)}`),
+        ),
+      );
       scope.get('/', serve(html)); // both /dashboard and /dashboard/
       // The page's modules: app.js and what it imports, each by its file name (boot.js and the styles are in the page).
       if (scripts) {
