@@ -83,10 +83,22 @@ describe('a2a schedule', () => {
     );
   });
 
+  it('schedule create refuses a recipient of this machine that is no session, as an ask would (exit 1)', async () => {
+    const r = await mesh.cli(['a2a', 'schedule', 'create', '--to', 'ghost', '--in', '1h', 'for nobody']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`shrooms-agent a2a schedule create: no session ${M}/ghost [SESSION_NOT_FOUND]\n`);
+    // Not stored: a mistyped name is said now, not when it fires.
+    const all = await mesh.cli(['a2a', 'schedule', 'list', '--all', '--json']);
+    expect(json(all.stdout).schedules.filter((x: { recipients: string[] }) => x.recipients.includes(`${M}/ghost`))).toEqual([]);
+  });
+
   it('schedule list says when an occurrence was refused, not only that the schedule is done', async () => {
-    const r = await mesh.cli(['a2a', 'schedule', 'create', '--to', 'ghost', '--in', '1s', 'for nobody', '--json']);
+    // A session when it was scheduled, gone (its bridge stopped, no tasks) when it fires.
+    const brief = await mesh.startBridge('brief');
+    const r = await mesh.cli(['a2a', 'schedule', 'create', '--to', 'brief', '--in', '3s', 'for nobody', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const id = json(r.stdout).schedule.id as string;
+    await brief.stop();
     const done = await eventually(
       async () => {
         const all = await mesh.cli(['a2a', 'schedule', 'list', '--all', '--json']);
@@ -98,7 +110,7 @@ describe('a2a schedule', () => {
     );
     const human = await mesh.cli(['a2a', 'schedule', 'list', '--all']);
     expect(human.stdout).toContain(
-      `${id} → ${M}/ghost: done (UTC) — "for nobody"\n  occurrence ${done.last.occurrence} refused for ${M}/ghost: no session ${M}/ghost [SESSION_NOT_FOUND]\n`,
+      `${id} → ${M}/brief: done (UTC) — "for nobody"\n  occurrence ${done.last.occurrence} refused for ${M}/brief: no session ${M}/brief [SESSION_NOT_FOUND]\n`,
     );
   });
 

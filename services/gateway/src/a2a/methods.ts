@@ -192,7 +192,17 @@ async function scheduleMethod(method: string, params: unknown, ctx: MethodContex
   const origin = { device: ctx.caller.device, ...(claimed ? { from: claimed } : {}) };
   const p = { ...raw, origin };
   try {
-    if (method === 'CreateSchedule') return await ctx.schedules.create(CreateScheduleRequestSchema.parse(p));
+    if (method === 'CreateSchedule') {
+      const req = CreateScheduleRequestSchema.parse(p);
+      // A recipient of this machine must be a session now, as for an ask (and for a schedule asked
+      // as SendMessage): a name mistyped would otherwise be refused only when it fires, days later.
+      // Other machines' sessions are their gateways' to know; a refusal there is shown under the schedule.
+      for (const r of req.recipients) {
+        const agent = parseAgent(r)!;
+        if (agent.machine === ctx.tasks.machine) await ctx.tasks.requireSession(agent.session);
+      }
+      return await ctx.schedules.create(req);
+    }
     if (method === 'ListSchedules') return await ctx.schedules.list(ListSchedulesRequestSchema.parse(p));
     return { schedule: await ctx.schedules.cancel(CancelScheduleRequestSchema.parse(p)) };
   } catch (err) {
