@@ -124,6 +124,22 @@ describe('a2a', () => {
     expect(get.code).toBe(2);
   });
 
+  it('Ctrl-C while send --wait waits stops the wait, not the task, and says how to follow it (exit 130)', async () => {
+    const id = `cli-test-int-${Date.now()}`;
+    const task = `${M}/sleepy:${id}`;
+    const waiting = mesh.spawnCli(['a2a', 'send', 'sleepy', 'take your time', '--id', id, '--wait']);
+    await expect.poll(async () => (await mesh.cli(['a2a', 'get', task])).code, { timeout: 30_000 }).toBe(0);
+    await waiting.waitFor(new RegExp(`${task} queued`), 30_000); // its bridge is away: the task waits in the ledger
+    waiting.child.kill('SIGINT');
+    await expect.poll(() => waiting.child.exitCode, { timeout: 30_000 }).toBe(130);
+    expect(waiting.output()).toContain(
+      `stopped waiting; ${task} goes on: follow it with shrooms-agent a2a get ${task} --wait, or cancel it with shrooms-agent a2a cancel ${task}`,
+    );
+    const after = await mesh.cli(['a2a', 'get', task, '--json']);
+    expect(json(after.stdout).status).toBe('queued');
+    await mesh.cli(['a2a', 'cancel', task]);
+  });
+
   it('refuses to cancel a finished task: exit 2, one line', async () => {
     const t = json((await mesh.cli(['a2a', 'send', 'demo', 'quick', '--wait', '--json'])).stdout).task;
     const r = await mesh.cli(['a2a', 'cancel', t]);

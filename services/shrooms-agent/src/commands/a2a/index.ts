@@ -37,7 +37,8 @@ SHROOMS_AGENT_SESSION (who asks), SHROOMS_TASK_ID and TRACEPARENT (inside a task
 (MACHINE=URL,… for other machines). Schedules go through the gateway too.
 Exit codes: 0 ok (an act that was done — cancel, release, reject, update, ack — is 0 whatever state
 it leaves), 1 usage or connection error or a name that does not exist, 2 the task shown or waited
-for (send, get) failed, was rejected or canceled, or the act was refused.
+for (send, get) failed, was rejected or canceled, or the act was refused, 130 a wait stopped by
+Ctrl-C (the task goes on).
 `;
 
 export const a2aCommand: Pick<Command, 'run'> = {

@@ -4,6 +4,9 @@
  * shell), one plain line each time what it shows changes — so a wait is never silent: held for the
  * owner, queued, working, what the bridge says meanwhile (the model endpoint failing, a turn that
  * ended without task_update).
+ *
+ * Ctrl-C while it waits stops the wait, not the task: said on the line's stream with how to follow
+ * the task again or cancel it, and the command exits 130, as a shell expects of an interrupted one.
  */
 import { summarize } from '@shrooms/client';
 import type { Task } from '@shrooms/protocol';
@@ -16,7 +19,26 @@ export interface ProgressLine {
   stop(): void;
 }
 
-export function progressLine(machine: string, stream: NodeJS.WriteStream = process.stderr): ProgressLine {
+export function progressLine(machine: string, task: string, stream: NodeJS.WriteStream = process.stderr): ProgressLine {
+  const line = drawn(machine, stream);
+  const interrupted = () => {
+    line.stop();
+    stream.write(
+      `stopped waiting; ${task} goes on: follow it with shrooms-agent a2a get ${task} --wait, or cancel it with shrooms-agent a2a cancel ${task}\n`,
+    );
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
+  return {
+    update: (t) => line.update(t),
+    stop() {
+      process.off('SIGINT', interrupted);
+      line.stop();
+    },
+  };
+}
+
+function drawn(machine: string, stream: NodeJS.WriteStream): ProgressLine {
   if (!stream.isTTY) {
     let shown = '';
     return {

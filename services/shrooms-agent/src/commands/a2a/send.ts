@@ -21,7 +21,8 @@ a live progress line on a terminal. TEXT "-" reads the text from stdin.
 
 Who asks: SHROOMS_AGENT_SESSION (SESSION or MACHINE/SESSION); inside a task, SHROOMS_TASK_ID
 and TRACEPARENT. Exit 0 ok (also still open or needing input), 1 usage/connection, 2 failed,
-rejected or canceled task, or a refusal (loop guard, chain, allow-list).
+rejected or canceled task, or a refusal (loop guard, chain, allow-list), 130 when Ctrl-C stopped
+the wait (the task goes on: follow it with get --wait).
 `;
 
 export function sendCommand(args: string[]): Promise<number> {
@@ -50,7 +51,7 @@ export function sendCommand(args: string[]): Promise<number> {
         // A resend of a message whose task already ended is that task: its end decides, as with --json.
         return exitForTask({ state: sent.task.status.state });
       }
-      const line = progressLine(sent.ref.machine);
+      const line = progressLine(sent.ref.machine, sent.ref.task);
       let r;
       try {
         r = await client.wait(sent.ref.task, { timeoutMs: waitSeconds * 1000, onUpdate: (t) => line.update(t) }, sent.task);

@@ -17,7 +17,8 @@ function taskArg(positionals: string[], what: string): string {
 export const GET_HELP = `usage: shrooms-agent a2a get TASK [--wait [--wait-seconds N]] [--json]
 
 Shows a task: its state and the worker's reply. --wait follows it until it finishes or needs input
-(at most --wait-seconds, default 600), with a live progress line on a terminal.
+(at most --wait-seconds, default 600), with a live progress line on a terminal; Ctrl-C stops the
+wait, not the task (exit 130).
 ${NAMES} Exit 2 when the task failed, was rejected or canceled.
 `;
 
@@ -32,7 +33,7 @@ export function getCommand(args: string[]): Promise<number> {
       const ref = await client.taskRef(name);
       const task = await client.get(ref.task);
       if (!values.wait) return printTask(out, task, ref.machine);
-      const line = progressLine(ref.machine);
+      const line = progressLine(ref.machine, ref.task);
       try {
         const r = await client.wait(ref.task, { timeoutMs: waitSeconds * 1000, onUpdate: (t) => line.update(t) }, task);
         line.stop();
