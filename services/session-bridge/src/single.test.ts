@@ -16,7 +16,7 @@ function signal(at: string, instance?: Instance): SignalView {
     session: 'demo',
     harness: 'echo',
     state: 'idle',
-    cwd: '/work/demo',
+    cwd: '/home/me/demo',
     openTasks: 0,
     queuedTasks: 0,
     autoApprove: false,
@@ -87,7 +87,7 @@ describe('claimSession', () => {
       const pid = await running(['bridge', '--session', 'demo']);
       const live = slot([[signal('t1', { host: 'box', pid }), 3]]);
       await expect(claimSession(live, options)).rejects.toThrow(
-        `box/demo already has a bridge (pid ${pid} on box, in /work/demo): two would both take its tasks. Stop that one first`,
+        `box/demo already has a bridge (pid ${pid} on box, in /home/me/demo): two would both take its tasks. Stop that one first`,
       );
       expect([live.reads, live.claimed]).toEqual([1, []]);
     },
@@ -100,7 +100,7 @@ describe('claimSession', () => {
       [signal('t1', elsewhere), 3],
       [signal('t2', elsewhere), 4],
     ]);
-    await expect(claimSession(renewed, options)).rejects.toThrow('box/demo already has a bridge (pid 4242 on laptop, in /work/demo)');
+    await expect(claimSession(renewed, options)).rejects.toThrow('box/demo already has a bridge (pid 4242 on laptop, in /home/me/demo)');
     expect(renewed.claimed).toEqual([]);
     // An older bridge names no process: renewed all the same.
     await expect(
@@ -111,7 +111,7 @@ describe('claimSession', () => {
         ]),
         options,
       ),
-    ).rejects.toThrow('box/demo already has a bridge (in /work/demo)');
+    ).rejects.toThrow('box/demo already has a bridge (in /home/me/demo)');
   });
 
   it('claims when the signal is not renewed within the wait, or goes (withdrawn, faded)', async () => {
