@@ -92,7 +92,7 @@ function onThisHost(s: SignalView, self: Instance): 'gone' | 'bridge' | undefine
   return pidHasArg(i.pid, 'bridge') ? 'bridge' : undefined;
 }
 
-/** The process and folder a signal names, as ` (pid 1 on box, in /work)`. */
+/** The process and folder a signal names, as ` (pid 1 on box, in /home/me/demo)`. */
 function where(s: SignalView): string {
   if (s.instance) return ` (pid ${s.instance.pid} on ${s.instance.host}${s.cwd ? `, in ${s.cwd}` : ''})`;
   return s.cwd ? ` (in ${s.cwd})` : '';
