@@ -112,7 +112,7 @@ describe.each([
       finished: true,
     });
     expect(r.structuredContent.task).toMatch(new RegExp(`^${M}/demo:mcp-`));
-    expect(r.content[0]!.text).toBe(`Task ${r.structuredContent.task} (${M}/demo) is completed.\nReply:\nhello from mcp`);
+    expect(r.content[0]!.text).toBe(`Task ${r.structuredContent.task} is completed.\nReply:\nhello from mcp`);
     answered = r.structuredContent.task;
   });
 
@@ -150,7 +150,7 @@ describe.each([
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ task, status: 'completed', reply: 'suite passed' });
     const s = await call(client, 'task_status', { task });
-    expect(s.content[0]!.text).toBe(`Task ${task} (${M}/slow) is completed.\nReply:\nsuite passed`);
+    expect(s.content[0]!.text).toBe(`Task ${task} is completed.\nReply:\nsuite passed`);
   });
 
   it('blocks with task_update, and the asker answers with ask_agent task', async () => {

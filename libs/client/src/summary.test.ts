@@ -29,8 +29,8 @@ describe('task summaries', () => {
     const s = summarize(held, 'home');
     expect(s).toMatchObject({ status: 'held', held: true });
     expect(describeTask(s)).toBe(
-      'Task home/review:m-1 (home/review) is held. It is held for the owner of home/review: it runs once they release it ' +
-        '(on that machine: shrooms-agent a2a release home/review:m-1, or reject it). follow it with task_status, task "home/review:m-1".',
+      'Task home/review:m-1 is held. It is held for the owner of home/review: it runs once they release it ' +
+        '(on that machine: shrooms-agent a2a release home/review:m-1, or reject it). Follow it with task_status, task "home/review:m-1".',
     );
     expect(summarize(base, 'home').held).toBe(false);
   });
@@ -39,7 +39,7 @@ describe('task summaries', () => {
     const note = { messageId: 'n', role: 'ROLE_AGENT' as const, parts: [{ text: 'the model endpoint answers 500; retrying' }] };
     const s = summarize({ ...base, status: { state: 'TASK_STATE_WORKING', message: note }, metadata: {} }, 'home');
     expect(s.note).toBe('the model endpoint answers 500; retrying');
-    expect(describeTask(s)).toMatch(/is working\. Now: the model endpoint answers 500; retrying\. follow it/);
+    expect(describeTask(s)).toMatch(/is working\. Now: the model endpoint answers 500; retrying\. Follow it/);
     expect(summarize({ ...base, status: { state: 'TASK_STATE_FAILED', message: note } }, 'home').note).toBeUndefined();
   });
 
@@ -51,7 +51,7 @@ describe('task summaries', () => {
     };
     const s = summarize(done, 'home');
     expect(s.reply).toBe('all green');
-    expect(describeTask(s)).toBe('Task home/review:m-1 (home/review) is completed.\nReply:\nall green');
+    expect(describeTask(s)).toBe('Task home/review:m-1 is completed.\nReply:\nall green');
   });
 
   it('tells how to answer a task that needs input', () => {

@@ -85,9 +85,9 @@ export function heldText(s: Pick<TaskSummary, 'task' | 'agent'>): string {
   return `held for the owner of ${s.agent}: it runs once they release it (on that machine: shrooms-agent a2a release ${s.task}, or reject it)`;
 }
 
-/** One paragraph a model reads first: who, what state, the reply, and what to do next. */
+/** One paragraph a model reads first: which task (its name holds the worker's), what state, the reply, and what to do next. */
 export function describeTask(s: TaskSummary, opts: { waitedOut?: boolean } = {}): string {
-  const head = `Task ${s.task} (${s.agent}) is ${s.status}${s.stalled ? ' and stalled (no progress after every reminder)' : ''}.`;
+  const head = `Task ${s.task} is ${s.status}${s.stalled ? ' and stalled (no progress after every reminder)' : ''}.`;
   switch (s.status) {
     case 'completed':
       return `${head}\nReply:\n${s.reply ?? '(no text)'}`;
@@ -99,9 +99,9 @@ export function describeTask(s: TaskSummary, opts: { waitedOut?: boolean } = {})
     case 'auth-required':
       return `${head}\nThe worker needs: ${s.reply ?? '(no text)'}\nAnswer with ask_agent, task "${s.task}".`;
     default: {
-      const waited = opts.waitedOut ? ' The wait ended before it finished;' : '';
+      const next = opts.waitedOut ? 'The wait ended before it finished; follow it' : 'Follow it';
       const why = s.held ? ` It is ${heldText(s)}.` : s.note ? ` Now: ${s.note.replace(/\.$/, '')}.` : '';
-      return `${head}${why}${waited} follow it with task_status, task "${s.task}".`;
+      return `${head}${why} ${next} with task_status, task "${s.task}".`;
     }
   }
 }
