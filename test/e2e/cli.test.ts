@@ -1,19 +1,19 @@
 /**
  * `shrooms-agent a2a | mcp | config` as a person or a shell-minded agent runs them: each command a
  * subprocess against a mesh of real processes (nats-server, gateway, echo bridges); `--json` output
- * parsed, exit codes 0/1/2 checked, errors one line saying what to do. Schedules: cli-schedule.test.ts.
+ * parsed, exit codes 0/1/2 checked, errors one line saying what to do. Waits that end before the task,
+ * are interrupted or see it queued: cli-wait.test.ts; schedules: cli-schedule.test.ts.
  */
 import { join } from 'node:path';
 import { REPO_ROOT } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startClientMesh, startSleepingSession, type ClientMesh } from './support/client-mesh.js';
+import { startClientMesh, type ClientMesh } from './support/client-mesh.js';
 
 const M = 'clibox';
 let mesh: ClientMesh;
 
 beforeAll(async () => {
   mesh = await startClientMesh({ machine: M, sessions: [{ name: 'demo' }, { name: 'slow', env: { ECHO_DELAY_MS: '600000' } }] });
-  await startSleepingSession(mesh, 'sleepy');
 });
 afterAll(async () => {
   await mesh?.stop();
@@ -102,42 +102,6 @@ describe('a2a', () => {
   it('reads the text from stdin with "-"', async () => {
     const r = await mesh.cli(['a2a', 'send', 'demo', '-', '--wait'], {}, { stdin: 'from a pipe\n' });
     expect(r.stdout).toBe('from a pipe\n');
-  });
-
-  it('send --wait returns the task as it stands when the wait ends first (exit 0)', async () => {
-    const r = await mesh.cli(['a2a', 'send', 'sleepy', 'are you there', '--wait', '--wait-seconds', '1', '--json']);
-    expect(r.code).toBe(0);
-    expect(json(r.stdout)).toMatchObject({ agent: `${M}/sleepy`, status: 'queued', waitedOut: true, finished: false });
-  });
-
-  it('a task canceled while send --wait waits ends it with exit 2, and get says so too', async () => {
-    const id = `cli-test-${Date.now()}`;
-    const task = `${M}/sleepy:${id}`;
-    const waiting = mesh.spawnCli(['a2a', 'send', 'sleepy', 'never mind', '--id', id, '--wait']);
-    await expect.poll(async () => (await mesh.cli(['a2a', 'get', task])).code, { timeout: 30_000 }).toBe(0);
-    const cancel = await mesh.cli(['a2a', 'cancel', task, '--json']);
-    expect(cancel.code).toBe(0);
-    expect(json(cancel.stdout).status).toBe('canceled');
-    await expect.poll(() => waiting.child.exitCode, { timeout: 30_000 }).toBe(2);
-    expect(waiting.output()).toMatch(new RegExp(`${task} canceled`));
-    const get = await mesh.cli(['a2a', 'get', task]);
-    expect(get.code).toBe(2);
-  });
-
-  it('Ctrl-C while send --wait waits stops the wait, not the task, and says how to follow it (exit 130)', async () => {
-    const id = `cli-test-int-${Date.now()}`;
-    const task = `${M}/sleepy:${id}`;
-    const waiting = mesh.spawnCli(['a2a', 'send', 'sleepy', 'take your time', '--id', id, '--wait']);
-    await expect.poll(async () => (await mesh.cli(['a2a', 'get', task])).code, { timeout: 30_000 }).toBe(0);
-    await waiting.waitFor(new RegExp(`${task} queued`), 30_000); // its bridge is away: the task waits in the ledger
-    waiting.child.kill('SIGINT');
-    await expect.poll(() => waiting.child.exitCode, { timeout: 30_000 }).toBe(130);
-    expect(waiting.output()).toContain(
-      `stopped waiting; ${task} goes on: follow it with shrooms-agent a2a get ${task} --wait, or cancel it with shrooms-agent a2a cancel ${task}`,
-    );
-    const after = await mesh.cli(['a2a', 'get', task, '--json']);
-    expect(json(after.stdout).status).toBe('queued');
-    await mesh.cli(['a2a', 'cancel', task]);
   });
 
   it('refuses to cancel a finished task: exit 2, one line', async () => {

@@ -126,7 +126,11 @@ describe.each([
     );
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ agent: `${M}/sleepy`, status: 'queued', waitedOut: true, finished: false });
-    expect(r.content[0]!.text).toMatch(/is queued\. The wait ended before it finished; follow it with task_status, task "/);
+    expect(r.content[0]!.text).toMatch(
+      new RegExp(
+        `is queued\\. Now: no bridge serves ${M}/sleepy: the task waits in its queue until one starts\\. The wait ended before it finished; follow it with task_status, task "`,
+      ),
+    );
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress[0]!.message).toMatch(new RegExp(`^${M}/sleepy:mcp-\\S+ is queued — waited \\d+ s of 2 s$`));
     expect(progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress)).toBe(true);

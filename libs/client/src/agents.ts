@@ -20,6 +20,8 @@ export const AgentInfoSchema = z.object({
   queuedTasks: z.number().int(),
   lastSpokeAt: z.string().optional(),
   autoApprove: z.boolean(),
+  /** The task the session works on now, `MACHINE/SESSION:ID`. */
+  task: z.string().optional(),
 });
 export type AgentInfo = z.infer<typeof AgentInfoSchema>;
 
@@ -35,6 +37,7 @@ const SignalViewSchema = z
     queuedTasks: z.number().int().default(0),
     lastSpokeAt: z.string().optional(),
     autoApprove: z.boolean().default(false),
+    task: z.string().optional(),
   })
   .loose();
 
@@ -56,6 +59,7 @@ export function toAgentInfo(raw: unknown): AgentInfo | undefined {
     queuedTasks: s.queuedTasks,
     ...(s.lastSpokeAt ? { lastSpokeAt: s.lastSpokeAt } : {}),
     autoApprove: s.autoApprove,
+    ...(s.task ? { task: `${s.machine}/${s.task}` } : {}),
   };
 }
 

@@ -23,7 +23,9 @@ import { namingTask, normalizeError } from './errors.js';
 import { GatewayWire, guarded } from './http.js';
 import { DEFAULT_GATEWAY_URL, isTraceparent, type ClientOptions } from './options.js';
 import { agentRef, newMessageId, parseAgentName, parseTaskRef, type AgentRef, type TaskRef } from './refs.js';
+import { whyQueued } from './queued.js';
 import { ScheduleViewSchema, firstAt, gatewayScheduler, type ScheduleView, type SchedulerPort } from './schedules.js';
+import type { TaskSummary } from './summary.js';
 import { waitForTask, type WaitOptions, type WaitResult } from './wait.js';
 
 /** The SDK's message types, loaded with the first call that speaks A2A (as `http.ts` loads its client). */
@@ -121,6 +123,16 @@ export class ShroomsClient {
     const body = AgentsReplySchema.safeParse(await this.wire.getJson(`${this.gatewayUrl}/agents`));
     if (!body.success) throw new ShroomsError('INVALID_AGENT_RESPONSE', `${this.gatewayUrl}/agents did not list agents`);
     return body.data.agents.map(toAgentInfo).filter((a): a is AgentInfo => a !== undefined);
+  }
+
+  /**
+   * A queued task's summary with what it waits for (`note`, from the worker's signal); any other
+   * summary, or one whose listing fails, as it was: a hint is never worth an error.
+   */
+  async explain(s: TaskSummary): Promise<TaskSummary> {
+    if (s.status !== 'queued' || s.note) return s;
+    const note = whyQueued(s, await this.listAgents().catch(() => []));
+    return note ? { ...s, note } : s;
   }
 
   /** Where a target lives and which gateway serves it. */

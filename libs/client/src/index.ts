@@ -25,3 +25,4 @@ export { scheduleAsTask, scheduleIdForMessage, scheduleRequestFromSendMessage, t
 export { TaskSummarySchema, describeTask, heldText, replyOf, shortState, summarize, type TaskSummary } from './summary.js';
 export { DEFAULT_WAIT_MS, applyEvent, isSettled, waitForTask, type WaitOptions, type WaitPort, type WaitResult } from './wait.js';
 export { returnedParts } from './parts.js';
+export { whyQueued } from './queued.js';

@@ -48,7 +48,7 @@ async function follow(ctx: ResolvedContext, ref: TaskRef, first: Task, asked: nu
       progress.stop();
     }
   }
-  const s = summarize(task, ref.machine);
+  const s = await ctx.client.explain(summarize(task, ref.machine));
   const waitedOut = seconds > 0 && !settled;
   const returned = await receiveReturned(ctx.cwd, s.task, task);
   const text = [describeTask(s, { waitedOut }), ...returned].join('\n');

@@ -2,48 +2,81 @@
  * The live line a person sees while `--wait` waits on a terminal (stderr, redrawn in place):
  * `⠹ laptop/demo:cli-… queued — 12 s`. When stderr is not a terminal (a script, a log, an agent's
  * shell), one plain line each time what it shows changes — so a wait is never silent: held for the
- * owner, queued, working, what the bridge says meanwhile (the model endpoint failing, a turn that
- * ended without task_update).
+ * owner, queued and behind what (the task its worker is on, a turn of its own, no bridge running),
+ * working, what the bridge says meanwhile (the model endpoint failing, a turn that ended without
+ * task_update).
  *
  * Ctrl-C while it waits stops the wait, not the task: said on the line's stream with how to follow
  * the task again or cancel it, and the command exits 130, as a shell expects of an interrupted one.
  */
-import { summarize } from '@shrooms/client';
+import { summarize, type TaskSummary } from '@shrooms/client';
 import type { Task } from '@shrooms/protocol';
 import { waitLabel } from './show.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/** How often a queued task's line reads again what it waits for (one listing of the signal field). */
+const QUEUED_REFRESH_MS = 10_000;
 
 export interface ProgressLine {
   update(task: Task): void;
   stop(): void;
 }
 
-export function progressLine(machine: string, task: string, stream: NodeJS.WriteStream = process.stderr): ProgressLine {
-  const line = drawn(machine, stream);
+export interface ProgressOptions {
+  /** What a queued task waits for (`ShroomsClient.explain`); never rejects. */
+  explain?: (s: TaskSummary) => Promise<TaskSummary>;
+  stream?: NodeJS.WriteStream;
+}
+
+export function progressLine(machine: string, task: string, opts: ProgressOptions = {}): ProgressLine {
+  const stream = opts.stream ?? process.stderr;
+  const line = drawn(stream);
+  let latest: TaskSummary | undefined;
+  // A queued task shows what it waits for: read when it turns queued and again now and then, shown
+  // only while it is still the newest state (an answer read late about an older one is dropped).
+  const show = () => {
+    const s = latest;
+    if (!s) return;
+    if (s.status !== 'queued' || !opts.explain) return line.show(waitLabel(s));
+    void opts.explain(s).then((e) => {
+      if (latest === s) line.show(waitLabel(e));
+    });
+  };
+  const refresh = setInterval(() => latest?.status === 'queued' && show(), QUEUED_REFRESH_MS);
+  refresh.unref();
   const interrupted = () => {
-    line.stop();
+    stop();
     stream.write(
       `stopped waiting; ${task} goes on: follow it with shrooms-agent a2a get ${task} --wait, or cancel it with shrooms-agent a2a cancel ${task}\n`,
     );
     process.exit(130);
   };
+  const stop = () => {
+    process.off('SIGINT', interrupted);
+    clearInterval(refresh);
+    latest = undefined;
+    line.stop();
+  };
   process.once('SIGINT', interrupted);
   return {
-    update: (t) => line.update(t),
-    stop() {
-      process.off('SIGINT', interrupted);
-      line.stop();
+    update(t) {
+      latest = summarize(t, machine);
+      show();
     },
+    stop,
   };
 }
 
-function drawn(machine: string, stream: NodeJS.WriteStream): ProgressLine {
+interface Drawn {
+  show(label: string): void;
+  stop(): void;
+}
+
+function drawn(stream: NodeJS.WriteStream): Drawn {
   if (!stream.isTTY) {
     let shown = '';
     return {
-      update(task) {
-        const label = waitLabel(summarize(task, machine));
+      show(label) {
         if (label !== shown) stream.write(`${label}\n`);
         shown = label;
       },
@@ -60,8 +93,8 @@ function drawn(machine: string, stream: NodeJS.WriteStream): ProgressLine {
   const timer = setInterval(draw, 250);
   timer.unref();
   return {
-    update(task) {
-      label = waitLabel(summarize(task, machine));
+    show(next) {
+      label = next;
       draw();
     },
     stop() {

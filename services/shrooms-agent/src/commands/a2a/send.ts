@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { DEFAULT_WAIT_MS } from '@shrooms/client';
 import { exitForTask, makeClient, output, parse, run, seconds, UsageError } from './io.js';
 import { progressLine } from './progress.js';
-import { printTask } from './show.js';
+import { explained, printTask } from './show.js';
 
 export const SEND_HELP = `usage: shrooms-agent a2a send TO TEXT... [--wait [--wait-seconds N]] [--json]
        shrooms-agent a2a send --task TASK TEXT... [--wait]     answer a task that needs input
@@ -46,19 +46,20 @@ export function sendCommand(args: string[]): Promise<number> {
     try {
       const sent = await client.send({ to, text, task: values.task, messageId: values.id, idPrefix: 'cli' });
       if (!values.wait) {
-        if (out.json) return printTask(out, sent.task, sent.ref.machine);
+        if (out.json) return printTask(out, sent.task, sent.ref.machine, { summary: await explained(client, sent.task, sent.ref.machine) });
         out.say(sent.ref.task);
         // A resend of a message whose task already ended is that task: its end decides, as with --json.
         return exitForTask({ state: sent.task.status.state });
       }
-      const line = progressLine(sent.ref.machine, sent.ref.task);
+      const line = progressLine(sent.ref.machine, sent.ref.task, { explain: (s) => client.explain(s) });
       let r;
       try {
         r = await client.wait(sent.ref.task, { timeoutMs: waitSeconds * 1000, onUpdate: (t) => line.update(t) }, sent.task);
       } finally {
         line.stop();
       }
-      return printTask(out, r.task, sent.ref.machine, { waitedOut: !r.settled, replyOnly: true });
+      const summary = await explained(client, r.task, sent.ref.machine);
+      return printTask(out, r.task, sent.ref.machine, { waitedOut: !r.settled, replyOnly: true, summary });
     } finally {
       await client.close();
     }

@@ -1,10 +1,23 @@
 /** How a task reads on a terminal, and its `--json` document. */
-import { heldText, replyOf, summarize, type TaskSummary } from '@shrooms/client';
+import { heldText, replyOf, summarize, type ShroomsClient, type TaskSummary } from '@shrooms/client';
 import type { Task } from '@shrooms/protocol';
 import { exitForTask, type Out } from './io.js';
 
-export function taskJson(task: Task, machine: string, extra: Record<string, unknown> = {}): TaskSummary & Record<string, unknown> {
-  return { ...summarize(task, machine), ...extra, a2aTask: task };
+/** A task's `--json` document: its summary (`s`, else read from the task), the A2A task beside it. */
+export function taskJson(task: Task, machine: string, s: TaskSummary = summarize(task, machine)): TaskSummary & { a2aTask: Task } {
+  return { ...s, a2aTask: task };
+}
+
+export interface PrintOptions {
+  waitedOut?: boolean;
+  replyOnly?: boolean;
+  /** The task's summary when the caller has more to say than the task holds (what a queued task waits for). */
+  summary?: TaskSummary;
+}
+
+/** A task's summary with what it waits for when queued (`ShroomsClient.explain`). */
+export function explained(client: ShroomsClient, task: Task, machine: string): Promise<TaskSummary> {
+  return client.explain(summarize(task, machine));
 }
 
 /** The human text of a task after a wait (or a look), for people and shell-minded agents. */
@@ -29,9 +42,9 @@ export function taskText(s: TaskSummary, opts: { waitedOut?: boolean; replyOnly?
 }
 
 /** Prints a task (human or JSON) and returns the exit code its state means. */
-export function printTask(out: Out, task: Task, machine: string, opts: { waitedOut?: boolean; replyOnly?: boolean } = {}): number {
-  const s = summarize(task, machine);
-  out.data(taskJson(task, machine, opts.waitedOut !== undefined ? { waitedOut: opts.waitedOut } : {}));
+export function printTask(out: Out, task: Task, machine: string, opts: PrintOptions = {}): number {
+  const s = opts.summary ?? summarize(task, machine);
+  out.data({ ...taskJson(task, machine, s), ...(opts.waitedOut !== undefined ? { waitedOut: opts.waitedOut } : {}) });
   out.say(taskText(s, opts));
   return exitForTask(s);
 }

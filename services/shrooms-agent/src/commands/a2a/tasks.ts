@@ -3,7 +3,7 @@ import { UpdateStatusSchema } from '@shrooms/protocol';
 import { isTaskName, returnedParts } from '@shrooms/client';
 import { makeClient, output, parse, run, seconds, UsageError } from './io.js';
 import { progressLine } from './progress.js';
-import { printTask, taskJson } from './show.js';
+import { explained, printTask, taskJson } from './show.js';
 
 const NAMES = `TASK is MACHINE/SESSION:ID, or SESSION:ID for a session of this machine.`;
 
@@ -32,12 +32,12 @@ export function getCommand(args: string[]): Promise<number> {
     try {
       const ref = await client.taskRef(name);
       const task = await client.get(ref.task);
-      if (!values.wait) return printTask(out, task, ref.machine);
-      const line = progressLine(ref.machine, ref.task);
+      if (!values.wait) return printTask(out, task, ref.machine, { summary: await explained(client, task, ref.machine) });
+      const line = progressLine(ref.machine, ref.task, { explain: (s) => client.explain(s) });
       try {
         const r = await client.wait(ref.task, { timeoutMs: waitSeconds * 1000, onUpdate: (t) => line.update(t) }, task);
         line.stop();
-        return printTask(out, r.task, ref.machine, { waitedOut: !r.settled });
+        return printTask(out, r.task, ref.machine, { waitedOut: !r.settled, summary: await explained(client, r.task, ref.machine) });
       } finally {
         line.stop();
       }
