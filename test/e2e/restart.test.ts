@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { connect } from '@nats-io/transport-node';
 import { Ledger, SignalField, intake } from '@shrooms/ledger';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { eventually, rpc, startMesh, type Mesh } from '@shrooms/testing';
+import { eventually, idleSignal, rpc, startMesh, type Mesh } from '@shrooms/testing';
 
 let mesh: Mesh;
 beforeAll(async () => {
@@ -18,16 +18,7 @@ afterAll(async () => {
 });
 
 /** A signal as a bridge of this mesh writes it (its renewal time and ttl are the field's). */
-const signalOf = (session: string) => ({
-  machine: mesh.machine,
-  session,
-  harness: 'echo',
-  state: 'idle' as const,
-  openTasks: 0,
-  queuedTasks: 0,
-  autoApprove: false,
-  remindersStopped: false,
-});
+const signalOf = (session: string) => idleSignal(mesh.machine, session);
 
 const msg = (id: string, text: string, taskId?: string) => ({
   message: { messageId: id, role: 'ROLE_USER', parts: [{ text }], ...(taskId ? { taskId } : {}) },

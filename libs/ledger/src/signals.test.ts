@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { startNatsWithConnection, eventually, type NatsWithConnection } from '@shrooms/testing';
+import { startNatsWithConnection, eventually, idleSignal, type NatsWithConnection } from '@shrooms/testing';
 import { SignalField } from './signals.js';
 
 let nats: NatsWithConnection;
@@ -13,16 +13,7 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-const signal = (session: string) => ({
-  machine: 'box',
-  session,
-  harness: 'echo',
-  state: 'idle' as const,
-  openTasks: 0,
-  queuedTasks: 0,
-  autoApprove: false,
-  remindersStopped: false,
-});
+const signal = (session: string) => idleSignal('box', session);
 
 it('lets a signal nobody renews fade by itself, while a renewed one stays', async () => {
   const field = await SignalField.open(nc, { ttlMs: 1000 });

@@ -8,6 +8,7 @@ export { heapKeptPerItem, inTsNode } from './child-heap.js';
 export { inChildNode, selfSignedCert, type SelfSigned } from './tls.js';
 export { parseUpOutput, type UpPrinted } from './up-output.js';
 export { sendsInFlight } from './scheduler-log.js';
+export { idleSignal } from './signal.js';
 export {
   chain,
   type Conversation,
