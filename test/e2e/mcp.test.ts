@@ -133,6 +133,11 @@ describe.each([
     );
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress[0]!.message).toMatch(new RegExp(`^${M}/sleepy:mcp-\\S+ is queued — waited \\d+ s of 2 s$`));
+    expect(progress.at(-1)!.message).toMatch(
+      new RegExp(
+        `^${M}/sleepy:mcp-\\S+ is queued \\(no bridge serves ${M}/sleepy: the task waits in its queue until one starts\\) — waited`,
+      ),
+    );
     expect(progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress)).toBe(true);
     expect(progress[0]!.total).toBe(2);
 

@@ -35,7 +35,12 @@ async function follow(ctx: ResolvedContext, ref: TaskRef, first: Task, asked: nu
   let task = first;
   let settled = false;
   if (seconds > 0) {
-    const progress = progressReporter(extra, { intervalMs: ctx.progressIntervalMs, totalSeconds: seconds, machine: ref.machine });
+    const progress = progressReporter(extra, {
+      intervalMs: ctx.progressIntervalMs,
+      totalSeconds: seconds,
+      machine: ref.machine,
+      explain: (s) => ctx.client.explain(s),
+    });
     try {
       const r = await ctx.client.wait(
         ref.task,
