@@ -4,8 +4,9 @@
  * parsed, exit codes 0/1/2 checked, errors one line saying what to do. Waits that end before the task,
  * are interrupted or see it queued: cli-wait.test.ts; schedules: cli-schedule.test.ts.
  */
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { REPO_ROOT } from '@shrooms/testing';
+import { REPO_ROOT, tempDir, wrap } from '@shrooms/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClientMesh, type ClientMesh } from './support/client-mesh.js';
 
@@ -54,6 +55,33 @@ describe('the name a person typed', () => {
     expect(wrong.stderr).toMatch(/^\.\/shrooms a2a send: say who to ask/);
     const sent = await mesh.cli(['a2a', 'send', 'demo', 'run shrooms-agent logs', '--wait', '--json'], typed);
     expect(json(sent.stdout).reply).toBe('run shrooms-agent logs');
+  });
+
+  it("runs in the folder it was typed in: a bridge started through the checkout's ./shrooms from elsewhere serves that folder", async () => {
+    const folder = await tempDir('shrooms-typed-here');
+    // The front door as a person runs it, from their own folder (it installs nothing here: the test
+    // command has; it builds when a source changed).
+    const typed = (args: string[], env: Record<string, string> = {}) =>
+      wrap(
+        spawn(join(REPO_ROOT, 'shrooms'), args, {
+          cwd: folder.path,
+          env: { ...process.env, ...mesh.env, ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        }),
+      );
+    const refused = typed(['bridge', '--harness', 'echo', '--session', 'here', '--nope']);
+    const served = typed(['bridge', '--harness', 'echo', '--session', 'here'], { BRIDGE_STATE_DIR: join(folder.path, '.bridge-state') });
+    try {
+      await expect.poll(() => refused.child.exitCode, { timeout: 60_000 }).toBe(1);
+      // Named as typed: the checkout's script by its path, not ./shrooms (which is not here).
+      expect(refused.output()).toContain(`${join(REPO_ROOT, 'shrooms')} bridge: Unknown option '--nope'`);
+      await served.waitFor(/bridge ready/, 120_000);
+      const listed = json((await mesh.cli(['a2a', 'list', '--json'])).stdout);
+      expect(listed.agents.find((a: { name: string }) => a.name === `${M}/here`)).toMatchObject({ cwd: folder.path });
+    } finally {
+      await Promise.all([refused.kill(), served.stop()]);
+      await folder.remove();
+    }
   });
 });
 
