@@ -212,6 +212,13 @@ describe('a2a', () => {
     const opt = await mesh.cli(['a2a', 'send', 'demo', 'x', '--bogus']);
     expect(opt.code).toBe(1);
     expect(oneLine(opt.stderr)).toBe(true);
+    // A state the dashboard filters by but ListTasks has not: where those tasks are.
+    const queued = await mesh.cli(['a2a', 'tasks', 'demo', '--state', 'queued']);
+    expect(queued.code).toBe(1);
+    expect(queued.stderr).toBe(
+      'shrooms-agent a2a tasks: unknown state "queued": one of submitted, working, input-required, completed, failed, canceled, rejected; ' +
+        'queued tasks are submitted ones: --state submitted (STATUS tells them apart) (see --help)\n',
+    );
   });
 
   it('a bridge refuses a session name the protocol refuses, in one line, before connecting (exit 1)', async () => {

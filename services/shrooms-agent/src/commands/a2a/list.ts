@@ -37,10 +37,12 @@ export function listCommand(args: string[]): Promise<number> {
   });
 }
 
+const STATES = 'submitted, working, input-required, completed, failed, canceled, rejected';
+
 export const TASKS_HELP = `usage: shrooms-agent a2a tasks [AGENT] [--state STATE] [--limit N] [--page TOKEN] [--json]
 
 The tasks of one session (default: SHROOMS_AGENT_SESSION), newest first, from the ledger.
-STATE: submitted, working, input-required, completed, failed, canceled, rejected (or TASK_STATE_…).
+STATE: ${STATES} (or TASK_STATE_…).
 STATUS shows queued and held (waiting for the owner's release) beside the states.
 --limit 1–100 (default 20); --page continues where the last page ended.
 `;
@@ -49,7 +51,12 @@ function stateArg(v: string | undefined): TaskState | undefined {
   if (!v) return undefined;
   const full = v.startsWith('TASK_STATE_') ? v : `TASK_STATE_${v.toUpperCase().replace(/-/g, '_')}`;
   const p = TaskStateSchema.safeParse(full);
-  if (!p.success) throw new UsageError(`unknown state ${JSON.stringify(v)}`);
+  if (!p.success) {
+    const sub = ['queued', 'held'].includes(v.toLowerCase())
+      ? `; ${v} tasks are submitted ones: --state submitted (STATUS tells them apart)`
+      : '';
+    throw new UsageError(`unknown state ${JSON.stringify(v)}: one of ${STATES}${sub}`);
+  }
   return p.data;
 }
 
