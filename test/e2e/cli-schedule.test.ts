@@ -60,6 +60,28 @@ describe('a2a schedule', () => {
     expect(json(after.stdout).schedules.map((x: { id: string }) => x.id)).not.toContain(s.id);
   });
 
+  it("schedule create --at 08:00 is the next 08:00 in this machine's zone, and reads as that wall time", async () => {
+    const tokyo = { TZ: 'Asia/Tokyo' };
+    const before = Date.now();
+    const r = await mesh.cli(['a2a', 'schedule', 'create', '--to', 'demo', '--at', '08:00', '--repeat', 'daily', 'tea', '--json'], tokyo);
+    expect(r.code, r.stderr).toBe(0);
+    const s = json(r.stdout).schedule;
+    expect(s.rule).toMatchObject({ zone: 'Asia/Tokyo', repeat: { freq: 'daily' } });
+    // 08:00 in Tokyo (no daylight saving) is 23:00 UTC: the next one, within a day.
+    const next = Date.parse(s.next.at);
+    expect(new Date(next).toISOString()).toMatch(/T23:00:00\.000Z$/);
+    expect(next).toBeGreaterThan(before);
+    expect(next).toBeLessThanOrEqual(before + 86_400_000);
+    const human = await mesh.cli(['a2a', 'schedule', 'list'], tokyo);
+    expect(human.stdout).toMatch(
+      new RegExp(`${s.id} → ${M}/demo: next \\w{3} \\d{1,2} \\w{3} \\d{4} 08:00 \\(Asia/Tokyo, repeating daily\\) — "tea"`),
+    );
+    await mesh.cli(['a2a', 'schedule', 'cancel', s.id]);
+    const bad = await mesh.cli(['a2a', 'schedule', 'create', '--to', 'demo', '--at', '24:00', 'x']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe('shrooms-agent a2a schedule create: --at "24:00" is not a time of day: 00:00 to 23:59 (see --help)\n');
+  });
+
   it('schedule create --in counts from now; --at with --in, or a delay it does not take, is one line (exit 1)', async () => {
     const before = Date.now();
     const r = await mesh.cli(['a2a', 'schedule', 'create', '--to', 'demo', '--in', '1h30m', 'later', '--json']);

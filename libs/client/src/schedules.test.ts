@@ -75,7 +75,14 @@ describe('describeSchedule', () => {
     expect(text.split('\n')[1]).toBe('  trying again from 2026-12-14T07:00:04.000Z (attempt 3): BRIDGE_UNAVAILABLE');
   });
 
+  it('writes a repeat as the scheduler stores it in its short form, and the next time as `when` shows it', () => {
+    const stored = { ...base, rule: { ...base.rule, repeat: { freq: 'weekly', weekdays: ['mon', 'fri'], count: 3 } } };
+    expect(describeSchedule(stored, { when: (at, zone) => `${at} in ${zone}` })).toBe(
+      'a1b2c3 → box/demo, box/ghost: next 2026-12-14T07:00:00.000Z in Europe/Berlin (Europe/Berlin, repeating weekly:mon,fri;count=3) — "the weekly report"',
+    );
+  });
+
   it('cuts a long prompt to the length asked, marking the cut', () => {
-    expect(describeSchedule({ ...base, prompt: 'x'.repeat(100) }, 10)).toMatch(/ — "x{9}…"$/);
+    expect(describeSchedule({ ...base, prompt: 'x'.repeat(100) }, { promptMax: 10 })).toMatch(/ — "x{9}…"$/);
   });
 });

@@ -3,7 +3,7 @@
  * (`gatewayScheduler`), which names the owner from the device; a port for tests to stand in.
  * Until a scheduler replica runs every call is `SCHEDULER_UNAVAILABLE` ("the scheduler is not running").
  */
-import { ShroomsError, parseDelay } from '@shrooms/protocol';
+import { RepeatSchema, ShroomsError, formatRepeat, parseDelay } from '@shrooms/protocol';
 import { z } from 'zod';
 
 export type SchedulerOp = 'create' | 'list' | 'cancel';
@@ -78,11 +78,14 @@ const DELIVERED = new Set(['sent', 'existing']);
  * A schedule for a person or an agent to read: one line (id, recipients, when, rule, prompt cut to
  * `promptMax`), then an indented line for each thing that went wrong — an occurrence being tried
  * again and why, a recipient whose gateway refused the last one — so that a schedule to a session
- * that is gone does not read as simply "done".
+ * that is gone does not read as simply "done". `when` shows the next occurrence (default: the instant
+ * as the scheduler wrote it; the CLI shows the wall time of the schedule's zone).
  */
-export function describeSchedule(s: ScheduleView, promptMax = 80): string {
-  const next = s.state === 'active' ? (s.next ? `next ${s.next.at}` : 'no more occurrences') : s.state;
-  const repeat = s.rule.repeat ? `, repeating ${typeof s.rule.repeat === 'string' ? s.rule.repeat : JSON.stringify(s.rule.repeat)}` : '';
+export function describeSchedule(s: ScheduleView, opts: { promptMax?: number; when?: (at: string, zone: string) => string } = {}): string {
+  const promptMax = opts.promptMax ?? 80;
+  const when = opts.when ?? ((at: string) => at);
+  const next = s.state === 'active' ? (s.next ? `next ${when(s.next.at, s.rule.zone)}` : 'no more occurrences') : s.state;
+  const repeat = s.rule.repeat ? `, repeating ${repeatText(s.rule.repeat)}` : '';
   const prompt = s.prompt.length > promptMax ? `${s.prompt.slice(0, promptMax - 1)}…` : s.prompt;
   const lines = [`${s.id} → ${s.recipients.join(', ')}: ${next} (${s.rule.zone}${repeat}) — "${prompt}"`];
   if (s.retry) lines.push(`  trying again from ${s.retry.notBefore} (attempt ${s.retry.attempts + 1}): ${s.retry.error}`);
@@ -92,6 +95,13 @@ export function describeSchedule(s: ScheduleView, promptMax = 80): string {
     lines.push(`  occurrence ${s.last!.occurrence} ${d.outcome} for ${d.recipient}${why}`);
   }
   return lines.join('\n');
+}
+
+/** A repeat in its short form (`weekly:mon;count=10`), as people write it; one it cannot read, as JSON. */
+function repeatText(r: unknown): string {
+  if (typeof r === 'string') return r;
+  const p = RepeatSchema.safeParse(r);
+  return p.success ? formatRepeat(p.data) : JSON.stringify(r);
 }
 
 /**

@@ -168,6 +168,7 @@ export {
 } from './scheduler.js';
 export {
   formatRepeat,
+  formatWallClock,
   formatWallTime,
   isScheduledMessageId,
   MAX_DELAY_MS,

@@ -170,13 +170,18 @@ export function resultMessageId(scheduleId: string, at: string | number, recipie
 
 /** `Mon 12 Oct 2026 08:00 (Europe/Berlin)`: the wall time the owner asked for, in the schedule's zone. */
 export function formatWallTime(at: string | number, zone: string): string {
+  return `${formatWallClock(at, zone)} (${zone})`;
+}
+
+/** `Mon 12 Oct 2026 08:00`: the wall time of `at` in `zone`, seconds only when set. */
+export function formatWallClock(at: string | number, zone: string): string {
   const p = Object.fromEntries(
     wallClock(zone)
       .formatToParts(new Date(at))
       .map((x) => [x.type, x.value]),
   );
   const time = p.second !== '00' ? `${p.hour}:${p.minute}:${p.second}` : `${p.hour}:${p.minute}`;
-  return `${p.weekday} ${p.day} ${p.month} ${p.year} ${time} (${zone})`;
+  return `${p.weekday} ${p.day} ${p.month} ${p.year} ${time}`;
 }
 
 const wallClocks = new Map<string, Intl.DateTimeFormat>();

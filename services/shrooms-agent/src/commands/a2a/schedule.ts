@@ -1,16 +1,21 @@
 /** `schedule create | list | cancel`: tasks at a time, through the scheduler. */
 import { describeSchedule } from '@shrooms/client';
 import { makeClient, output, parse, run, UsageError } from './io.js';
+import { resolveAt, shownAt } from './when.js';
 
 export const SCHEDULE_HELP = `usage: shrooms-agent a2a schedule create --to AGENT[,AGENT…] (--at TIME | --in DELAY) [--zone ZONE] [--repeat RULE] [--reply] [--id ID] TEXT...
        shrooms-agent a2a schedule list [--all] [--mine] [--to AGENT] [--json]
        shrooms-agent a2a schedule cancel ID [--json]
 
 Tasks at a time, once or repeating; each occurrence becomes an ordinary task.
-  --at      2026-10-12T08:00 with --zone Europe/Berlin, 2026-10-12T08:00[Europe/Berlin], or 2026-10-12T06:00:00Z
+  --at      08:00 (the next 08:00: today if still ahead, else tomorrow), 2026-10-12T08:00, both read
+            in --zone (default: this machine's zone, TZ); 2026-10-12T08:00[Europe/Berlin] or an
+            instant, 2026-10-12T06:00:00Z
+  --zone    the IANA zone of a local --at and of the repeats (Europe/Berlin, America/New_York, UTC)
   --in      instead of --at, a delay from now: 90s, 10m, 2h, 1h30m, 3d (at most a year)
   --repeat  daily | weekly:mon,fri | monthly:31 | yearly | every 15m … with ;until=… or ;count=N
   --reply   send each result back to you (SHROOMS_AGENT_SESSION)
+Times are shown as the wall time of the schedule's zone (--json: the instant, UTC).
 The scheduler is asked through this machine's gateway (SHROOMS_GATEWAY_URL); when none runs the
 answer is "the scheduler is not running" (exit 1).
 `;
@@ -49,18 +54,19 @@ async function create(args: string[]): Promise<number> {
   const out = output(values.json === true);
   const client = makeClient(values.gateway);
   try {
+    const when: { at?: string; zone?: string } = values.at !== undefined ? resolveAt(values.at, values.zone) : { zone: values.zone };
     const r = await client.createSchedule({
       to,
       text,
-      at: values.at,
+      at: when.at,
       in: values.in,
-      zone: values.zone,
+      zone: when.zone,
       repeat: values.repeat,
       replyTo: values.reply === true,
       id: values.id,
     });
     out.data(r);
-    out.say(`${r.created ? 'scheduled' : 'already scheduled'}: ${describeSchedule(r.schedule)}`);
+    out.say(`${r.created ? 'scheduled' : 'already scheduled'}: ${describeSchedule(r.schedule, { when: shownAt })}`);
     return 0;
   } finally {
     await client.close();
@@ -74,7 +80,7 @@ async function list(args: string[]): Promise<number> {
   try {
     const r = await client.listSchedules({ all: values.all, mine: values.mine, ...(values.to ? { recipient: values.to } : {}) });
     out.data(r);
-    out.say(r.schedules.length ? r.schedules.map((s) => describeSchedule(s)).join('\n') : 'no schedules');
+    out.say(r.schedules.length ? r.schedules.map((s) => describeSchedule(s, { when: shownAt })).join('\n') : 'no schedules');
     return 0;
   } finally {
     await client.close();
@@ -90,7 +96,7 @@ async function cancel(args: string[]): Promise<number> {
   try {
     const schedule = await client.cancelSchedule(id);
     out.data({ schedule });
-    out.say(`canceled: ${describeSchedule(schedule)}`);
+    out.say(`canceled: ${describeSchedule(schedule, { when: shownAt })}`);
     return 0;
   } finally {
     await client.close();
