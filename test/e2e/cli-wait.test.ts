@@ -50,6 +50,8 @@ describe('a wait that the task outlasts', () => {
       .toBe(`${third} queued, asked by ${M}\n${M}/busy works on ${first}; 2 tasks wait in its queue\n`);
     const listed = json((await mesh.cli(['a2a', 'list', '--json'])).stdout);
     expect(listed.agents.find((a: { name: string }) => a.name === `${M}/busy`)).toMatchObject({ state: 'working', task: first });
+    const human = (await mesh.cli(['a2a', 'list'])).stdout;
+    expect(human).toMatch(new RegExp(`^${M}/busy\\s+echo\\s+working\\s+${first.split(':')[1]}\\s+`, 'm'));
     waiting.child.kill('SIGINT');
     for (const t of [first, second, third]) expect((await mesh.cli(['a2a', 'cancel', t])).code).toBe(0);
   });

@@ -92,7 +92,8 @@ describe('a2a', () => {
     const names = json(r.stdout).agents.map((a: { name: string }) => a.name);
     expect(names).toEqual(expect.arrayContaining([`${M}/demo`, `${M}/slow`]));
     const human = await mesh.cli(['a2a', 'list']);
-    expect(human.stdout).toMatch(new RegExp(`^AGENT\\s+HARNESS\\s+STATE[\\s\\S]*${M}/demo\\s+echo`));
+    expect(human.stdout).toMatch(new RegExp(`^AGENT\\s+HARNESS\\s+STATE\\s+TASK\\s+OPEN\\s+QUEUED\\s+DIRECTORY\n`));
+    expect(human.stdout).toMatch(new RegExp(`^${M}/demo\\s+echo\\s+idle\\s+-\\s+0\\s+0\\s+/`, 'm')); // no task: "-"
   });
 
   it('send without --wait prints the task name at once', async () => {

@@ -7,9 +7,13 @@ import { taskJson } from './show.js';
 
 export const LIST_HELP = `usage: shrooms-agent a2a list [--machine M] [--json]
 
-Every session on the mesh now (from presence signals): MACHINE/SESSION, harness, state, open and
-queued tasks, working directory.
+Every session on the mesh now (from presence signals): MACHINE/SESSION, harness, state, the task
+it works on (its id: the whole name is AGENT:TASK; --json has it whole), open and queued tasks,
+working directory.
 `;
+
+/** The id part of a task's whole name (`MACHINE/SESSION:ID`), or "-" for none. */
+const taskId = (name: string | undefined) => (name ? name.slice(name.indexOf(':') + 1) : '-');
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -29,8 +33,8 @@ export function listCommand(args: string[]): Promise<number> {
     else
       out.say(
         table([
-          ['AGENT', 'HARNESS', 'STATE', 'OPEN', 'QUEUED', 'DIRECTORY'],
-          ...agents.map((a) => [a.name, a.harness, a.state, String(a.openTasks), String(a.queuedTasks), a.cwd ?? '']),
+          ['AGENT', 'HARNESS', 'STATE', 'TASK', 'OPEN', 'QUEUED', 'DIRECTORY'],
+          ...agents.map((a) => [a.name, a.harness, a.state, taskId(a.task), String(a.openTasks), String(a.queuedTasks), a.cwd ?? '']),
         ]),
       );
     return 0;
