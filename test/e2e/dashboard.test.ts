@@ -92,6 +92,7 @@ beforeAll(async () => {
         { name: 'beta' },
         { name: 'gamma' },
         { name: 'victim', env: { ECHO_DELAY_MS: '600000' } },
+        { name: 'busy', env: { ECHO_DELAY_MS: '600000' } },
         { name: 'yolo', env: { BRIDGE_AUTO_APPROVE: 'true' } },
         { name: 'dozy', env: FAST_WATCHDOG },
       ],
@@ -414,6 +415,22 @@ it('stops reminders for a session from the agents view', async () => {
   await card.locator('.badge', { hasText: 'reminders stopped' }).waitFor({ timeout: 30_000 });
   await card.locator('[data-action="resume-reminders"]').waitFor();
   await shot('agents');
+});
+
+it('shows what a session works on, linked to the task', async () => {
+  await send('busy', 'b-on', 'a job the agents view names');
+  await eventually(async () => (await getTask('busy', 'busy:b-on')).status.state === 'TASK_STATE_WORKING', 60_000);
+  await open('agents');
+  const on = page.locator('[data-agent="testbox/busy"] .working-on a');
+  await on.waitFor({ timeout: 30_000 }); // the next signal names it
+  expect(await on.textContent()).toBe('testbox/busy:b-on');
+  await on.click();
+  expect(await page.evaluate(() => decodeURIComponent(window.location.hash))).toBe('#task/testbox.busy.b-on');
+  await page.locator('#main', { hasText: 'a job the agents view names' }).waitFor();
+  await open('agents');
+  await rpc(`${mesh.gatewayUrl}/a2a/busy`, 'CancelTask', { id: 'busy:b-on' });
+  await page.locator('[data-agent="testbox/busy"]').waitFor();
+  await page.locator('[data-agent="testbox/busy"] .working-on').waitFor({ state: 'detached', timeout: 30_000 });
 });
 
 it('shows a session’s loop-guard window and lets the owner empty it, as the guard then has it', async () => {

@@ -16,7 +16,7 @@ import type { Ledger, SignalField, Stored } from '@shrooms/ledger';
 import type { Logger } from '@shrooms/runtime';
 import type { z } from 'zod';
 import { Board } from './board.js';
-import { clip, toRow, type TaskRow } from './rows.js';
+import { clip, keyOfName, toRow, type TaskRow } from './rows.js';
 import type { DashboardStreams } from './streams.js';
 import type { AgentView } from './wire.js';
 
@@ -294,6 +294,7 @@ export class DashboardFeed {
         autoApprove: s.autoApprove,
         remindersStopped: s.remindersStopped,
         ...(s.lastSpokeAt ? { lastSpokeAt: s.lastSpokeAt } : {}),
+        ...(s.task ? { task: workingOn(s.machine, s.task) } : {}),
         at: s.at,
         ttlMs: s.ttlMs,
         ...fresh,
@@ -323,4 +324,11 @@ export function dashboardUrl(gatewayUrl: string | undefined): string | undefined
   } catch {
     return undefined;
   }
+}
+
+/** A signal's task (`SESSION:ID`) as the agents view shows it: its whole name, clipped, and its key. */
+function workingOn(machine: string, task: string): { name: string; key?: string } {
+  const name = clip(`${machine}/${task}`, 300);
+  const key = keyOfName(name);
+  return key ? { name, key } : { name };
 }

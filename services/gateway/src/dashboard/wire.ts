@@ -97,6 +97,8 @@ export interface AgentView {
   autoApprove: boolean;
   remindersStopped: boolean;
   lastSpokeAt?: string;
+  /** The task the session works on now (`MACHINE/SESSION:ID`) and its ledger key (the task page). */
+  task?: { name: string; key?: string };
   ttlMs: number;
   /** Age of the signal when this row was made, ms (the page keeps counting). */
   ageMs: number;

@@ -1,7 +1,7 @@
 /** Sessions with a live signal, by machine (this one first), each with its signal fading between renewals. */
 import type { AgentView } from '../wire.js';
 import { act, onceButton } from './actions.js';
-import { ageEl, badge, h, link } from './dom.js';
+import { ageEl, badge, h, link, taskHref } from './dom.js';
 import { guardLine, loadGuards } from './guard.js';
 import { show } from './render.js';
 import { tasksHash } from './route.js';
@@ -49,6 +49,12 @@ function agentCard(a: AgentView, i: number): HTMLElement {
       a.remindersStopped ? badge('reminders stopped', 'stalled') : null,
     ]),
     h('div', { class: 'row' }, [sig, fresh]),
+    a.task
+      ? h('div', { class: 'row working-on' }, [
+          'on ',
+          a.task.key ? link(taskHref(a.task.key), a.task.name, 'tid') : h('span', { class: 'tid', text: a.task.name }),
+        ])
+      : null,
     h('div', { class: 'row' }, [
       link(tasksHash({ agent: a.agent, state: 'open', q: '' }), `${a.openTasks} open`),
       h('span', { text: `${a.queuedTasks} queued` }),
