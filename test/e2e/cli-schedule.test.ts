@@ -79,7 +79,7 @@ describe('a2a schedule', () => {
     await mesh.cli(['a2a', 'schedule', 'cancel', s.id]);
     const bad = await mesh.cli(['a2a', 'schedule', 'create', '--to', 'demo', '--at', '24:00', 'x']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toBe('shrooms-agent a2a schedule create: --at "24:00" is not a time of day: 00:00 to 23:59 (see --help)\n');
+    expect(bad.stderr).toBe('shrooms-agent a2a schedule create: at "24:00" is not a time of day: 00:00 to 23:59 [INVALID_PARAMS]\n');
   });
 
   it('schedule create --in counts from now; --at with --in, or a delay it does not take, is one line (exit 1)', async () => {

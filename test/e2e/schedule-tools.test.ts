@@ -12,7 +12,8 @@ let client: Client;
 
 beforeAll(async () => {
   mesh = await startMesh({ scheduler: true, sessions: [{ name: 'demo' }] });
-  client = await mcpOverStdio({ ...mesh.env, SHROOMS_GATEWAY_URL: mesh.gatewayUrl, SHROOMS_AGENT_SESSION: 'planner' });
+  // The session's machine is in Tokyo: a local time without a zone is read there.
+  client = await mcpOverStdio({ ...mesh.env, SHROOMS_GATEWAY_URL: mesh.gatewayUrl, SHROOMS_AGENT_SESSION: 'planner', TZ: 'Asia/Tokyo' });
 });
 afterAll(async () => {
   await client?.close();
@@ -65,12 +66,26 @@ it('creates, lists and cancels schedules with the MCP tools; only the live one f
   expect(all.filter((t: any) => t.metadata['shrooms/schedule'] === firesId)).toHaveLength(1);
 });
 
+it("reads a local time without a zone in the machine's zone, and a time of day as the next one", async () => {
+  const before = Date.now();
+  const r = await call('schedule_task', { to: `${mesh.machine}/demo`, text: 'tea', at: '08:00', repeat: 'daily' });
+  expect(r.isError, JSON.stringify(r)).toBeFalsy();
+  const s = r.structuredContent.schedule;
+  expect(s.rule.zone).toBe('Asia/Tokyo');
+  // 08:00 in Tokyo (no daylight saving) is 23:00 UTC: the next one, within a day.
+  expect(s.next.at).toMatch(/T23:00:00\.000Z$/);
+  expect(Date.parse(s.next.at)).toBeGreaterThan(before);
+  expect(Date.parse(s.next.at)).toBeLessThanOrEqual(before + 86_400_000);
+  expect((await call('cancel_schedule', { id: s.id })).structuredContent.schedule.state).toBe('canceled');
+});
+
 it('schedule_task refuses a time given twice, none, or a delay it does not take, saying why', async () => {
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ at: soon(60_000), in: '1m' }, /say when with at or in, not both/],
     [{}, /say when: at \(a time\) or in \(a delay such as 10m\)/],
     [{ in: 'tomorrow' }, /delay "tomorrow": not a delay/],
     [{ in: '2y' }, /unknown unit y/],
+    [{ at: '24:00' }, /at "24:00" is not a time of day: 00:00 to 23:59/],
   ];
   for (const [when, why] of cases) {
     const r = await call('schedule_task', { to: `${mesh.machine}/demo`, text: 'never made', ...when });

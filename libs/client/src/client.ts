@@ -401,7 +401,7 @@ export class ShroomsClient {
 
   async createSchedule(input: ScheduleInput): Promise<{ schedule: ScheduleView; created: boolean }> {
     if (input.to.length === 0) throw new ShroomsError('INVALID_PARAMS', 'a schedule needs at least one recipient');
-    const at = firstAt(input);
+    const when = firstAt(input);
     const recipients = await Promise.all(input.to.map(async (t) => (await this.resolve(t)).name));
     let replyTo: string | undefined;
     if (input.replyTo === true) {
@@ -415,8 +415,7 @@ export class ShroomsClient {
       ...(input.id ? { id: input.id } : {}),
       recipients,
       prompt: input.text,
-      at,
-      ...(input.zone ? { zone: input.zone } : {}),
+      ...when,
       ...(input.repeat ? { repeat: input.repeat } : {}),
       origin: await this.origin(),
       ...(replyTo ? { replyTo } : {}),

@@ -26,3 +26,4 @@ export { TaskSummarySchema, describeTask, heldText, replyOf, shortState, summari
 export { DEFAULT_WAIT_MS, applyEvent, isSettled, waitForTask, type WaitOptions, type WaitPort, type WaitResult } from './wait.js';
 export { returnedParts } from './parts.js';
 export { whyQueued } from './queued.js';
+export { localZone, resolveAt } from './local-time.js';

@@ -5,13 +5,17 @@ import { describeSchedule, firstAt, type ScheduleView } from './schedules.js';
 describe('firstAt', () => {
   const now = Date.parse('2026-12-04T10:00:00.250Z');
 
-  it('passes an `at` on as given (the scheduler reads its zone)', () => {
-    expect(firstAt({ at: '2026-12-05T08:00[Europe/Berlin]' }, now)).toBe('2026-12-05T08:00[Europe/Berlin]');
+  it('passes a zoned `at` on as given (the scheduler reads its zone), and fills in what a local one leaves out', () => {
+    expect(firstAt({ at: '2026-12-05T08:00[Europe/Berlin]' }, now)).toEqual({ at: '2026-12-05T08:00[Europe/Berlin]' });
+    expect(firstAt({ at: '08:00', zone: 'Europe/Berlin' }, now)).toEqual({ at: '2026-12-05T08:00:00', zone: 'Europe/Berlin' });
   });
 
   it('makes `in` an instant from now, to the next whole second', () => {
-    expect(firstAt({ in: '10m' }, now)).toBe('2026-12-04T10:10:01Z');
-    expect(firstAt({ in: '1h30m' }, Date.parse('2026-12-04T10:00:00Z'))).toBe('2026-12-04T11:30:00Z');
+    expect(firstAt({ in: '10m' }, now)).toEqual({ at: '2026-12-04T10:10:01Z' });
+    expect(firstAt({ in: '1h30m', zone: 'Asia/Tokyo' }, Date.parse('2026-12-04T10:00:00Z'))).toEqual({
+      at: '2026-12-04T11:30:00Z',
+      zone: 'Asia/Tokyo',
+    });
   });
 
   it.each([

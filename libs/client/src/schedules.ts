@@ -5,6 +5,7 @@
  */
 import { RepeatSchema, ShroomsError, formatRepeat, parseDelay } from '@shrooms/protocol';
 import { z } from 'zod';
+import { resolveAt } from './local-time.js';
 
 export type SchedulerOp = 'create' | 'list' | 'cancel';
 
@@ -15,11 +16,12 @@ export interface SchedulerPort {
 }
 
 /**
- * When a schedule first fires, as the scheduler is asked: the `at` given, or `in` (a delay such as
+ * When a schedule first fires, as the scheduler is asked: the `at` given (a local one in `zone`, else
+ * this machine's zone; a time of day alone the next one there: `resolveAt`), or `in` (a delay such as
  * `10m`) from `now` as an instant, to the next whole second. INVALID_PARAMS for neither, both, or a
  * delay `parseDelay` does not take.
  */
-export function firstAt(when: { at?: string; in?: string }, now = Date.now()): string {
+export function firstAt(when: { at?: string; in?: string; zone?: string }, now = Date.now()): { at: string; zone?: string } {
   if (when.at !== undefined && when.in !== undefined) throw new ShroomsError('INVALID_PARAMS', 'say when with at or in, not both');
   if (when.in !== undefined) {
     let ms: number;
@@ -28,10 +30,11 @@ export function firstAt(when: { at?: string; in?: string }, now = Date.now()): s
     } catch (err) {
       throw new ShroomsError('INVALID_PARAMS', (err as Error).message);
     }
-    return new Date(Math.ceil((now + ms) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+    const at = new Date(Math.ceil((now + ms) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+    return when.zone ? { at, zone: when.zone } : { at };
   }
   if (!when.at) throw new ShroomsError('INVALID_PARAMS', 'say when: at (a time) or in (a delay such as 10m)');
-  return when.at;
+  return resolveAt(when.at, when.zone, now);
 }
 
 /** What the client reads of a schedule (the scheduler owns the full record). */

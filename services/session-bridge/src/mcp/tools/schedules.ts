@@ -12,7 +12,8 @@ export function registerScheduleTools(server: McpServer, ctx: ResolvedContext): 
       title: 'Schedule a task',
       description:
         'Give one or more sessions a task at a time, once or repeating. Each occurrence becomes an ordinary task. ' +
-        'at: a local time with zone ("2026-10-12T08:00" + zone "Europe/Berlin", or "2026-10-12T08:00[Europe/Berlin]") or an instant ("2026-10-12T06:00:00Z"); ' +
+        'at: a local time ("2026-10-12T08:00", or "08:00" for the next 08:00), read in zone or else in the zone of this machine (the owner\'s), ' +
+        'or zoned ("2026-10-12T08:00[Europe/Berlin]"), or an instant ("2026-10-12T06:00:00Z"); ' +
         'or instead in: a delay from now ("90s", "10m", "1h30m", "3d"). ' +
         'repeat: "daily", "weekly:mon,fri", "monthly:31", "yearly", "every 15m", with ";until=…" or ";count=N".',
       inputSchema: {
@@ -20,7 +21,7 @@ export function registerScheduleTools(server: McpServer, ctx: ResolvedContext): 
         text: z.string().min(1).describe('The task each occurrence asks'),
         at: z.string().min(1).optional().describe('When (first occurrence); or give `in`'),
         in: z.string().min(1).optional().describe('Instead of `at`: how long from now (first occurrence)'),
-        zone: z.string().optional().describe('IANA time zone for a local `at`'),
+        zone: z.string().optional().describe("IANA time zone for a local `at` (default: this machine's)"),
         repeat: z.string().optional().describe('Repeat rule (short form); none = once'),
         reply: z.boolean().default(false).describe('Send each result back to you as a task'),
         id: z.string().optional().describe('Your own schedule id (creating it again returns the same schedule)'),

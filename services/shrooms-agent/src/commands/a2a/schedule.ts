@@ -1,7 +1,7 @@
 /** `schedule create | list | cancel`: tasks at a time, through the scheduler. */
 import { describeSchedule } from '@shrooms/client';
+import { formatWallClock } from '@shrooms/protocol';
 import { makeClient, output, parse, run, UsageError } from './io.js';
-import { resolveAt, shownAt } from './when.js';
 
 export const SCHEDULE_HELP = `usage: shrooms-agent a2a schedule create --to AGENT[,AGENT…] (--at TIME | --in DELAY) [--zone ZONE] [--repeat RULE] [--reply] [--id ID] TEXT...
        shrooms-agent a2a schedule list [--all] [--mine] [--to AGENT] [--json]
@@ -54,13 +54,12 @@ async function create(args: string[]): Promise<number> {
   const out = output(values.json === true);
   const client = makeClient(values.gateway);
   try {
-    const when: { at?: string; zone?: string } = values.at !== undefined ? resolveAt(values.at, values.zone) : { zone: values.zone };
     const r = await client.createSchedule({
       to,
       text,
-      at: when.at,
+      at: values.at,
       in: values.in,
-      zone: when.zone,
+      zone: values.zone,
       repeat: values.repeat,
       replyTo: values.reply === true,
       id: values.id,
@@ -100,5 +99,14 @@ async function cancel(args: string[]): Promise<number> {
     return 0;
   } finally {
     await client.close();
+  }
+}
+
+/** An occurrence as a person reads it: its wall time in the schedule's zone (`Tue 8 Dec 2026 08:00`). */
+function shownAt(iso: string, zone: string): string {
+  try {
+    return formatWallClock(iso, zone);
+  } catch {
+    return iso; // a zone this Node does not know: the instant as the scheduler wrote it
   }
 }

@@ -1,12 +1,11 @@
 /**
- * Times as a person at a shell writes and reads them: a local `--at` is read in this machine's zone
- * unless `--zone` names another (the scheduler needs a zone for a local time), `--at 08:00` is the
- * next 08:00 there (today if still ahead, else tomorrow), and a schedule's next occurrence is shown
- * as the wall time of its zone. The scheduler computes every occurrence; this only fills in the date
- * and the zone a person leaves out.
+ * A schedule's time as a person (or a model on their machine) writes it: a local `at` is read in
+ * this machine's zone unless `zone` names another (the scheduler needs a zone for a local time), and
+ * `08:00` alone is the next 08:00 there (today while still ahead, else tomorrow). The scheduler
+ * computes every occurrence; this only fills in the date and the zone left out. `Intl` is touched
+ * only here, when a schedule is made (its time-zone data costs a process megabytes once loaded).
  */
-import { formatWallClock } from '@shrooms/protocol';
-import { UsageError } from './io.js';
+import { ShroomsError } from '@shrooms/protocol';
 
 /** This machine's IANA zone (TZ, else the system's), as Node reads it. */
 export function localZone(): string {
@@ -48,7 +47,7 @@ export function resolveAt(at: string, zone: string | undefined, now = Date.now()
   const m = TIME_OF_DAY.exec(text);
   if (!m) return { at, zone: z };
   if (Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59)
-    throw new UsageError(`--at ${JSON.stringify(at)} is not a time of day: 00:00 to 23:59`);
+    throw new ShroomsError('INVALID_PARAMS', `at ${JSON.stringify(at)} is not a time of day: 00:00 to 23:59`);
   const time = `${m[1]!.padStart(2, '0')}:${m[2]}:${m[3] ?? '00'}`;
   const today = wallClock(now, z);
   const [date, nowTime] = today.split('T') as [string, string];
@@ -60,13 +59,4 @@ export function resolveAt(at: string, zone: string | undefined, now = Date.now()
 function nextDate(date: string): string {
   const [y, mo, d] = date.split('-').map(Number) as [number, number, number];
   return new Date(Date.UTC(y, mo - 1, d + 1)).toISOString().slice(0, 10);
-}
-
-/** An occurrence as a person reads it: its wall time in the schedule's zone (`Tue 8 Dec 2026 08:00`). */
-export function shownAt(iso: string, zone: string): string {
-  try {
-    return formatWallClock(iso, zone);
-  } catch {
-    return iso; // a zone this Node does not know: the instant as the scheduler wrote it
-  }
 }
