@@ -5,9 +5,10 @@ import { z } from 'zod';
 import type { ResolvedContext } from '../context.js';
 import { ok, tool } from '../result.js';
 
+/** One session as a model reads it: `laptop/web — claude, working on laptop/web:m-1, in /src/web (1 open, 2 queued)`. */
 export function agentLine(a: AgentInfo): string {
   const load = a.openTasks || a.queuedTasks ? ` (${a.openTasks} open, ${a.queuedTasks} queued)` : '';
-  return `${a.name} — ${a.harness}, ${a.state}${a.cwd ? `, in ${a.cwd}` : ''}${load}`;
+  return `${a.name} — ${a.harness}, ${a.state}${a.task ? ` on ${a.task}` : ''}${a.cwd ? `, in ${a.cwd}` : ''}${load}`;
 }
 
 export function registerAgentTools(server: McpServer, ctx: ResolvedContext): void {
