@@ -30,16 +30,17 @@ export function progressReporter(extra: ToolExtra, opts: ProgressReporterOptions
   const started = Date.now();
   let last = 0;
   let latest: Task | undefined;
-  // What the newest state, when queued, waits for: read after each change and on each tick, used by
-  // the next notification (sent in order, each one's progress above the last).
-  let why: { task: Task; note: string } | undefined;
+  // What the task, while queued, waits for: read after each change and on each tick, used by the
+  // next notification (sent in order, each one's progress above the last) until it is not queued.
+  let why: string | undefined;
   const send = () => {
     if (!latest) return;
     const waited = Math.round((Date.now() - started) / 100) / 10;
     const progress = waited > last ? waited : Math.round((last + 0.1) * 10) / 10;
     last = progress;
     const s = summarize(latest, opts.machine);
-    const note = s.note ?? (why?.task === latest ? why.note : undefined);
+    if (s.status !== 'queued') why = undefined;
+    const note = s.note ?? why;
     const state = s.held ? heldText(s) : `${s.status}${note ? ` (${note})` : ''}`;
     const message = `${s.task} is ${state} — waited ${Math.floor(waited)} s of ${opts.totalSeconds} s`;
     extra
@@ -52,8 +53,8 @@ export function progressReporter(extra: ToolExtra, opts: ProgressReporterOptions
     const s = summarize(task, opts.machine);
     if (s.status !== 'queued' || s.note) return;
     void opts.explain(s).then((e) => {
-      if (latest !== task || !e.note || why?.note === e.note) return;
-      why = { task, note: e.note };
+      if (latest !== task || !e.note || e.note === why) return;
+      why = e.note;
       send();
     });
   };
