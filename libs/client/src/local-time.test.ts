@@ -30,6 +30,8 @@ describe('a time as a person writes it', () => {
   it('refuses a time of day that is none, naming what was typed', () => {
     expect(() => resolveAt('25:00', 'UTC', now)).toThrow('at "25:00" is not a time of day: 00:00 to 23:59');
     expect(() => resolveAt('12:60', 'UTC', now)).toThrow(/is not a time of day/);
+    // In the scheduler's words, as a local date-time in that zone is refused there.
+    expect(() => resolveAt('08:00', 'Mars/Olympus', now)).toThrow('unknown time zone "Mars/Olympus" (use an IANA name like Europe/Berlin)');
   });
 
   it('reads the wall clock of an instant in a zone', () => {

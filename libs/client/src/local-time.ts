@@ -49,7 +49,12 @@ export function resolveAt(at: string, zone: string | undefined, now = Date.now()
   if (Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59)
     throw new ShroomsError('INVALID_PARAMS', `at ${JSON.stringify(at)} is not a time of day: 00:00 to 23:59`);
   const time = `${m[1]!.padStart(2, '0')}:${m[2]}:${m[3] ?? '00'}`;
-  const today = wallClock(now, z);
+  let today: string;
+  try {
+    today = wallClock(now, z);
+  } catch {
+    throw new ShroomsError('INVALID_PARAMS', `unknown time zone ${JSON.stringify(z)} (use an IANA name like Europe/Berlin)`);
+  }
   const [date, nowTime] = today.split('T') as [string, string];
   // Still ahead today on the wall clock, else tomorrow (the date after today's, by the calendar).
   const day = time > nowTime ? date : nextDate(date);
