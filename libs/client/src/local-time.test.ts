@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveAt, wallClock } from './local-time.js';
+import { resolveAt } from './local-time.js';
 
 // 2026-12-07 09:30 UTC: 10:30 in Berlin, 18:30 in Tokyo.
 const now = Date.parse('2026-12-07T09:30:00Z');
@@ -32,10 +32,5 @@ describe('a time as a person writes it', () => {
     expect(() => resolveAt('12:60', 'UTC', now)).toThrow(/is not a time of day/);
     // In the scheduler's words, as a local date-time in that zone is refused there.
     expect(() => resolveAt('08:00', 'Mars/Olympus', now)).toThrow('unknown time zone "Mars/Olympus" (use an IANA name like Europe/Berlin)');
-  });
-
-  it('reads the wall clock of an instant in a zone', () => {
-    expect(wallClock(now, 'Asia/Tokyo')).toBe('2026-12-07T18:30:00');
-    expect(wallClock(now, 'America/New_York')).toBe('2026-12-07T04:30:00');
   });
 });

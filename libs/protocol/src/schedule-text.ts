@@ -175,31 +175,63 @@ export function formatWallTime(at: string | number, zone: string): string {
 
 /** `Mon 12 Oct 2026 08:00`: the wall time of `at` in `zone`, seconds only when set. */
 export function formatWallClock(at: string | number, zone: string): string {
+  const w = readWallClock(at, zone);
+  const [hh, mm, ss] = [w.hour, w.minute, w.second].map(pad2);
+  const time = w.second !== 0 ? `${hh}:${mm}:${ss}` : `${hh}:${mm}`;
+  return `${w.weekday} ${w.day} ${MONTHS[w.month - 1]} ${w.year} ${time}`;
+}
+
+/** The wall clock of an instant in an IANA zone, as numbers (month 1–12), and the weekday's short name. */
+export interface WallClock {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  /** `Mon`…`Sun` */
+  weekday: string;
+}
+
+/** The wall clock of `at` in `zone`; a RangeError for a zone Node does not know. */
+export function readWallClock(at: string | number, zone: string): WallClock {
   const p = Object.fromEntries(
-    wallClock(zone)
+    wallClockFormat(zone)
       .formatToParts(new Date(at))
       .map((x) => [x.type, x.value]),
   );
-  const time = p.second !== '00' ? `${p.hour}:${p.minute}:${p.second}` : `${p.hour}:${p.minute}`;
-  return `${p.weekday} ${p.day} ${p.month} ${p.year} ${time}`;
+  const n = (k: string) => Number(p[k]);
+  return {
+    year: n('year'),
+    month: n('month'),
+    day: n('day'),
+    hour: n('hour'),
+    minute: n('minute'),
+    second: n('second'),
+    weekday: p.weekday!,
+  };
 }
 
-const wallClocks = new Map<string, Intl.DateTimeFormat>();
-function wallClock(zone: string): Intl.DateTimeFormat {
-  let f = wallClocks.get(zone);
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** One formatter per zone: building one loads the zone's data, which costs a process megabytes once. */
+const wallClockFormats = new Map<string, Intl.DateTimeFormat>();
+function wallClockFormat(zone: string): Intl.DateTimeFormat {
+  let f = wallClockFormats.get(zone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
       timeZone: zone,
       weekday: 'short',
       day: 'numeric',
-      month: 'short',
+      month: 'numeric',
       year: 'numeric',
       hour: '2-digit',
       minute: '2-digit',
       second: '2-digit',
       hourCycle: 'h23',
     });
-    wallClocks.set(zone, f);
+    wallClockFormats.set(zone, f);
   }
   return f;
 }
