@@ -25,5 +25,5 @@ export { scheduleAsTask, scheduleIdForMessage, scheduleRequestFromSendMessage, t
 export { TaskSummarySchema, describeTask, heldText, replyOf, shortState, summarize, type TaskSummary } from './summary.js';
 export { DEFAULT_WAIT_MS, applyEvent, isSettled, waitForTask, type WaitOptions, type WaitPort, type WaitResult } from './wait.js';
 export { returnedParts } from './parts.js';
-export { whyQueued } from './queued.js';
+export { type QueuedWatch, watchQueued, whyQueued } from './queued.js';
 export { localZone, resolveAt } from './local-time.js';

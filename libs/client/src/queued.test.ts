@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { toAgentInfo, type AgentInfo } from './agents.js';
-import { whyQueued } from './queued.js';
+import { watchQueued, whyQueued } from './queued.js';
+import type { TaskSummary } from './summary.js';
 
 const queued = { task: 'home/review:m-2', agent: 'home/review', status: 'queued' };
 const review = (signal: Record<string, unknown>): AgentInfo =>
@@ -36,5 +37,59 @@ describe('what a queued task waits for', () => {
     expect(whyQueued(queued, [review({ state: 'idle', queuedTasks: 2 })])).toBe('2 tasks wait in the queue of home/review');
     expect(whyQueued({ ...queued, status: 'working' }, [])).toBeUndefined();
     expect(whyQueued(queued, [review({ state: 'working', task: 'review:m-2' })])).toBeUndefined(); // being taken up
+  });
+});
+
+describe('keeping what a queued task waits for fresh', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  const summary = (status: string): TaskSummary => ({ ...queued, status }) as TaskSummary;
+  const settle = () => vi.advanceTimersByTimeAsync(0);
+
+  it('reads when the task is queued and again every interval while it stays so', async () => {
+    vi.useFakeTimers();
+    let reads = 0;
+    const heard: string[] = [];
+    const w = watchQueued(
+      async (s) => ({ ...s, note: `read ${++reads}` }),
+      10_000,
+      (e) => heard.push(e.note!),
+    );
+    w.update(summary('queued'));
+    await settle();
+    expect(heard).toEqual(['read 1']);
+    await vi.advanceTimersByTimeAsync(25_000);
+    expect(heard).toEqual(['read 1', 'read 2', 'read 3']);
+    // Working now: no more reads, however long the wait goes on.
+    w.update(summary('working'));
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(reads).toBe(3);
+    w.stop();
+  });
+
+  it('drops an answer about a state that is no longer the newest, and every answer after stop', async () => {
+    vi.useFakeTimers();
+    const answers: Array<(s: TaskSummary) => void> = [];
+    const heard: TaskSummary[] = [];
+    const w = watchQueued(
+      (s) => new Promise<TaskSummary>((resolve) => answers.push(() => resolve({ ...s, note: 'late' }))),
+      10_000,
+      (e) => heard.push(e),
+    );
+    const first = summary('queued');
+    w.update(first);
+    w.update(summary('working'));
+    answers[0]!(first);
+    await settle();
+    expect(heard).toEqual([]);
+    const again = summary('queued');
+    w.update(again);
+    w.stop();
+    answers[1]!(again);
+    await settle();
+    expect(heard).toEqual([]);
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(answers).toHaveLength(2);
   });
 });

@@ -20,3 +20,41 @@ export function whyQueued(s: Pick<TaskSummary, 'task' | 'agent' | 'status'>, age
   if (a.state === 'working') return `${s.agent} is in a turn of its own${others}`;
   return others ? `${a.queuedTasks} tasks wait in the queue of ${s.agent}` : undefined;
 }
+
+export interface QueuedWatch {
+  /** The task's newest summary, on every change of it. */
+  update(s: TaskSummary): void;
+  stop(): void;
+}
+
+/**
+ * What a queued task waits for, kept fresh while something shows a wait (a CLI line, MCP progress):
+ * read when the task is queued and every `refreshMs` while it stays so; `onExplained` hears each
+ * answer still about the newest summary (one read late about an older state is dropped).
+ */
+export function watchQueued(
+  explain: (s: TaskSummary) => Promise<TaskSummary>,
+  refreshMs: number,
+  onExplained: (s: TaskSummary) => void,
+): QueuedWatch {
+  let latest: TaskSummary | undefined;
+  const read = () => {
+    const s = latest;
+    if (s?.status !== 'queued') return;
+    void explain(s).then((e) => {
+      if (latest === s) onExplained(e);
+    });
+  };
+  const timer = setInterval(read, refreshMs);
+  timer.unref();
+  return {
+    update(s) {
+      latest = s;
+      read();
+    },
+    stop() {
+      clearInterval(timer);
+      latest = undefined;
+    },
+  };
+}

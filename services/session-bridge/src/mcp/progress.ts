@@ -6,7 +6,7 @@
  */
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { heldText, summarize, type TaskSummary } from '@shrooms/client';
+import { heldText, summarize, type TaskSummary, watchQueued } from '@shrooms/client';
 import type { Task } from '@shrooms/protocol';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -47,33 +47,25 @@ export function progressReporter(extra: ToolExtra, opts: ProgressReporterOptions
       .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total: opts.totalSeconds, message } })
       .catch(() => {});
   };
-  const explain = () => {
-    const task = latest;
-    if (!task || !opts.explain) return;
-    const s = summarize(task, opts.machine);
-    if (s.status !== 'queued' || s.note) return;
-    void opts.explain(s).then((e) => {
-      if (latest !== task || !e.note || e.note === why) return;
-      why = e.note;
-      send();
-    });
-  };
-  const timer = setInterval(
-    () => {
-      send();
-      explain();
-    },
-    Math.max(50, opts.intervalMs),
-  );
+  const interval = Math.max(50, opts.intervalMs);
+  const queued = opts.explain
+    ? watchQueued(opts.explain, interval, (e) => {
+        if (!e.note || e.note === why) return;
+        why = e.note;
+        send();
+      })
+    : undefined;
+  const timer = setInterval(send, interval);
   timer.unref();
   return {
     update(task) {
       latest = task;
       send();
-      explain();
+      queued?.update(summarize(task, opts.machine));
     },
     stop() {
       clearInterval(timer);
+      queued?.stop();
       latest = undefined;
     },
   };

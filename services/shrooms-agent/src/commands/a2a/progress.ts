@@ -9,7 +9,7 @@
  * Ctrl-C while it waits stops the wait, not the task: said on the line's stream with how to follow
  * the task again or cancel it, and the command exits 130, as a shell expects of an interrupted one.
  */
-import { summarize, type TaskSummary } from '@shrooms/client';
+import { summarize, type TaskSummary, watchQueued } from '@shrooms/client';
 import type { Task } from '@shrooms/protocol';
 import { waitLabel } from './show.js';
 
@@ -31,19 +31,8 @@ export interface ProgressOptions {
 export function progressLine(machine: string, task: string, opts: ProgressOptions = {}): ProgressLine {
   const stream = opts.stream ?? process.stderr;
   const line = drawn(stream);
-  let latest: TaskSummary | undefined;
-  // A queued task shows what it waits for: read when it turns queued and again now and then, shown
-  // only while it is still the newest state (an answer read late about an older one is dropped).
-  const show = () => {
-    const s = latest;
-    if (!s) return;
-    if (s.status !== 'queued' || !opts.explain) return line.show(waitLabel(s));
-    void opts.explain(s).then((e) => {
-      if (latest === s) line.show(waitLabel(e));
-    });
-  };
-  const refresh = setInterval(() => latest?.status === 'queued' && show(), QUEUED_REFRESH_MS);
-  refresh.unref();
+  // A queued task shows what it waits for once read (and read again now and then), not bare "queued".
+  const queued = opts.explain ? watchQueued(opts.explain, QUEUED_REFRESH_MS, (e) => line.show(waitLabel(e))) : undefined;
   const interrupted = () => {
     stop();
     stream.write(
@@ -53,15 +42,15 @@ export function progressLine(machine: string, task: string, opts: ProgressOption
   };
   const stop = () => {
     process.off('SIGINT', interrupted);
-    clearInterval(refresh);
-    latest = undefined;
+    queued?.stop();
     line.stop();
   };
   process.once('SIGINT', interrupted);
   return {
     update(t) {
-      latest = summarize(t, machine);
-      show();
+      const s = summarize(t, machine);
+      queued?.update(s);
+      if (s.status !== 'queued' || !queued) line.show(waitLabel(s));
     },
     stop,
   };
