@@ -150,6 +150,36 @@ it('refuses a second bridge for a session that has one, and the first keeps taki
   expect(task.artifacts.map((a: any) => a.parts[0].text)).toEqual(['one bridge answers']);
 });
 
+it('starts a second bridge with --standby: it waits, then takes the session over when the first stops', async () => {
+  const first = await mesh.startBridge('relay', 'echo', { ECHO_DELAY_MS: '600000' });
+  const before = mesh.services.length;
+  const second = mesh.startBridge('relay', 'echo', {}, ['--standby']);
+  const standby = await eventually(() => mesh.services[before]);
+  await standby.waitFor(/relay already has a bridge \(pid \d+ on [^)]+\): standing by/, 60_000);
+  // The first takes the tasks meanwhile: one works there (for ten minutes), one waits in the queue.
+  const relay = `${mesh.gatewayUrl}/a2a/relay`;
+  const send = async (id: string) =>
+    (await rpc(relay, 'SendMessage', { ...msg(id, `${id} done once`), configuration: { returnImmediately: true } })).result.task.id;
+  const working = await send('relay-1');
+  await eventually(async () => (await rpc(relay, 'GetTask', { id: working })).result.status.state === 'TASK_STATE_WORKING');
+  const queued = await send('relay-2');
+  expect(standby.output()).not.toMatch(/bridge ready/);
+  await first.stop();
+  await second;
+  expect(standby.output()).toMatch(/relay is free: this bridge takes it over/);
+  // The standby (a quick worker) delivers the task the first left working, then the queue.
+  for (const [id, text] of [
+    [working, 'relay-1 done once'],
+    [queued, 'relay-2 done once'],
+  ]) {
+    const task = await eventually(async () => {
+      const t = (await rpc(relay, 'GetTask', { id })).result;
+      return t.status.state === 'TASK_STATE_COMPLETED' ? t : undefined;
+    }, 60_000);
+    expect(task.artifacts.map((a: any) => a.parts[0].text)).toEqual([text]);
+  }
+});
+
 it('lets exactly one of two bridges started at the same moment for a session serve it', async () => {
   // The session looks served from another host; both bridges read that and watch it for a renewal.
   // Withdrawn while both watch, it is gone for both within one look (250 ms) of each other: both

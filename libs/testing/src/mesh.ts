@@ -39,7 +39,8 @@ export interface Mesh {
   bridges: Map<string, ServiceProcess>;
   services: ServiceProcess[];
   startGateway(): Promise<ServiceProcess>;
-  startBridge(name: string, harness?: string, env?: Record<string, string>): Promise<ServiceProcess>;
+  /** Resolves once the bridge is ready; `args` are more of `shrooms-agent bridge`'s flags. */
+  startBridge(name: string, harness?: string, env?: Record<string, string>, args?: string[]): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -79,11 +80,11 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       mesh.gateway = p;
       return p;
     },
-    async startBridge(name, harness = 'echo', extra = {}) {
+    async startBridge(name, harness = 'echo', extra = {}, args = []) {
       await mkdir(join(tmp, name), { recursive: true });
       const p = runTs(
         CLI,
-        ['bridge', '--harness', harness, '--session', name, '--cwd', join(tmp, name)],
+        ['bridge', '--harness', harness, '--session', name, '--cwd', join(tmp, name), ...args],
         {
           ...env,
           BRIDGE_STATE_DIR: join(tmp, 'state', name),

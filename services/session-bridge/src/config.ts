@@ -25,6 +25,8 @@ export const BridgeConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.sha
   BRIDGE_LOG_FILE: z.string().optional(),
   /** The session runs tools without asking (pi always does). */
   BRIDGE_AUTO_APPROVE: envBool(false),
+  /** When another bridge serves the session: wait and take it over when that one stops, instead of exiting. */
+  BRIDGE_STANDBY: envBool(false),
   /** The gateway that serves this machine, announced in the signal field (old name GATEWAY_URL). */
   SHROOMS_GATEWAY_URL: z.string().default('http://127.0.0.1:7387'),
   BRIDGE_MODEL: z.string().optional(),

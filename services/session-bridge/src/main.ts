@@ -105,6 +105,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
       self: INSTANCE,
       // A live bridge renews within this; 2 s more for a renewal on its way.
       waitMs: renewEveryMs(config.BRIDGE_SIGNAL_TTL_MS) + 2000,
+      standby: config.BRIDGE_STANDBY,
       log,
     },
   );

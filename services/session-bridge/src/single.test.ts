@@ -87,7 +87,7 @@ describe('claimSession', () => {
       const pid = await running(['bridge', '--session', 'demo']);
       const live = slot([[signal('t1', { host: 'box', pid }), 3]]);
       await expect(claimSession(live, options)).rejects.toThrow(
-        `box/demo already has a bridge (pid ${pid} on box, in /home/me/demo): two would both take its tasks. Stop that one first`,
+        `box/demo already has a bridge (pid ${pid} on box, in /home/me/demo): two would both take its tasks. Stop that one first, start this one with --standby (BRIDGE_STANDBY=1) to take over when it stops`,
       );
       expect([live.reads, live.claimed]).toEqual([1, []]);
     },
@@ -150,5 +150,45 @@ describe('claimSession', () => {
       'box/demo: its signal changed under each of 5 claims: another bridge is starting for it.',
     );
     expect(busy.claimed).toHaveLength(5);
+  });
+
+  describe('in standby', () => {
+    const said = () => {
+      const lines: string[] = [];
+      return { lines, log: { info: (m: string) => lines.push(m) } as never };
+    };
+
+    it.runIf(existsSync('/proc/self/cmdline'))(
+      'waits beside a live bridge of its host and claims once its signal is withdrawn',
+      async () => {
+        const pid = await running(['bridge', '--session', 'demo']);
+        const live: [SignalView | null, number] = [signal('t1', { host: 'box', pid }), 3];
+        const served = slot([live, live, live, [null, 5]]);
+        const { lines, log } = said();
+        await claimSession(served, { ...options, standby: true, standbyPollMs: 10, log });
+        expect([served.reads, served.claimed]).toEqual([4, [5]]);
+        expect(lines).toEqual([
+          `box/demo already has a bridge (pid ${pid} on box, in /home/me/demo): standing by, this bridge takes the session when that one stops`,
+          'box/demo is free: this bridge takes it over',
+        ]);
+      },
+    );
+
+    it('keeps watching a bridge of another host while it renews, and claims when the renewals stop', async () => {
+      const elsewhere = { host: 'laptop', pid: 4242 };
+      const renewing = slot([
+        [signal('t1', elsewhere), 3],
+        [signal('t2', elsewhere), 4],
+        [signal('t2', elsewhere), 4],
+        [signal('t3', elsewhere), 5],
+        [signal('t3', elsewhere), 5],
+      ]);
+      const { lines, log } = said();
+      await claimSession(renewing, { ...options, standby: true, standbyPollMs: 10, log });
+      expect(renewing.claimed).toEqual([5]);
+      // Said once on the first watch, once on standing by, once on taking over: not on every round.
+      expect(lines).toHaveLength(3);
+      expect(lines[1]).toMatch(/^box\/demo already has a bridge \(pid 4242 on laptop, in \/home\/me\/demo\): standing by/);
+    });
   });
 });

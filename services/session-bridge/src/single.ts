@@ -12,6 +12,11 @@
  * decision is a claim — the bridge's first signal, written only if the key is still at the revision
  * the decision read (compare-and-set) — and a claim that finds the key moved decides again on what
  * moved it, which is then the other bridge's fresh signal.
+ *
+ * A bridge in standby (BRIDGE_STANDBY, `--standby`; what a systemd unit wants, where a refused start
+ * would only be started again every few seconds until the start limit) does not exit on a served
+ * session: it reads the signal again every `standbyPollMs` and claims the session once that bridge
+ * stops (its signal withdrawn), dies on this host, or is not renewed from another.
  */
 import type { SignalView } from '@shrooms/ledger';
 import { pidHasArg, pidRuns, type Logger } from '@shrooms/runtime';
@@ -35,8 +40,12 @@ export interface OnlyBridgeOptions {
   /** How long to watch a signal for a renewal (a third of the ttl, and some). */
   waitMs: number;
   pollMs?: number;
-  /** Told why a start waits (the watch for a renewal). */
+  /** Told why a start waits (the watch for a renewal, a standby). */
   log?: Pick<Logger, 'info'>;
+  /** Wait for a served session to free instead of refusing the start. */
+  standby?: boolean;
+  /** How often a standby reads the signal again; default 1 s. */
+  standbyPollMs?: number;
 }
 
 /** Claims that may find the key moved before the start gives up: each means another writer came first. */
@@ -47,15 +56,34 @@ const CLAIMS = 5;
  * an Error naming the one that does.
  */
 export async function claimSession(slot: SignalSlot, o: OnlyBridgeOptions): Promise<void> {
-  for (let attempt = 0; attempt < CLAIMS; attempt++) {
+  let standingBy = false;
+  for (let attempt = 0; attempt < CLAIMS;) {
     const seen = await slot.read();
-    const revision = await free(slot, seen, o);
-    if (revision !== undefined && (await slot.claim(revision))) return;
+    let revision: number | undefined;
+    try {
+      revision = await free(slot, seen, standingBy ? { ...o, log: undefined } : o);
+    } catch (err) {
+      if (!(err instanceof SessionTaken) || !o.standby) throw err;
+      if (!standingBy)
+        o.log?.info(
+          `${o.machine}/${o.session} already has a bridge${where(err.signal)}: standing by, this bridge takes the session when that one stops`,
+        );
+      standingBy = true;
+      await sleep(o.standbyPollMs ?? 1000);
+      continue;
+    }
+    attempt++;
+    if (revision !== undefined && (await slot.claim(revision))) {
+      if (standingBy) o.log?.info(`${o.machine}/${o.session} is free: this bridge takes it over`);
+      return;
+    }
   }
   throw new Error(
     `${o.machine}/${o.session}: its signal changed under each of ${CLAIMS} claims: another bridge is starting for it. Stop it first, or give this session another name.`,
   );
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * The revision to claim the session at, when `seen` leaves it free; undefined when the key moved
@@ -65,16 +93,16 @@ async function free(slot: SignalSlot, seen: Awaited<ReturnType<SignalSlot['read'
   if (!seen.signal) return seen.revision;
   const here = onThisHost(seen.signal, o.self);
   if (here === 'gone') return seen.revision;
-  if (here === 'bridge') throw taken(o, seen.signal);
+  if (here === 'bridge') throw new SessionTaken(o, seen.signal);
   o.log?.info(
     `${o.machine}/${o.session} has the signal of a bridge${where(seen.signal)}: waiting up to ${o.waitMs} ms for a renewal, which a live bridge makes`,
   );
   const deadline = Date.now() + o.waitMs;
   while (Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, o.pollMs ?? 250));
+    await sleep(o.pollMs ?? 250);
     const now = await slot.read();
     if (now.revision === seen.revision) continue;
-    if (now.signal) throw taken(o, now.signal);
+    if (now.signal) throw new SessionTaken(o, now.signal);
     return undefined;
   }
   return seen.revision;
@@ -98,8 +126,14 @@ function where(s: SignalView): string {
   return s.cwd ? ` (in ${s.cwd})` : '';
 }
 
-function taken(o: OnlyBridgeOptions, s: SignalView): Error {
-  return new Error(
-    `${o.machine}/${o.session} already has a bridge${where(s)}: two would both take its tasks. Stop that one first, or give this session another name.`,
-  );
+/** The start's refusal: a live bridge serves the session (`signal`). */
+class SessionTaken extends Error {
+  constructor(
+    o: OnlyBridgeOptions,
+    readonly signal: SignalView,
+  ) {
+    super(
+      `${o.machine}/${o.session} already has a bridge${where(signal)}: two would both take its tasks. Stop that one first, start this one with --standby (BRIDGE_STANDBY=1) to take over when it stops, or give this session another name.`,
+    );
+  }
 }

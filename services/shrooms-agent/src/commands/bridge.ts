@@ -4,7 +4,7 @@ import type { Command } from './types.js';
 import { commandArgs } from './usage.js';
 import { shellEnv } from '../config.js';
 
-const HELP = `usage: shrooms-agent bridge --session NAME [--harness claude|pi|acp|echo|tck] [--cwd DIR] [--auto-approve] [--model ID]
+const HELP = `usage: shrooms-agent bridge --session NAME [--harness claude|pi|acp|echo|tck] [--cwd DIR] [--auto-approve] [--model ID] [--standby]
        shrooms-agent bridge --session NAME --harness acp (--agent gemini|opencode | --agent-command "CMD ARGS…")
 
 Runs the session-bridge next to one session: owns its harness process, its queue and watchdog,
@@ -14,6 +14,8 @@ Next to \`shrooms-agent up\` it needs no connection settings: it reads up's loca
 SHROOMS_STATE_DIR, else the repository's .state/) and gets a NATS user for this session alone.
 Elsewhere, or to override: NATS_URL, NATS_USER/NATS_PASS (or NATS_CREDS), SHROOMS_MACHINE,
 SHROOMS_GATEWAY_URL. Other settings: BRIDGE_*, WATCHDOG_* (docs/operators.md).
+A session has one bridge: beside another one this start is refused, or with --standby
+(BRIDGE_STANDBY=1) it waits and takes the session over when that one stops.
 `;
 
 /**
@@ -37,6 +39,7 @@ export const bridgeCommand: Pick<Command, 'run'> = {
         harness: { type: 'string' },
         cwd: { type: 'string' },
         'auto-approve': { type: 'boolean' },
+        standby: { type: 'boolean' },
         model: { type: 'string' },
         agent: { type: 'string' },
         'agent-command': { type: 'string' },
@@ -54,6 +57,7 @@ export const bridgeCommand: Pick<Command, 'run'> = {
     if (values.harness) env.BRIDGE_HARNESS = values.harness;
     if (values.cwd) env.BRIDGE_CWD = values.cwd;
     if (values['auto-approve']) env.BRIDGE_AUTO_APPROVE = '1';
+    if (values.standby) env.BRIDGE_STANDBY = '1';
     if (values.model) env.BRIDGE_MODEL = values.model;
     if (values.agent) env.BRIDGE_ACP_AGENT = values.agent;
     if (values['agent-command']) env.BRIDGE_ACP_COMMAND = values['agent-command'];

@@ -66,6 +66,8 @@ describe('mesh join files', () => {
   it("log each session's bridge in as that session's own NATS user, never as the machine-wide bridge", async () => {
     const files = await render('laptop', ['webapp', 'notes']);
     expect(files.get('bridge.env')!.text).not.toMatch(/NATS_USER|NATS_PASS/);
+    // Beside another bridge of its session (one started by hand), a unit's waits rather than exits.
+    expect(files.get('bridge.env')!.text).toMatch(/^BRIDGE_STANDBY=1$/m);
     const secrets = files.get('secrets.env')!.text;
     const permissions = files.get('permissions.conf')!.text;
     for (const s of ['webapp', 'notes']) {

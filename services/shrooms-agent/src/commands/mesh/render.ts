@@ -211,10 +211,11 @@ export function renderMachine(input: RenderInput): RenderedFile[] {
     });
     // The bridge announces its gateway in its signal: the mesh URL, so other machines' sessions can
     // reach it (a loopback URL is no use to them); SHROOMS_GATEWAYS names every machine's for its tools.
-    // No NATS login here: each session's bridge has its own session's (logins/NAME.env).
+    // No NATS login here: each session's bridge has its own session's (logins/NAME.env). A unit's
+    // bridge beside another one of its session stands by (a refused one would only be restarted).
     files.push({
       path: 'bridge.env',
-      text: env({ ...base, SHROOMS_GATEWAY_URL: gatewayUrl(mesh, self), SHROOMS_GATEWAYS: gatewayMap(mesh) }),
+      text: env({ ...base, SHROOMS_GATEWAY_URL: gatewayUrl(mesh, self), SHROOMS_GATEWAYS: gatewayMap(mesh), BRIDGE_STANDBY: '1' }),
       secret: true,
     });
     for (const l of input.logins)
