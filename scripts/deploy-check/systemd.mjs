@@ -1,7 +1,8 @@
 /**
  * The systemd user unit for workstation bridges: `systemd-analyze verify` on an instance of the
- * template (any complaint fails), then: it starts the CLI's `bridge` command, and every BRIDGE_*
- * setting it gives is one the bridge's config schema knows.
+ * template (any complaint fails), then: it starts the CLI's `bridge` command, every BRIDGE_*
+ * setting it gives is one the bridge's config schema knows, and its default SHROOMS_CLI in a
+ * checkout at ~/shrooms names a file the build makes (checked in this built checkout).
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +44,9 @@ export function checkSystemd({ dir, report, cli, repoRoot }) {
     const schema = readFileSync(join(repoRoot, 'services/session-bridge/src/config.ts'), 'utf8');
     for (const m of text.matchAll(/^Environment=(BRIDGE_[A-Z0-9_]+)=/gm))
       if (!schema.includes(`${m[1]}:`)) problems.push(`sets ${m[1]}, which the bridge's config does not know`);
+    const cliDefault = /^Environment=SHROOMS_CLI=%h\/shrooms\/(\S+)$/m.exec(text)?.[1];
+    if (cliDefault && !existsSync(join(repoRoot, cliDefault)))
+      problems.push(`SHROOMS_CLI defaults to %h/shrooms/${cliDefault}, which the build does not make (pnpm build)`);
     for (const p of problems) report.fail(name, p);
     if (!problems.length)
       report.ok(

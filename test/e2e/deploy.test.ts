@@ -2,7 +2,7 @@
  * The deploy checks (scripts/check-deploy.mjs) pass on the repository's deploy files and fail —
  * naming the file and the field — when a copy is broken on purpose: a Kubernetes manifest with a
  * wrong type, one with a field Kubernetes does not know, a dangling Secret key, a compose service
- * with an unknown key, a NATS config that does not parse.
+ * with an unknown key, a NATS config that does not parse, a bridge unit whose CLI path is not built.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
@@ -92,6 +92,15 @@ describe('check-deploy', () => {
     expect(code).toBe(1);
     expect(out).toMatch(
       /FAIL deploy\/compose\/docker-compose.yml schema: \/services\/bridge-demo must NOT have additional properties \(restart_policy\)/,
+    );
+  });
+
+  it('fails a bridge unit whose default CLI path the build does not make', () => {
+    const deploy = brokenCopy('systemd/shrooms-bridge@.service', (t) => t.replace('/bundle/main.js', '/bundle/main.cjs'));
+    const { code, out } = check('systemd', deploy);
+    expect(code).toBe(1);
+    expect(out).toMatch(
+      /shrooms-bridge@\.service: SHROOMS_CLI defaults to %h\/shrooms\/services\/shrooms-agent\/bundle\/main\.cjs, which the build does not make/,
     );
   });
 
