@@ -61,9 +61,18 @@ function pick(name: string, logs: Found[]): Found | undefined {
 export function formatLine(line: string): string {
   if (!line.startsWith('{')) return line;
   try {
-    const v = JSON.parse(line) as { time?: number; level?: number; service?: string; msg?: string; err?: { message?: string } };
+    // pino's lines (level a number, time in ms) and up.log's (level a word, time ISO 8601).
+    const v = JSON.parse(line) as {
+      time?: number | string;
+      level?: number | string;
+      service?: string;
+      msg?: string;
+      err?: { message?: string };
+    };
     const level =
-      ({ 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' } as Record<number, string>)[v.level ?? 30] ?? '';
+      typeof v.level === 'string'
+        ? v.level.toUpperCase()
+        : (({ 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' } as Record<number, string>)[v.level ?? 30] ?? '');
     const time = v.time ? new Date(v.time).toISOString().slice(11, 23) : '';
     return `${time} ${level.padEnd(5)} [${v.service ?? '?'}] ${v.msg ?? ''}${v.err?.message ? `: ${v.err.message}` : ''}`;
   } catch {

@@ -52,6 +52,8 @@ describe('Supervisor', () => {
     await until(lines, 'gateway is back (pid 1002, restart 1)');
     expect(lines[0]).toBe('gateway exited unexpectedly (code 1); restarting in 0.0 s');
     expect(logged.map((e) => e.event)).toEqual(['exited', 'restarted']);
+    // up.log says what the terminal said (`logs up` shows its msg).
+    expect(logged.map((e) => e.msg)).toEqual([lines[0], 'gateway is back (pid 1002, restart 1)']);
     expect(s.restarts()).toEqual({ gateway: 1 });
     await s.stop();
   });

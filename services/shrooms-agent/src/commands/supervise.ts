@@ -108,7 +108,6 @@ export class Supervisor {
       event: 'exited',
       ...exit,
       upMs: Date.now() - slot.startedAt,
-      msg: 'part exited unexpectedly',
     });
   }
 
@@ -122,10 +121,9 @@ export class Supervisor {
       this.firstUp = new Promise((r) => (this.markFirstUp = r));
     }
     const where = slot.spec.logFile ? `; log: ${slot.spec.logFile}` : '';
-    this.o.print(
-      `${slot.spec.name} ${what}; restarting in ${(delayMs / 1000).toFixed(1)} s${first && this.slots.length > 1 ? ', the others wait for it' : ''}${where}`,
-    );
-    this.o.log({ level: 'warn', part: slot.spec.name, delayMs, ...entry });
+    const line = `${slot.spec.name} ${what}; restarting in ${(delayMs / 1000).toFixed(1)} s${first && this.slots.length > 1 ? ', the others wait for it' : ''}`;
+    this.o.print(`${line}${where}`);
+    this.o.log({ level: 'warn', part: slot.spec.name, delayMs, ...entry, msg: line });
     slot.timer = setTimeout(() => {
       slot.timer = undefined;
       slot.restarting = this.restart(slot).finally(() => (slot.restarting = undefined));
@@ -135,7 +133,13 @@ export class Supervisor {
   private async restart(slot: Slot): Promise<void> {
     if (!this.isFirst(slot) && this.firstDown) {
       const first = this.slots[0]!.spec.name;
-      this.o.log({ level: 'info', part: slot.spec.name, event: 'waiting', for: first, msg: `waiting for ${first} before restarting` });
+      this.o.log({
+        level: 'info',
+        part: slot.spec.name,
+        event: 'waiting',
+        for: first,
+        msg: `${slot.spec.name} waits for ${first} before restarting`,
+      });
       await this.firstUp;
     }
     if (this.stopping) return;
@@ -146,7 +150,7 @@ export class Supervisor {
       if (this.stopping) return;
       const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
       slot.startedAt = Date.now();
-      this.scheduleRestart(slot, `did not start again (${why})`, { event: 'restart-failed', err: why, msg: 'restart failed' });
+      this.scheduleRestart(slot, `did not start again (${why})`, { event: 'restart-failed', err: why });
       return;
     }
     slot.restarts++;
@@ -159,8 +163,9 @@ export class Supervisor {
       this.firstDown = false;
       this.markFirstUp();
     }
-    this.o.print(`${slot.spec.name} is back (pid ${part.pid ?? '?'}, restart ${slot.restarts})`);
-    this.o.log({ level: 'info', part: slot.spec.name, event: 'restarted', pid: part.pid, restarts: slot.restarts, msg: 'part restarted' });
+    const back = `${slot.spec.name} is back (pid ${part.pid ?? '?'}, restart ${slot.restarts})`;
+    this.o.print(back);
+    this.o.log({ level: 'info', part: slot.spec.name, event: 'restarted', pid: part.pid, restarts: slot.restarts, msg: back });
   }
 
   /** Stops every part: the others first, in reverse order of start, then the first (NATS). */

@@ -91,7 +91,8 @@ export const upCommand: Pick<Command, 'run'> = {
     const upLog = join(logDir, 'up.log');
     const supervisor = new Supervisor({
       print: (line) => process.stderr.write(`${line}\n`),
-      log: (entry) => appendFileSync(upLog, `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`, { mode: 0o600 }),
+      log: (entry) =>
+        appendFileSync(upLog, `${JSON.stringify({ time: new Date().toISOString(), service: 'up', ...entry })}\n`, { mode: 0o600 }),
     });
     let nats: Awaited<ReturnType<typeof startNatsServer>> | undefined;
     // NATS is the first part: started once, then restarted on the same ports and data.
