@@ -330,15 +330,17 @@ describe('up supervises its parts', () => {
     const log = (await readFile(join(state, 'logs', 'up.log'), 'utf8'))
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { part: string; event: string });
-    const events = log.map((e) => `${e.part} ${e.event}`);
+      .map((l) => JSON.parse(l) as { part?: string; event: string });
+    const events = log.map((e) => `${e.part ?? 'up'} ${e.event}`);
     expect(events).toEqual([
+      'up up',
       'bridge-demo exited',
       'bridge-demo restarted',
       'gateway exited',
       'gateway restarted',
       'nats exited',
       'nats restarted',
+      'up stopped',
     ]);
     // `logs up` shows them as the terminal said them: which part, how it ended, when it was back.
     const shown = runTs(CLI, ['logs', 'up', '--no-follow', '-n', '50'], { ...bare, SHROOMS_STATE_DIR: state }, { built: true });

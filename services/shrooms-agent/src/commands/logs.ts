@@ -18,8 +18,9 @@ Without a name: every log this machine has and where it is. With one: its last L
 shown as "time LEVEL [part] message"; --json prints them as written.
 
 Where the logs are:
-  up's state folder (SHROOMS_STATE_DIR, else .state/ in the repository): logs/up.log (exits and
-  restarts), logs/gateway.log, logs/guard.log, logs/scheduler.log, logs/bridge-SESSION.log
+  up's state folder (SHROOMS_STATE_DIR, else .state/ in the repository): logs/up.log (up's start
+  and stop, its parts' exits and restarts), logs/gateway.log, logs/guard.log, logs/scheduler.log,
+  logs/bridge-SESSION.log
   a bridge started by hand: BRIDGE_STATE_DIR, else $XDG_STATE_HOME/shrooms/bridges/MACHINE-SESSION/
   (XDG_STATE_HOME defaults to ~/.local/state), file bridge.log (BRIDGE_LOG_FILE moves it)
 

@@ -3,7 +3,7 @@
  * state folder), the gateway, the guard, the scheduler and an echo session named `demo` — each as
  * its own process, as they run in production. Prints where to point an A2A client; Ctrl-C stops all.
  * A part that exits unexpectedly is restarted with backoff, NATS first (see supervise.ts); each
- * exit and restart is printed and written to the state folder's logs/up.log.
+ * exit and restart is printed and written to the state folder's logs/up.log (with up's start and stop).
  */
 import { spawn } from 'node:child_process';
 import { appendFileSync, createWriteStream, existsSync, rmSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { cliEnv, shellEnv } from '../config.js';
 import { LOCAL_MESH_FILE, serveSessionUsers, type LocalMesh } from './local-mesh.js';
 import { holdStateDir } from './up-lock.js';
 import { Supervisor, lastWords, type RunningPart } from './supervise.js';
+import { upBanner } from './up-banner.js';
 import type { Role } from '@shrooms/testing';
 
 const HELP = `usage: shrooms-agent up [--port 7387] [--nats-port N] [--session demo] [--harness echo|tck] [--no-guard] [--no-scheduler]
@@ -88,12 +89,11 @@ export const upCommand: Pick<Command, 'run'> = {
     const natsData = await privateDir(join(stateDir, 'nats'));
     const auth = cliEnv().NATS_URL ? undefined : await prepareLocalNats(stateDir, machine, [values.session!], { jetStreamDir: natsData });
 
+    // up.log: when up started and stopped, and every exit and restart of a part between.
     const upLog = join(logDir, 'up.log');
-    const supervisor = new Supervisor({
-      print: (line) => process.stderr.write(`${line}\n`),
-      log: (entry) =>
-        appendFileSync(upLog, `${JSON.stringify({ time: new Date().toISOString(), service: 'up', ...entry })}\n`, { mode: 0o600 }),
-    });
+    const record = (entry: Record<string, unknown>) =>
+      appendFileSync(upLog, `${JSON.stringify({ time: new Date().toISOString(), service: 'up', ...entry })}\n`, { mode: 0o600 });
+    const supervisor = new Supervisor({ print: (line) => process.stderr.write(`${line}\n`), log: record });
     let nats: Awaited<ReturnType<typeof startNatsServer>> | undefined;
     // NATS is the first part: started once, then restarted on the same ports and data.
     const natsPart = async (): Promise<RunningPart> => {
@@ -244,34 +244,24 @@ export const upCommand: Pick<Command, 'run'> = {
     // Gone with us, also on a crash of this process (a stale file names a pid that is gone).
     const forget = () => rmSync(meshFile, { force: true });
     process.once('exit', forget);
-    const a2a = `${gatewayUrl}/a2a/${values.session}`;
-    // With the trailing slash, every card resolver finds the session's card from this URL as given
-    // (a2a-js's `createFromUrl` drops a last segment that has none).
-    const endpoint = `${a2a}/`;
+    record({
+      level: 'info',
+      event: 'up',
+      pid: process.pid,
+      msg: `up on ${machine}: NATS ${natsUrl}, gateway ${gatewayUrl}, session ${machine}/${values.session}`,
+    });
     process.stdout.write(
-      [
-        `shrooms agent mesh is up on ${machine}`,
-        `  NATS          ${natsUrl}${nats!.monitorUrl ? `   (monitoring ${nats!.monitorUrl})` : ''}`,
-        `  gateway       ${gatewayUrl}   (machine card ${gatewayUrl}/.well-known/agent-card.json)`,
-        `  demo session  ${machine}/${values.session} (${values.harness === 'tck' ? 'tck' : 'echo'} harness)`,
-        `  A2A endpoint  ${endpoint}   (JSON-RPC and HTTP+JSON; A2A 1.0 and 0.3)`,
-        `  agent card    ${endpoint}.well-known/agent-card.json`,
-        `  state, logs   ${stateDir}   (shrooms-agent logs [PART|SESSION])`,
-        `  joining       ${meshFile}: bridge, mcp, a2a and config started here find this mesh with no flags`,
-        ...(auth
-          ? [
-              `  NATS users    one per part (deploy/nats); a bridge you start by hand gets one for its session alone`,
-              `                operators (nats CLI): set -a; . ${auth.adminEnvFile}; set +a`,
-            ]
-          : []),
-        '',
-        'Try:',
-        `  curl -s ${a2a} -H 'content-type: application/json' -H 'A2A-Version: 1.0' \\`,
-        `    -d '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"hello"}]}}}'`,
-        '',
-        'Press Ctrl-C to stop.',
-        '',
-      ].join('\n'),
+      upBanner({
+        machine,
+        natsUrl,
+        monitorUrl: nats!.monitorUrl,
+        gatewayUrl,
+        session: values.session!,
+        harness: values.harness === 'tck' ? 'tck' : 'echo',
+        stateDir,
+        meshFile,
+        adminEnvFile: auth?.adminEnvFile,
+      }),
     );
     await new Promise<void>((done) => {
       let stopping = false;
@@ -281,7 +271,10 @@ export const upCommand: Pick<Command, 'run'> = {
         process.stdout.write('\nstopping…\n');
         forget();
         sessionUsers?.close();
-        void supervisor.stop().then(done);
+        void supervisor.stop().then(() => {
+          record({ level: 'info', event: 'stopped', msg: 'up stopped every part' });
+          done();
+        });
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
