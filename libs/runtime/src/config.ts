@@ -13,6 +13,8 @@ export const BaseConfigSchema = z.object({
   NATS_CREDS: z.string().optional(),
   NATS_TOKEN: z.string().optional(),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  /** `text` (time LEVEL [part] message), `json` (pino's lines), or `auto`: text on a terminal, JSON elsewhere. */
+  LOG_FORMAT: z.enum(['auto', 'text', 'json']).default('auto'),
   /** This machine's name on the mesh (the MACHINE of `MACHINE/SESSION`). */
   SHROOMS_MACHINE: z.string().default(() => hostname().split('.')[0] || 'localhost'),
   /** JetStream replicas for the ledger and buckets: 1 locally, 3 in production. */

@@ -25,7 +25,7 @@ import { VERSION } from './cards/cards.js';
 
 export async function runGateway(env: Record<string, string | undefined> = process.env): Promise<void> {
   const config = loadConfig(GatewayConfigSchema, env);
-  const log = createLogger('gateway', config.LOG_LEVEL);
+  const log = createLogger('gateway', config.LOG_LEVEL, undefined, config.LOG_FORMAT);
   log.info({ config: redactConfig(config) }, 'starting');
   const nc = await connectNats(config, log, `gateway ${config.SHROOMS_MACHINE}`);
   const limits = {

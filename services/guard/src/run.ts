@@ -19,7 +19,7 @@ import { buildGuard, type Guard } from './guard.js';
 
 export async function runGuard(env: Record<string, string | undefined> = process.env): Promise<Guard> {
   const config = loadGuardConfig(env);
-  const log = createLogger(SERVICE_NAMES.guard, config.LOG_LEVEL);
+  const log = createLogger(SERVICE_NAMES.guard, config.LOG_LEVEL, undefined, config.LOG_FORMAT);
   log.info({ config: redactConfig(config) }, 'guard starting');
   const nc = await connectNats(config, log, SERVICE_NAMES.guard);
   const guard = await buildGuard({ nc, log, config });

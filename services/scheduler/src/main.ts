@@ -18,7 +18,7 @@ import { SchedulerConfigSchema } from './config.js';
 
 export async function runScheduler(env: Record<string, string | undefined> = process.env): Promise<void> {
   const config = loadConfig(SchedulerConfigSchema, env);
-  const log = createLogger('scheduler', config.LOG_LEVEL);
+  const log = createLogger('scheduler', config.LOG_LEVEL, undefined, config.LOG_FORMAT);
   log.info({ config: redactConfig(config) }, 'starting');
   const stopTelemetry = await initTelemetry('shrooms-scheduler', env);
   const nc = await connectNats(config, log, `scheduler ${config.SCHEDULER_REPLICA_ID}`);

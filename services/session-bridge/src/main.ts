@@ -57,7 +57,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
     config.BRIDGE_LOG_FILE === 'off' || config.BRIDGE_LOG_FILE === ''
       ? undefined
       : (config.BRIDGE_LOG_FILE ?? join(stateDir, 'bridge.log'));
-  const log = createLogger(`bridge ${config.BRIDGE_SESSION}`, config.LOG_LEVEL, logFile);
+  const log = createLogger(`bridge ${config.BRIDGE_SESSION}`, config.LOG_LEVEL, logFile, config.LOG_FORMAT);
   log.info({ config: redactConfig(config) }, 'starting');
   // Before anything connects: a missing CLI is said at once, not after NATS and the ledger.
   checkHarnessBinary(

@@ -6,6 +6,7 @@
 import { closeSync, existsSync, openSync, readSync, readdirSync, statSync, unwatchFile, watchFile } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
+import { formatLogLine } from '@shrooms/runtime';
 import { cliEnv, shellEnv } from '../config.js';
 import { stateDirOf } from './local-mesh.js';
 import type { Command } from './types.js';
@@ -56,29 +57,6 @@ function pick(name: string, logs: Found[]): Found | undefined {
   );
   // The one written last, when a session ran both under up and by hand.
   return hits.sort((a, b) => statSync(b.file).mtimeMs - statSync(a.file).mtimeMs)[0];
-}
-
-/** A pino line as a person reads it; any other line as it is. */
-export function formatLine(line: string): string {
-  if (!line.startsWith('{')) return line;
-  try {
-    // pino's lines (level a number, time in ms) and up.log's (level a word, time ISO 8601).
-    const v = JSON.parse(line) as {
-      time?: number | string;
-      level?: number | string;
-      service?: string;
-      msg?: string;
-      err?: { message?: string };
-    };
-    const level =
-      typeof v.level === 'string'
-        ? v.level.toUpperCase()
-        : (({ 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' } as Record<number, string>)[v.level ?? 30] ?? '');
-    const time = v.time ? new Date(v.time).toISOString().slice(11, 23) : '';
-    return `${time} ${level.padEnd(5)} [${v.service ?? '?'}] ${v.msg ?? ''}${v.err?.message ? `: ${v.err.message}` : ''}`;
-  } catch {
-    return line;
-  }
 }
 
 function readFrom(file: string, start: number): { text: string; end: number } {
@@ -132,7 +110,7 @@ export const logsCommand: Pick<Command, 'run'> = {
     }
     process.stderr.write(`${log.file}\n`);
     const show = (text: string) => {
-      for (const line of text.split('\n')) if (line) process.stdout.write(`${values.json ? line : formatLine(line)}\n`);
+      for (const line of text.split('\n')) if (line) process.stdout.write(`${values.json ? line : formatLogLine(line)}\n`);
     };
     let { text, end } = readFrom(log.file, 0);
     const all = text.split('\n').filter(Boolean);
