@@ -182,7 +182,10 @@ async function runOn(node, label, projects, reportDir) {
     run.failed += counts.failed;
     run.skipped += counts.skipped;
     run.lines.push(`  ${p.name.padEnd(10)} ${summary(counts)} in ${duration(Date.now() - t0)}`);
-    for (const t of counts.retried ?? []) run.lines.push(`    passed on retry ${t.retries}: ${t.name}`);
+    for (const t of counts.retried ?? []) {
+      run.lines.push(`    passed on retry ${t.retries}: ${t.name}`);
+      if (t.error) run.lines.push(`      before: ${t.error}`);
+    }
     for (const t of counts.failures ?? []) run.lines.push(`    failed: ${t}`);
   }
   run.ms = Date.now() - run.startedAt;
