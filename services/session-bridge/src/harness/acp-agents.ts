@@ -1,5 +1,5 @@
 /**
- * The ACP agents the bridge knows by name (`--agent gemini|opencode`), and any other by its command
+ * The ACP agents the bridge knows by name (`--agent gemini|opencode|codex`), and any other by its command
  * line (`--agent-command "…"`). A preset knows what the protocol leaves to each agent: where its
  * executable is, how the model endpoint and key reach it, how the system-prompt note gets in, and
  * which of its permission requests are for our own bookkeeping tools (answered without asking).

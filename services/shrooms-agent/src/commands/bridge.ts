@@ -5,7 +5,7 @@ import { commandArgs } from './usage.js';
 import { shellEnv } from '../config.js';
 
 const HELP = `usage: shrooms-agent bridge --session NAME [--harness claude|pi|acp|echo|tck] [--cwd DIR] [--auto-approve] [--model ID] [--standby]
-       shrooms-agent bridge --session NAME --harness acp (--agent gemini|opencode | --agent-command "CMD ARGS…")
+       shrooms-agent bridge --session NAME --harness acp (--agent gemini|opencode|codex | --agent-command "CMD ARGS…")
 
 Runs the session-bridge next to one session: owns its harness process, its queue and watchdog,
 its MCP tools; records every task change in the ledger. The acp harness drives any Agent Client
