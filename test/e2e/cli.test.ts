@@ -74,7 +74,7 @@ describe('the name a person typed', () => {
     try {
       await expect.poll(() => refused.child.exitCode, { timeout: 60_000 }).toBe(1);
       // Named as typed: the checkout's script by its path, not ./shrooms (which is not here).
-      expect(refused.output()).toContain(`${join(REPO_ROOT, 'shrooms')} bridge: Unknown option '--nope'`);
+      expect(refused.output()).toContain(`${join(REPO_ROOT, 'shrooms')} bridge: unknown option --nope (see --help)`);
       await served.waitFor(/bridge ready/, 120_000);
       const listed = json((await mesh.cli(['a2a', 'list', '--json'])).stdout);
       expect(listed.agents.find((a: { name: string }) => a.name === `${M}/here`)).toMatchObject({ cwd: folder.path });
