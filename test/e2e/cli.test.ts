@@ -210,6 +210,8 @@ describe('a2a', () => {
     expect(r.code).toBe(1);
     expect(oneLine(r.stderr)).toBe(true);
     expect(json(r.stdout).error.key).toBe('SESSION_NOT_FOUND');
+    // With the sessions there are: most often a name was mistyped.
+    expect(json(r.stdout).error.message).toMatch(new RegExp(`^no session ${M}/nobody-here \\(sessions now: (.+, )?${M}/demo[,)]`));
     const opt = await mesh.cli(['a2a', 'send', 'demo', 'x', '--bogus']);
     expect(opt.code).toBe(1);
     expect(oneLine(opt.stderr)).toBe(true);

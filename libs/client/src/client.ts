@@ -222,18 +222,30 @@ export class ShroomsClient {
     const { metadata, headers } = await this.askMetadata();
     const md = { ...input.metadata, ...metadata };
     const messageId = input.messageId ?? newMessageId(input.idPrefix ?? 'cli');
-    const client = await this.wire.a2a(target.gatewayUrl, target.session);
     const { SendMessageRequest, Task: SdkTask } = await sdk();
     const req = SendMessageRequest.fromJSON({
       message: { messageId, role: 'ROLE_USER', parts: [{ text: input.text }], ...(taskId ? { taskId } : {}) },
       configuration: { returnImmediately: true },
       metadata: md,
     });
-    const res = await guarded(target.gatewayUrl, () => client.sendMessage(req, { serviceParameters: headers, signal: this.wire.quick() }));
+    // The session's card, then the send: either says SESSION_NOT_FOUND for a session that is not there.
+    const res = await (async () => {
+      const client = await this.wire.a2a(target.gatewayUrl, target.session);
+      return guarded(target.gatewayUrl, () => client.sendMessage(req, { serviceParameters: headers, signal: this.wire.quick() }));
+    })().catch(async (err: unknown) => {
+      throw err instanceof ShroomsError && err.key === 'SESSION_NOT_FOUND' ? await this.withSessions(err) : err;
+    });
     if (!('status' in res) || !('id' in res))
       throw new ShroomsError('INVALID_AGENT_RESPONSE', `${target.name} answered with a message, not a task`);
     const task = SdkTask.toJSON(res) as Task;
     return { task, ref: parseTaskRef(task.id, target.machine) };
+  }
+
+  /** A session that is not there, with the sessions that are: most often a name mistyped. */
+  private async withSessions(err: ShroomsError): Promise<ShroomsError> {
+    const names = (await this.listAgents().catch(() => [])).filter((a) => a.state !== 'stopped').map((a) => a.name);
+    const now = names.length ? `sessions now: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}` : 'no session runs now';
+    return new ShroomsError(err.key, `${err.message} (${now})`, err.details);
   }
 
   /** Send, then follow the task until it is finished or needs input, or `timeoutMs` passes. */
