@@ -263,6 +263,13 @@ describe('config', () => {
     const http = json((await mesh.cli(['config', '--session', 'demo', '--http-port', '7390', '--json'])).stdout);
     expect(http.claude.mcpConfig.mcpServers.shrooms).toEqual({ type: 'http', url: 'http://127.0.0.1:7390/mcp' });
     expect(http.pi.env.SHROOMS_MCP_URL).toBe('http://127.0.0.1:7390/mcp');
+    // The text form's command line lets the same tools run without asking as the JSON (and the
+    // bridge): the read-only ones, never ask_agent or schedule_task.
+    const allowed = c.claude.args[c.claude.args.indexOf('--allowedTools') + 1] as string;
+    expect(allowed.split(',')).not.toContain('mcp__shrooms__ask_agent');
+    const text = await mesh.cli(['config', '--session', 'demo']);
+    expect(text.stdout).toContain(` --allowedTools ${allowed} `);
+    expect(text.stdout).not.toMatch(/--allowedTools mcp__shrooms\b(?!__)/);
   });
 
   it('needs a session (exit 1) and prints the note alone with --note', async () => {

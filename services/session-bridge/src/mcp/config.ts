@@ -2,8 +2,9 @@
  * How a session is given the `shrooms` tools, in one place so the bridge and a person who starts a
  * session by hand (`shrooms-agent config`) use the same thing:
  *
- * - Claude Code: `--mcp-config <json> --strict-mcp-config --allowedTools mcp__shrooms`, the server
- *   either over HTTP (the bridge hosts it) or over stdio (`shrooms-agent mcp`, with the session's env).
+ * - Claude Code: `--mcp-config <json> --strict-mcp-config --allowedTools <the read-only tools>`, the
+ *   server either over HTTP (the bridge hosts it) or over stdio (`shrooms-agent mcp`, with the
+ *   session's env); asking another agent or scheduling work asks the owner first.
  * - pi: our extension (`-e <file>`), which reads the server's URL from SHROOMS_MCP_URL.
  * - Both: the note for the system prompt, and the environment that names the session.
  */

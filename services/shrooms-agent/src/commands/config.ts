@@ -104,7 +104,10 @@ export const configCommand: Pick<Command, 'run'> = {
     const envLine = Object.entries(cfg.env)
       .map(([k, v]) => `${k}=${sh(v)}`)
       .join(' ');
-    const claudeArgs = ['--mcp-config', JSON.stringify(cfg.claude.mcpConfig), '--strict-mcp-config', '--allowedTools', 'mcp__shrooms'];
+    // The bridge's own arguments (the read-only tools run without asking; asking another agent or
+    // scheduling asks), with the note given below as a command substitution instead of inline.
+    const noteAt = cfg.claude.args.indexOf('--append-system-prompt');
+    const claudeArgs = noteAt < 0 ? cfg.claude.args : cfg.claude.args.slice(0, noteAt);
     const piEnv = Object.entries(cfg.pi.env)
       .map(([k, v]) => `${k}=${sh(v)}`)
       .join(' ');
