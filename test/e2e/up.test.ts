@@ -190,6 +190,10 @@ describe('a bridge started by hand next to up', () => {
     expect(await new Promise((resolve) => own.child.once('exit', resolve)), own.output()).toBe(0);
     expect(own.output()).toMatch(/bridges\/upbox-byhand\/bridge\.log/);
     expect(own.output()).toMatch(/INFO {2}\[bridge byhand\] bridge ready for upbox\/byhand/);
+    // Listed with how long ago each was written, the one written last first.
+    const listed = runTs(CLI, ['logs'], env, { built: true });
+    expect(await new Promise((resolve) => listed.child.once('exit', resolve)), listed.output()).toBe(0);
+    expect(listed.output()).toMatch(/^bridge upbox-byhand +\d+ (s|min) ago +\/\S+\/bridge\.log$/m);
     const part = runTs(CLI, ['logs', 'gateway', '--no-follow'], env, { built: true });
     expect(await new Promise((resolve) => part.child.once('exit', resolve)), part.output()).toBe(0);
     expect(part.output()).toMatch(/logs\/gateway\.log/);

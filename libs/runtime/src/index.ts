@@ -11,6 +11,7 @@ export {
 export { ANSWER_DELAY_MS, Answers } from './answers.js';
 export { createLogger, type Logger } from './log.js';
 export { formatLogLine } from './log-format.js';
+export { humanDuration } from './duration.js';
 export { releaseMemoryWhenIdle } from './idle-memory.js';
 export { keepWatching, type KeepWatchingOptions, type OpenWatch } from './keep-watching.js';
 export { NATS_LINK_GRACE_MS, NatsLink, type LinkState } from './nats-link.js';

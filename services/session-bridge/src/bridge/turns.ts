@@ -5,10 +5,10 @@
  */
 import { META, ShroomsError } from '@shrooms/protocol';
 import { transitions, type Stored } from '@shrooms/ledger';
+import { humanDuration } from '@shrooms/runtime';
 import { deliverAttachments } from '../attachments.js';
 import { answerText, deliveryText, isAnswer } from '../prompt.js';
 import { watchdogFirstMs } from '../config.js';
-import { humanDuration } from '../watchdog/ladder.js';
 import type { Core } from './core.js';
 
 /** Wait before starting the next task again after its start failed (the ledger retried for long already). */

@@ -6,10 +6,10 @@
  * counts live in the task's metadata, so they survive a bridge restart.
  */
 import { META, textOf } from '@shrooms/protocol';
-import { contextFromTraceparent, inSpan } from '@shrooms/runtime';
+import { contextFromTraceparent, humanDuration, inSpan } from '@shrooms/runtime';
 import type { Bridge } from '../bridge/bridge.js';
 import { origin } from '../prompt.js';
-import { humanDuration, underCap, verdict, type LadderConfig } from './ladder.js';
+import { underCap, verdict, type LadderConfig } from './ladder.js';
 
 export class Watchdog {
   private timer?: NodeJS.Timeout;

@@ -6,7 +6,7 @@
 import { closeSync, existsSync, openSync, readSync, readdirSync, statSync, unwatchFile, watchFile } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { formatLogLine } from '@shrooms/runtime';
+import { formatLogLine, humanDuration } from '@shrooms/runtime';
 import { cliEnv, shellEnv } from '../config.js';
 import { stateDirOf } from './local-mesh.js';
 import type { Command } from './types.js';
@@ -14,9 +14,10 @@ import { commandArgs, usageLine } from './usage.js';
 
 const HELP = `usage: shrooms-agent logs [PART|SESSION] [-n LINES] [--no-follow] [--json]
 
-Without a name: every log this machine has and where it is. With one: its last LINES lines
-(default 20), then what is written to it until Ctrl-C (--no-follow: stop there). Lines are
-shown as "time LEVEL [part] message"; --json prints them as written.
+Without a name: every log this machine has, the one written last first, when and where it is.
+With one: its last LINES lines (default 20), then what is written to it until Ctrl-C
+(--no-follow: stop there). Lines are shown as "time LEVEL [part] message (its fields)"; --json
+prints them as written.
 
 Where the logs are:
   up's state folder (SHROOMS_STATE_DIR, else .state/ in the repository): logs/up.log (up's start
@@ -98,7 +99,11 @@ export const logsCommand: Pick<Command, 'run'> = {
     const logs = knownLogs();
     if (!positionals[0]) {
       if (!logs.length) process.stdout.write('no logs here yet (start `shrooms-agent up` or a bridge)\n');
-      for (const l of logs) process.stdout.write(`${l.name.padEnd(28)} ${l.file}\n`);
+      // The one written last first, with how long ago: a bridge's log of a session long gone sinks.
+      const now = Date.now();
+      const written = logs.map((l) => ({ ...l, at: statSync(l.file).mtimeMs })).sort((a, b) => b.at - a.at);
+      for (const l of written)
+        process.stdout.write(`${l.name.padEnd(28)} ${`${humanDuration(Math.max(0, now - l.at))} ago`.padEnd(12)} ${l.file}\n`);
       return 0;
     }
     const log = pick(positionals[0], logs);
