@@ -346,10 +346,13 @@ describe('up supervises its parts', () => {
       'nats restarted',
       'up stopped',
     ]);
-    // `logs up` shows them as the terminal said them: which part, how it ended, when it was back.
+    // `logs up` shows them as the terminal said them: which part, how it ended, when it was back; of
+    // the entry's fields only what the sentence does not say already.
     const shown = runTs(CLI, ['logs', 'up', '--no-follow', '-n', '50'], { ...bare, SHROOMS_STATE_DIR: state }, { built: true });
     expect(await new Promise((resolve) => shown.child.once('exit', resolve)), shown.output()).toBe(0);
-    expect(shown.output()).toMatch(/WARN {2}\[up\] gateway exited unexpectedly \(signal SIGKILL\); restarting in 0\.5 s \(part=gateway, /);
-    expect(shown.output()).toMatch(/INFO {2}\[up\] gateway is back \(pid \d+, restart 1\) \(part=gateway, /);
+    expect(shown.output()).toMatch(
+      /WARN {2}\[up\] gateway exited unexpectedly \(signal SIGKILL\); restarting in 0\.5 s \(delayMs=500, upMs=\d+\)$/m,
+    );
+    expect(shown.output()).toMatch(/INFO {2}\[up\] gateway is back \(pid \d+, restart 1\) \(event=restarted\)$/m);
   });
 });

@@ -38,10 +38,22 @@ describe('a log line as a person reads it', () => {
       service: 'up',
       level: 'warn',
       part: 'gateway',
+      code: 1,
       msg: 'gateway exited unexpectedly',
     });
-    expect(formatLogLine(line)).toBe('12:31:56.677 WARN  [up] gateway exited unexpectedly (part=gateway)');
+    expect(formatLogLine(line)).toBe('12:31:56.677 WARN  [up] gateway exited unexpectedly (code=1)');
     expect(formatLogLine('plain words')).toBe('plain words');
     expect(formatLogLine('{not json')).toBe('{not json');
+  });
+
+  it('leaves out a field whose value the message says as a word of its own, not one inside a longer word', () => {
+    const back = { time: at, level: 'info', service: 'up', part: 'gateway', event: 'restarted', pid: 41, restarts: 1 };
+    expect(formatLogLine(JSON.stringify({ ...back, msg: 'gateway is back (pid 41, restart 1)' }))).toBe(
+      '12:31:56.677 INFO  [up] gateway is back (pid 41, restart 1) (event=restarted)',
+    );
+    const inside = { time: at, level: 30, service: 'bridge web', session: 'vm/web', taskId: 'm-1', port: 41 };
+    expect(formatLogLine(JSON.stringify({ ...inside, msg: 'took web:m-1 for vm/web. Port 4100' }))).toBe(
+      '12:31:56.677 INFO  [bridge web] took web:m-1 for vm/web. Port 4100 (taskId=m-1, port=41)',
+    );
   });
 });
