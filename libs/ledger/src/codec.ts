@@ -11,6 +11,8 @@ export interface StoredMessage {
   revision: number;
   operation: string;
   value: Uint8Array;
+  /** When the bucket stored it: the ledger's retention counts from here (a KV entry's own field). */
+  created?: Date;
 }
 
 /** The entry's bytes; LIMIT_EXCEEDED `taskBytes` when they would be more than `taskBytes`. */
@@ -44,5 +46,7 @@ export function decode(e: StoredMessage | null): Stored | null {
   // Only task entries: the bucket also holds health checks' writes under `_health.` keys.
   if (e.key.startsWith('_health.')) return null;
   const entry = JSON.parse(dec.decode(e.value)) as LedgerEntry;
-  return entry && typeof entry === 'object' && entry.task ? { key: e.key, revision: e.revision, entry } : null;
+  return entry && typeof entry === 'object' && entry.task
+    ? { key: e.key, revision: e.revision, entry, storedAt: e.created?.getTime() ?? 0 }
+    : null;
 }

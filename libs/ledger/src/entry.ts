@@ -65,4 +65,10 @@ export interface Stored {
   key: string;
   revision: number;
   entry: LedgerEntry;
+  /**
+   * When the bucket stored this revision, ms (0 or absent when not read from the bucket): the
+   * ledger lets a task go `finishedRetentionMs` after its last write, which a write that changes no
+   * status (an ack, a note of its children) puts later than its status time.
+   */
+  storedAt?: number;
 }

@@ -161,7 +161,7 @@ export class Ledger {
     const hooks = { refuse: (what: string) => this.refuseWhileAway(what), retained: this.retained };
     const r = await this.own.sending(key, e.data, () => writeOnce(this.kv, key, e.data, expected, e.id, hooks));
     if (r === null) return null;
-    if (typeof r === 'number') return this.own.stored({ key, revision: r, entry: e.entry }, e.data);
+    if (typeof r === 'number') return this.own.stored({ key, revision: r, entry: e.entry, storedAt: Date.now() }, e.data);
     this.own.saw(key, r.revision);
     return r;
   }

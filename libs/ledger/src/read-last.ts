@@ -113,6 +113,7 @@ function lastValue(m: JsMsg, prefixLength: number): StoredMessage {
     revision: m.seq,
     operation: op === 'DEL' || op === 'PURGE' ? op : 'PUT',
     value: m.data,
+    created: m.time,
   };
 }
 

@@ -69,3 +69,18 @@ it('lets go of the finished tasks the ledger let go (status older than its reten
   expect(index.page('s', { pageSize: 100 }).keys).toEqual([...Array.from({ length: 10 }, (_, i) => `k${19 - i}`), 'k2', 'k1', 'k0']);
   expect(index.sessionNames()).toEqual(['s']);
 });
+
+it("keeps a finished task from its last write when that is later than its status (an ack), as the ledger's age limit counts", () => {
+  const index = new TaskIndex();
+  const at = 1_700_000_000_000;
+  // Finished at `at`, stored then; acked a day later: the same status, written again.
+  index.upsertTask('acked', 's', task(0), 2, 2, at);
+  index.upsertTask('acked', 's', task(0), 3, 5, at + 86_400_000);
+  index.upsertTask('left', 's', task(1), 2, 3, at + 1);
+  // Brought over long after it finished: stored a day later than its status says.
+  index.upsertTask('late', 's', task(2), 2, 4, at + 86_400_000);
+  expect(index.prune(at + 1000)).toBe(1);
+  expect(index.page('s', { pageSize: 10 }).keys.sort()).toEqual(['acked', 'late']);
+  expect(index.prune(at + 86_400_000 + 1000 + 2)).toBe(2); // kept to the second after its write
+  expect(index.count('s')).toBe(0);
+});

@@ -23,6 +23,8 @@ export interface TaskSummary {
   v: number;
   /** The ledger's revision of this view (0 when not known, as in a bridge's reply). */
   revision: number;
+  /** When the ledger stored this view, ms (0 when not known): its retention counts from the later of this and statusAt. */
+  storedAt: number;
 }
 
 /**
@@ -37,7 +39,7 @@ export function isOlderView(a: { v: number; revision: number }, b: { v: number; 
 }
 
 /** A task as the index holds it: every field in the object itself (no property array beside it). */
-class Slot implements TaskSummary {
+class Slot implements Omit<TaskSummary, 'storedAt'> {
   constructor(
     readonly key: string,
     readonly contextId: string,
@@ -47,8 +49,23 @@ class Slot implements TaskSummary {
     public revision: number,
     /** Its place in the session's order; -1 once a later view or a removal replaced it. */
     public seq: number,
+    /**
+     * How much later than its status time the ledger last stored it, whole seconds rounded up (an ack
+     * writes a finished task again): the ledger keeps it from then. A small integer (0 nearly always),
+     * held in the slot itself where a second timestamp would take a heap number of its own.
+     */
+    public storedLaterS: number,
   ) {}
+
+  /** Kept by the ledger from here, ms: the later of its status time and its last write. */
+  get keptFrom(): number {
+    return this.statusAt + this.storedLaterS * 1000;
+  }
 }
+
+/** `storedAt` (ms) as whole seconds after `statusAt`, rounded up; 0 when not later or not known. */
+export const storedLater = (statusAt: number, storedAt: number): number =>
+  storedAt > statusAt ? Math.ceil((storedAt - statusAt) / 1000) : 0;
 
 /** One string per state, not the copy each decoded task brings (40 bytes a task). */
 const states = new StringPool();
@@ -86,16 +103,19 @@ class SessionTasks {
   upsert(s: TaskSummary): void {
     const cur = this.byKey.get(s.key);
     if (cur && isOlderView(s, cur)) return;
+    const later = storedLater(s.statusAt, s.storedAt);
     if (cur && cur.statusAt === s.statusAt && cur.state === s.state) {
+      // A write that changed no status (an ack): the ledger keeps the task longer, and so does this.
       cur.v = s.v;
       cur.revision = Math.max(cur.revision, s.revision);
+      cur.storedLaterS = Math.max(cur.storedLaterS, later);
       return;
     }
     if (cur) {
       cur.seq = -1; // left in `order` as a tombstone, skipped and compacted later
       this.stale++;
     }
-    const slot = new Slot(cur?.key ?? ownString(s.key), s.contextId, states.share(s.state), s.statusAt, s.v, s.revision, ++this.seq);
+    const slot = new Slot(cur?.key ?? ownString(s.key), s.contextId, states.share(s.state), s.statusAt, s.v, s.revision, ++this.seq, later);
     this.order.push(slot);
     this.byKey.set(slot.key, slot);
     if (this.stale > 1024 && this.stale > this.order.length / 2) this.compact();
@@ -109,11 +129,11 @@ class SessionTasks {
     this.byKey.delete(key);
   }
 
-  /** Drops the finished tasks whose status is older than `before` (ms); returns how many. */
+  /** Drops the finished tasks the ledger keeps from before `before` (ms); returns how many. */
   prune(before: number): number {
     let n = 0;
     for (const s of this.order) {
-      if (s.seq < 0 || s.statusAt >= before || !isTerminal(s.state)) continue;
+      if (s.seq < 0 || s.keptFrom >= before || !isTerminal(s.state)) continue;
       this.remove(s.key);
       n++;
     }
@@ -171,11 +191,12 @@ class SessionTasks {
 export class TaskIndex {
   private sessions = new Map<string, SessionTasks>();
 
-  upsertTask(key: string, session: string, task: Task, v = 0, revision = 0): void {
+  /** `storedAt`: when the ledger stored this view (Stored.storedAt), ms; 0 when not known. */
+  upsertTask(key: string, session: string, task: Task, v = 0, revision = 0, storedAt = 0): void {
     let st = this.sessions.get(session);
     if (!st) this.sessions.set(session, (st = new SessionTasks()));
     const statusAt = Date.parse(task.status.timestamp ?? '') || 0;
-    st.upsert({ key, contextId: task.contextId, state: task.status.state, statusAt, v, revision });
+    st.upsert({ key, contextId: task.contextId, state: task.status.state, statusAt, v, revision, storedAt });
   }
 
   remove(key: string, session: string): void {
@@ -183,9 +204,10 @@ export class TaskIndex {
   }
 
   /**
-   * Drops every session's finished tasks whose status is older than `before` (ms), as the ledger
-   * lets them go after its retention: its expiry tells no watch, so without this an index would
-   * follow a session's whole history for as long as its process runs. Returns how many went.
+   * Drops every session's finished tasks the ledger has kept since before `before` (ms) — from the
+   * later of their status time and their last write, as the bucket's age limit counts — as the
+   * ledger lets them go after its retention: its expiry tells no watch, so without this an index
+   * would follow a session's whole history for as long as its process runs. Returns how many went.
    */
   prune(before: number): number {
     let n = 0;

@@ -9,7 +9,7 @@
  */
 import { TASK_STATES, type TaskState } from '@shrooms/protocol';
 import { matches, searchFor } from './app/match.js';
-import type { TaskRow } from './rows.js';
+import { keptFrom, type TaskRow } from './rows.js';
 
 export const STATE_FILTERS = [
   'all',
@@ -127,10 +127,10 @@ export class Board {
     return true;
   }
 
-  /** Drops finished tasks whose last change is older than `before` (ms), as the ledger does. */
+  /** Drops finished tasks the ledger has kept since before `before` (ms), as the ledger does. */
   prune(before: number): number {
     const gone: TaskRow[] = [];
-    for (const r of this.rows.values()) if (!r.open && r.statusAt < before) gone.push(r);
+    for (const r of this.rows.values()) if (!r.open && keptFrom(r) < before) gone.push(r);
     if (!gone.length) return 0;
     for (const r of gone) {
       this.rows.delete(r.key);

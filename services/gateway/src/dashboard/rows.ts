@@ -15,7 +15,7 @@ import {
   type Task,
   type TaskState,
 } from '@shrooms/protocol';
-import type { Stored } from '@shrooms/ledger';
+import { storedLater, type Stored } from '@shrooms/ledger';
 import { displayOrigin } from '@shrooms/protocol';
 import type { TaskState as PageTaskState, TaskDetailView, TaskRowView } from './wire.js';
 
@@ -35,7 +35,15 @@ export interface TaskRow extends TaskRowView {
   state: TaskState;
   /** The claimed session the task came from (`from` shows it beside the device). */
   claimed?: string;
+  /**
+   * How much later than its status time the ledger last stored the task, whole seconds (an ack writes
+   * a finished task again; 0 nearly always): the ledger keeps it from then (`keptFrom`).
+   */
+  storedLaterS: number;
 }
+
+/** When the ledger's retention of the row's task began, ms: the later of its status time and its last write. */
+export const keptFrom = (r: Pick<TaskRow, 'statusAt' | 'storedLaterS'>): number => r.statusAt + r.storedLaterS * 1000;
 
 /** The page's task detail with the server's row (`historyOmitted`: messages older than the last DETAIL_MESSAGES_MAX). */
 export interface TaskDetail extends Omit<TaskDetailView, 'row'> {
@@ -130,6 +138,7 @@ export function toRow(s: Stored): TaskRow | undefined {
     depth: Number(md[META.depth]) || 0,
     createdAt: Date.parse(String(md[META.createdAt] ?? '')) || statusAt,
     statusAt,
+    storedLaterS: storedLater(statusAt, s.storedAt ?? 0),
     v: s.entry.v,
   };
 }

@@ -116,8 +116,9 @@ export class LiveTasks {
   }
 
   /**
-   * Lets the listing indexes go of the finished tasks whose status is older than `before` (ms): the
-   * ledger drops them after its retention, and its expiry tells no watch. Returns how many went.
+   * Lets the listing indexes go of the finished tasks the ledger has kept since before `before` (ms;
+   * from the later of their status time and their last write): the ledger drops them after its
+   * retention, and its expiry tells no watch. Returns how many went.
    */
   pruneFinished(before: number): number {
     return this.index.prune(before);
@@ -133,7 +134,7 @@ export class LiveTasks {
     const gen = this.generation;
     await this.readOnce(
       keys.tasksOfSession(this.machine, session),
-      (s) => gen === this.generation && this.index.upsertTask(s.key, session, s.entry.task, s.entry.v, s.revision),
+      (s) => gen === this.generation && this.index.upsertTask(s.key, session, s.entry.task, s.entry.v, s.revision, s.storedAt),
       `the read of session ${session}'s tasks ended early`,
     );
     if (gen !== this.generation) throw new Error(`the ledger watch restarted while session ${session} was read`);
@@ -227,7 +228,7 @@ export class LiveTasks {
   /** Folds a stored entry into the index (also used for read-your-writes after a send). */
   apply(s: Stored): void {
     const session = sessionOfKey(s.key);
-    if (this.loads.has(session)) this.index.upsertTask(s.key, session, s.entry.task, s.entry.v, s.revision);
+    if (this.loads.has(session)) this.index.upsertTask(s.key, session, s.entry.task, s.entry.v, s.revision, s.storedAt);
     this.applyOpen(s);
     for (const l of this.listeners.get(s.key) ?? []) l(s);
   }

@@ -1,0 +1,50 @@
+/**
+ * The listing index lets a finished task go when the ledger does: a week after its last write (the
+ * bucket's age limit), not a week after its status time. A task written long after its status
+ * changed — an ack, a task brought over from elsewhere — stays listed while GetTask still finds it,
+ * and its session stays a session. On a real nats-server, through the gateway's routes.
+ */
+import { expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '@shrooms/protocol';
+import { transitions } from '@shrooms/ledger';
+import { useTestGateway } from '../testing/gateway.js';
+
+const t = useTestGateway();
+const DAY = 24 * 60 * 60 * 1000;
+
+/** A task of `session` that finished `daysAgo` days ago by its status, written to the ledger now. */
+async function finishedLongAgo(session: string, id: string, daysAgo: number) {
+  const then = new Date(Date.now() - daysAgo * DAY);
+  const entry = transitions.newTask({
+    id: `${session}:${id}`,
+    contextId: `ctx-${id}`,
+    message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'hello' }] },
+    metadata: { 'shrooms/device': 'box' },
+    queued: false,
+    now: then,
+  });
+  const done = transitions.complete(transitions.start(entry, then), 'hello', then);
+  await t.ledger.create(t.ledger.key('box', session, id), done);
+}
+
+const rpc = async (session: string, method: string, params: unknown) =>
+  (await t.gw.app.inject({ method: 'POST', url: `/a2a/${session}`, payload: { jsonrpc: '2.0', id: 1, method, params } })).json();
+const listed = async (session: string) =>
+  ((await rpc(session, 'ListTasks', {})).result?.tasks ?? []).map((x: { id: string }) => x.id).sort() as string[];
+
+it('keeps listing a task the ledger keeps, whose status is older than the retention', async () => {
+  // Read when the session's index is built (the first listing) …
+  await finishedLongAgo('kept', 'm-1', 8);
+  expect(await listed('kept')).toEqual(['kept:m-1']);
+  // … and brought by the ledger's watch once it is.
+  await finishedLongAgo('kept', 'm-2', 9);
+  await expect.poll(() => listed('kept')).toEqual(['kept:m-1', 'kept:m-2']);
+
+  // The gateway's minute sweep, as it runs a week after now: both were written just now.
+  expect(t.gw.live.pruneFinished(Date.now() - DEFAULT_LIMITS.finishedRetentionMs)).toBe(0);
+  expect(await listed('kept')).toEqual(['kept:m-1', 'kept:m-2']);
+  expect((await rpc('kept', 'GetTask', { id: 'kept:m-2' })).result.status.state).toBe('TASK_STATE_COMPLETED');
+
+  // Once their writes are older than the retention, they go (the ledger has let them go then).
+  expect(t.gw.live.pruneFinished(Date.now() + 1000)).toBe(2);
+});
