@@ -3,20 +3,14 @@ import { keys } from '@shrooms/protocol';
 import { expect, it } from 'vitest';
 import { Board } from './board.js';
 import { toRow } from './rows.js';
+import { askedTask } from '../testing/tasks.js';
 
 const DAY = 86_400_000;
 const finished = new Date('2026-12-01T10:00:00Z');
 
 /** Task `id` of session s, finished at `finished`, as the ledger stored it at `storedAt`. */
 function row(id: string, storedAt: number) {
-  const task = transitions.newTask({
-    id: `s:${id}`,
-    contextId: 'c',
-    message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'do it' }] },
-    metadata: {},
-    queued: false,
-    now: finished,
-  });
+  const task = askedTask('s', id, { now: finished });
   const entry = transitions.complete(transitions.start(task, finished), 'done', finished);
   const s: Stored = { key: keys.task('home', 's', id), revision: 1, entry, storedAt };
   return toRow(s)!;

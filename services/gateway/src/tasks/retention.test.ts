@@ -8,6 +8,7 @@ import { expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '@shrooms/protocol';
 import { transitions } from '@shrooms/ledger';
 import { useTestGateway } from '../testing/gateway.js';
+import { askedTask } from '../testing/tasks.js';
 
 const t = useTestGateway();
 const DAY = 24 * 60 * 60 * 1000;
@@ -15,14 +16,7 @@ const DAY = 24 * 60 * 60 * 1000;
 /** A task of `session` that finished `daysAgo` days ago by its status, written to the ledger now. */
 async function finishedLongAgo(session: string, id: string, daysAgo: number) {
   const then = new Date(Date.now() - daysAgo * DAY);
-  const entry = transitions.newTask({
-    id: `${session}:${id}`,
-    contextId: `ctx-${id}`,
-    message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'hello' }] },
-    metadata: { 'shrooms/device': 'box' },
-    queued: false,
-    now: then,
-  });
+  const entry = askedTask(session, id, { device: 'box', now: then });
   const done = transitions.complete(transitions.start(entry, then), 'hello', then);
   await t.ledger.create(t.ledger.key('box', session, id), done);
 }

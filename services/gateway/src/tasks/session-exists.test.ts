@@ -4,22 +4,14 @@
  * its listing index, so sends to it still cost no read.
  */
 import { expect, it } from 'vitest';
-import { transitions } from '@shrooms/ledger';
 import { useTestGateway } from '../testing/gateway.js';
+import { askedTask } from '../testing/tasks.js';
 
 const t = useTestGateway();
 
 /** A task of `session` written to the ledger as its bridge would, not through this gateway. */
 function seed(session: string, id: string) {
-  const entry = transitions.newTask({
-    id: `${session}:${id}`,
-    contextId: `ctx-${id}`,
-    message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'hello' }] },
-    metadata: { 'shrooms/device': 'box' },
-    queued: false,
-    now: new Date(),
-  });
-  return t.ledger.create(t.ledger.key('box', session, id), entry);
+  return t.ledger.create(t.ledger.key('box', session, id), askedTask(session, id, { device: 'box' }));
 }
 
 const rpc = async (session: string, method: string, params: unknown) =>
