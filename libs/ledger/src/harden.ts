@@ -64,6 +64,7 @@ export async function createHardenedBucket(
         max_msg_size: opts.maxValueSize ?? -1,
         max_msgs: opts.maxMsgs ?? -1,
         max_age: (opts.ttlMs ?? 0) * 1_000_000,
+        ...(opts.ttlMs && opts.ttlMs * 1_000_000 < DUPLICATE_WINDOW_NS ? { duplicate_window: opts.ttlMs * 1_000_000 } : {}),
         num_replicas: opts.replicas,
         allow_direct: true,
         allow_rollup_hdrs: false,
@@ -108,22 +109,46 @@ export async function hardenBucket(nc: NatsConnection, bucket: string): Promise<
   }
 }
 
+/** JetStream's default duplicates window (2 min), which may not be longer than a stream's max age. */
+const DUPLICATE_WINDOW_NS = 120_000_000_000;
+
+/** The limits of a bucket's stream its owner sets: most messages (retainedTasks) and their age (ms). */
+export interface BucketLimits {
+  maxMsgs: number;
+  maxAgeMs: number;
+}
+
 /**
- * Sets the most messages a bucket's stream keeps (the ledger's retainedTasks) on a stream made
- * before, or with another limit. A replicated stream on nats-server 2.9 is left as it is, for the
- * same reason as hardenBucket: its nodes replay the original configuration on restart.
+ * Sets the most messages a bucket's stream keeps (the ledger's retainedTasks) and how long it keeps
+ * each after its last write (finishedRetentionMs) on a stream made before, or with other limits.
+ * A replicated stream on nats-server 2.9 is left as it is, for the same reason as hardenBucket: its
+ * nodes replay the original configuration on restart. Returns the limits the stream has then
+ * (undefined when this user may not read it), and whether they are the ones asked for.
  */
-export async function limitBucket(nc: NatsConnection, bucket: string, maxMsgs: number): Promise<'set' | 'already' | 'left'> {
+export async function limitBucket(
+  nc: NatsConnection,
+  bucket: string,
+  want: BucketLimits,
+): Promise<{ state: 'set' | 'already' | 'left'; has?: BucketLimits }> {
   const jsm = await manager(nc);
   const name = `KV_${bucket}`;
   try {
     const info = await retryJetStream(() => jsm.streams.info(name));
-    if (info.config.max_msgs === maxMsgs) return 'already';
-    if ((info.config.num_replicas ?? 1) > 1 && /^2\.9\./.test(nc.info?.version ?? '')) return 'left';
-    await retryJetStream(() => jsm.streams.update(name, { ...info.config, max_msgs: maxMsgs }));
-    return 'set';
+    const has = { maxMsgs: info.config.max_msgs, maxAgeMs: Math.round(info.config.max_age / 1_000_000) };
+    if (has.maxMsgs === want.maxMsgs && has.maxAgeMs === want.maxAgeMs) return { state: 'already', has };
+    if ((info.config.num_replicas ?? 1) > 1 && /^2\.9\./.test(nc.info?.version ?? '')) return { state: 'left', has };
+    await retryJetStream(() =>
+      jsm.streams.update(name, {
+        ...info.config,
+        max_msgs: want.maxMsgs,
+        max_age: want.maxAgeMs * 1_000_000,
+        // JetStream refuses a duplicates window longer than the max age.
+        duplicate_window: Math.min(info.config.duplicate_window || DUPLICATE_WINDOW_NS, want.maxAgeMs * 1_000_000),
+      }),
+    );
+    return { state: 'set', has: want };
   } catch (err) {
-    if (isPermissionViolation(err)) return 'left';
+    if (isPermissionViolation(err)) return { state: 'left' };
     throw err;
   }
 }

@@ -25,14 +25,15 @@ import { DeferredChanges, compose, type Change } from './deferred.js';
 import { createHeld, fromKnown, parseKnown, refusedForGood, type KnownWriter } from './known.js';
 import { readAtLeast } from './read.js';
 import { writeOnce } from './write.js';
-import { createHardenedBucket, hardenBucket, limitBucket, type Hardening } from './harden.js';
+import type { Hardening } from './harden.js';
+import { openTaskBucket } from './bucket.js';
 
 export interface LedgerOptions {
   replicas?: number;
   limits?: Partial<Limits>;
   /**
    * This process owns the bucket's configuration (the gateway): it sets the retained-task limit to
-   * `limits.retainedTasks` and hardens a stream made before. Default false: the bucket is made
+   * `limits.retainedTasks`, the retention to `limits.finishedRetentionMs` and hardens a stream made before. Default false: the bucket is made
    * when it is missing, else taken as it is — whoever opens it last does not decide its limit.
    */
   owner?: boolean;
@@ -55,6 +56,10 @@ export class Ledger {
   hardening?: Hardening;
   /** The bucket's most tasks as `open` found or set them; unknown after `bind`. */
   retained?: number;
+  /** How long the bucket keeps a task after its last write, ms, as `open` found or set it (bucket.ts); the setting after `bind`. */
+  retentionMs: number;
+  /** An owner's `open` could not set the bucket's limits (replicated on nats-server 2.9, or not permitted). */
+  limitsLeft = false;
   /** Entries delivered by watches that skip this process's own writes (`ownWrites: 'skip'`), skipped. */
   ownSkipped = 0;
   private own = new OwnWrites();
@@ -73,32 +78,19 @@ export class Ledger {
     readonly kv: KV,
     readonly limits: Limits,
     private readonly link?: LinkState,
-  ) {}
+  ) {
+    this.retentionMs = limits.finishedRetentionMs;
+  }
 
-  /**
-   * Creates the bucket if needed (idempotent, hardened: harden.ts) and binds to it. Only its owner
-   * (`owner: true`, the gateway) changes the configuration of a bucket that exists: its
-   * retained-task limit and its hardening. Anyone else (the bench's preload, tools, tests) takes
-   * the bucket as it is, and `retained` says the limit it has.
-   */
+  /** Creates the bucket if needed (idempotent, hardened) and binds to it: bucket.ts says who sets its limits. */
   static async open(nc: NatsConnection, opts: LedgerOptions = {}): Promise<Ledger> {
     const limits = { ...DEFAULT_LIMITS, ...opts.limits } as Limits;
-    const bucket = {
-      history: 1,
-      replicas: opts.replicas ?? 1,
-      ttl: limits.finishedRetentionMs,
-      maxValueSize: limits.taskBytes + 64 * 1024,
-      description: 'shrooms task ledger: one value per task, the task as it stands',
-    };
-    const found = await createHardenedBucket(nc, BUCKETS.tasks, { ...bucket, ttlMs: bucket.ttl, maxMsgs: limits.retainedTasks });
-    const kv = await retryJetStream(() => new Kvm(nc).create(BUCKETS.tasks, bucket));
-    const ledger = new Ledger(nc, kv, limits, opts.link);
-    if (!opts.owner) {
-      if (found && found.max_msgs > 0) ledger.retained = found.max_msgs;
-      return ledger;
-    }
-    ledger.hardening = await hardenBucket(nc, BUCKETS.tasks);
-    if ((await limitBucket(nc, BUCKETS.tasks, limits.retainedTasks)) !== 'left') ledger.retained = limits.retainedTasks;
+    const bucket = await openTaskBucket(nc, limits, opts);
+    const ledger = new Ledger(nc, bucket.kv, limits, opts.link);
+    ledger.hardening = bucket.hardening;
+    ledger.retained = bucket.retained;
+    ledger.retentionMs = bucket.retentionMs;
+    ledger.limitsLeft = bucket.limitsLeft;
     return ledger;
   }
 

@@ -154,8 +154,8 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
     config.GATEWAY_EXPIRY_SWEEP_MS,
   );
   sweep.unref();
-  // The listing indexes follow the ledger's retention (its expiry tells no watch): once a minute.
-  const prune = setInterval(() => live.pruneFinished(Date.now() - config.LIMIT_FINISHED_RETENTION_MS), 60_000);
+  // The listing indexes follow the ledger's retention, the bucket's own (its expiry tells no watch): once a minute.
+  const prune = setInterval(() => live.pruneFinished(Date.now() - deps.ledger.retentionMs), 60_000);
   prune.unref();
 
   return {

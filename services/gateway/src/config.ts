@@ -76,6 +76,16 @@ export const GatewayConfigSchema = BaseConfigSchema.extend(IdentityConfigSchema.
     /** The ledger's most tasks; set when the gateway makes the bucket (and raised or lowered on a single-node one). */
     LIMIT_RETAINED_TASKS: ms(DEFAULT_LIMITS.retainedTasks),
     LIMIT_METADATA_ENTRIES: ms(DEFAULT_LIMITS.metadataEntries),
+  })
+  // The bucket keeps a task LIMIT_FINISHED_RETENTION_MS after its last write, open or not: an open task
+  // must be expired (written) before then, or it would vanish from the ledger with no word of why.
+  .superRefine((c, ctx) => {
+    if (c.LIMIT_FINISHED_RETENTION_MS <= c.LIMIT_TASK_EXPIRY_MS)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['LIMIT_FINISHED_RETENTION_MS'],
+        message: `${c.LIMIT_FINISHED_RETENTION_MS} ms is not longer than LIMIT_TASK_EXPIRY_MS (${c.LIMIT_TASK_EXPIRY_MS} ms): the ledger would drop an open task before it expires; keep finished tasks longer than open ones may wait`,
+      });
   });
 export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
 

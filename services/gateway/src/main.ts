@@ -33,7 +33,7 @@ export async function runGateway(env: Record<string, string | undefined> = proce
     finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS,
     retainedTasks: config.LIMIT_RETAINED_TASKS,
   };
-  // The gateway owns the bucket's configuration: its retained-task limit is this gateway's setting.
+  // The gateway owns the bucket's configuration: its retained-task limit and retention are this gateway's settings.
   // Requests are refused at once while NATS is away (app.ts), and so are the ledger's reads and
   // writes of the gateway's own upkeep (the expiry sweep, the index) instead of their minute of retries.
   const link = new NatsLink(nc, { who: 'this gateway' });
@@ -50,6 +50,12 @@ export async function runGateway(env: Record<string, string | undefined> = proce
         'this bucket still accepts rollups and purges (made by an older version); recreate it or run nats-server 2.10+ (docs/security.md)',
       );
   }
+  // A replicated bucket on nats-server 2.9 keeps the limits it was made with; they are what holds.
+  if (ledger.limitsLeft && (ledger.retained !== limits.retainedTasks || ledger.retentionMs !== limits.finishedRetentionMs))
+    log.warn(
+      { bucket: BUCKETS.tasks, retainedTasks: ledger.retained, retentionMs: ledger.retentionMs },
+      `the ledger keeps ${ledger.retained ?? '?'} tasks, each ${ledger.retentionMs} ms after its last write, not LIMIT_RETAINED_TASKS=${limits.retainedTasks} and LIMIT_FINISHED_RETENTION_MS=${limits.finishedRetentionMs}: its bucket could not be changed (replicated on nats-server 2.9); change it with nats stream edit KV_${BUCKETS.tasks} (docs/operators.md)`,
+    );
   const hosts = listenHosts(config);
   for (const host of hosts) {
     const bind = bindPolicy(host, { meshAddresses: config.SHROOMS_MESH_ADDRESSES, allowUnsafe: config.GATEWAY_ALLOW_UNSAFE_BIND });

@@ -128,7 +128,7 @@ export class DashboardFeed {
     const timers = [
       setInterval(() => this.flush(), this.o.flushMs),
       setInterval(() => void this.pollAgents(), this.o.agentsPollMs),
-      setInterval(() => this.board.prune(Date.now() - d.ledger.limits.finishedRetentionMs), 60_000),
+      setInterval(() => this.board.prune(Date.now() - d.ledger.retentionMs), 60_000),
       setInterval(() => this.stopWhenIdle(), Math.min(60_000, this.o.idleMs)),
     ];
     for (const t of timers) t.unref();
