@@ -8,6 +8,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { judgeAims } from './aims.js';
+import { stopOnSignals } from './interrupt.js';
 import { BENCH_SRC } from './child.js';
 import { runHot } from './hot.js';
 import { ADMISSIONS, type Admission } from './arms/ours.js';
@@ -55,6 +56,7 @@ if (!Number.isInteger(sessions) || sessions < 1 || sessions > 8) {
 const RESULTS = values.out ? resolve(values.out) : join(BENCH_SRC, '..', 'results');
 const REPORT = values.out ? join(RESULTS, 'REPORT.md') : join(BENCH_SRC, '..', 'REPORT.md');
 const log = (line: string) => process.stderr.write(`${line}\n`);
+stopOnSignals(log);
 /**
  * The memory job's other Nodes (22 and 24 unless said otherwise; none for a quick run), installed
  * before anything is measured: a wrong `--node` or a failed install stops the bench at once.

@@ -14,6 +14,7 @@ import { Ledger } from '@shrooms/ledger';
 import { CLI, freePort, nodeArgs, rpc, startMesh, wrap, type Mesh, type ServiceProcess } from '@shrooms/testing';
 import { benchLogin } from './arms/login.js';
 import { startBenchNats } from './arms/nats.js';
+import { onInterrupt, stoppedOnInterrupt } from './interrupt.js';
 import { MACHINE, RAISED_LIMITS, preloadShelf } from './arms/ours.js';
 import { SHELF } from './arms/shelf.js';
 import { BUILT, REPO_ROOT } from './child.js';
@@ -56,16 +57,18 @@ async function idleProcesses(idleMs: number, figures: Figures, log: Log): Promis
   const nats = await startBenchNats(MACHINE, IDLE_BRIDGES);
   let mesh: Mesh | undefined;
   try {
-    mesh = await startMesh({
-      nats: nats.server,
-      machine: MACHINE,
-      sessions: IDLE_BRIDGES.map((name) => ({ name, env: nats.users.sessionLogin(name) })),
-      guard: true,
-      scheduler: true,
-      env: { GATEWAY_GUARD: 'local' },
-      serviceEnv: nats.serviceEnv,
-      built: BUILT,
-    });
+    mesh = stoppedOnInterrupt(
+      await startMesh({
+        nats: nats.server,
+        machine: MACHINE,
+        sessions: IDLE_BRIDGES.map((name) => ({ name, env: nats.users.sessionLogin(name) })),
+        guard: true,
+        scheduler: true,
+        env: { GATEWAY_GUARD: 'local' },
+        serviceEnv: nats.serviceEnv,
+        built: BUILT,
+      }),
+    );
     const m = mesh;
     const bridges = IDLE_BRIDGES.map((name) => m.bridges.get(name));
     const [guard, scheduler] = m.services.filter((s) => s !== m.gateway && !bridges.includes(s));
@@ -119,13 +122,15 @@ async function gatewayAtRetained(plan: Plan, figures: Figures, log: Log): Promis
   try {
     nc = await connect({ servers: nats.server.url, name: 'bench memory preload', ...benchLogin(nats.adminEnv) });
     // The gateway makes the bucket; raised so the largest preload fits whatever the default is.
-    mesh = await startMesh({
-      nats: nats.server,
-      machine: MACHINE,
-      built: BUILT,
-      env: { ...RAISED_LIMITS, LIMIT_RETAINED_TASKS: '1000000' },
-      serviceEnv: nats.serviceEnv,
-    });
+    mesh = stoppedOnInterrupt(
+      await startMesh({
+        nats: nats.server,
+        machine: MACHINE,
+        built: BUILT,
+        env: { ...RAISED_LIMITS, LIMIT_RETAINED_TASKS: '1000000' },
+        serviceEnv: nats.serviceEnv,
+      }),
+    );
     await mesh.gateway.stop();
     const ledger = await Ledger.open(nc, { limits: { retainedTasks: 1_000_000 } });
     let loaded = 0;
@@ -266,6 +271,12 @@ async function upStartOnce(): Promise<{ ready: number; answered: number | null }
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
+  const stopUp = async () => {
+    up.child.kill('SIGINT');
+    await up.stop();
+    await rm(state, { recursive: true, force: true });
+  };
+  const forget = onInterrupt(stopUp);
   try {
     await up.waitFor(/Press Ctrl-C to stop/, 300_000);
     const ready = Date.now() - t0;
@@ -279,8 +290,7 @@ async function upStartOnce(): Promise<{ ready: number; answered: number | null }
     }
     return { ready, answered };
   } finally {
-    up.child.kill('SIGINT');
-    await up.stop();
-    await rm(state, { recursive: true, force: true });
+    forget();
+    await stopUp();
   }
 }

@@ -1,7 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '@shrooms/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REPO_ROOT } from './child.js';
 
@@ -88,3 +90,73 @@ it('writes latest.json and REPORT.md with every figure, each with its ratios', a
   for (const heading of ['Where we stand against the aims', 'The machine and the run', 'What limits each figure', 'How to reproduce'])
     expect(report).toContain(heading);
 });
+
+/** The processes below `pid`, from /proc (Linux). */
+function descendants(pid: number): number[] {
+  const parent = new Map<number, number>();
+  for (const d of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      // Fields after the command's closing parenthesis: state, ppid, …
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  for (let todo = [pid]; todo.length;) {
+    const p = todo.pop()!;
+    for (const [child, pp] of parent) {
+      if (pp !== p) continue;
+      out.push(child);
+      todo.push(child);
+    }
+  }
+  return out;
+}
+
+/** Whether `pid` runs (not gone, not a zombie waiting for its parent). */
+function runs(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+it.skipIf(!existsSync('/proc/self/stat'))(
+  'sent SIGTERM alone, it stops the processes it started and removes their folders (Linux: read from /proc)',
+  async () => {
+    const tmp = await mkdtemp(join(tmpdir(), 'shrooms-bench-signal-'));
+    try {
+      const child = spawn(process.execPath, [join(REPO_ROOT, 'bench/dist/main.js'), '--quick', '--node', 'none', '--out', out], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, TMPDIR: tmp },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let err = '';
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      await new Promise<void>((resolve, reject) => {
+        child.stderr.on('data', (d: Buffer) => {
+          err += d.toString();
+          if (/started: ours/.test(err)) resolve();
+        });
+        void exited.then(() => reject(new Error(`the bench ended before it started:\n${err}`)));
+      });
+      // nats-server, the gateway, the bridges, the reference, the floor's hops, the load generator.
+      const started = descendants(child.pid!);
+      expect(started.length, err).toBeGreaterThanOrEqual(6);
+      expect((await readdir(tmp)).length).toBeGreaterThan(0);
+      child.kill('SIGTERM');
+      expect(await exited, err).toBe(143);
+      expect(err).toMatch(/SIGTERM: stopping what the bench started/);
+      // Its IPC helpers leave once their channel closes: a moment after it ended.
+      expect(await eventually(() => started.every((pid) => !runs(pid)), 10_000).catch(() => started.filter(runs))).toBe(true);
+      expect(await readdir(tmp)).toEqual([]);
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+  },
+  120_000,
+);

@@ -8,6 +8,7 @@
  */
 import { join } from 'node:path';
 import { prepareLocalNats, startNatsServer, tempDir, type LocalNats, type NatsServerHandle } from '@shrooms/testing';
+import { stoppedOnInterrupt } from '../interrupt.js';
 
 export interface BenchNats {
   server: NatsServerHandle;
@@ -31,7 +32,7 @@ export async function startBenchNats(machine: string, sessions: string[]): Promi
       REPLY_WINDOW: string;
     };
     const server = await startNatsServer({ dataDir: store, args: ['-c', users.confFile], env: users.serverEnv, jetStreamInConfig: true });
-    return {
+    return stoppedOnInterrupt({
       server,
       users,
       replyWindow: generator.REPLY_WINDOW,
@@ -44,7 +45,7 @@ export async function startBenchNats(machine: string, sessions: string[]): Promi
           await dir.remove();
         }
       },
-    };
+    });
   } catch (err) {
     await dir.remove();
     throw err;

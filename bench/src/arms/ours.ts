@@ -10,6 +10,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { Ledger, transitions } from '@shrooms/ledger';
 import { BUCKETS, META, SERVICE_NAMES, type Message } from '@shrooms/protocol';
 import { startMesh, type Mesh } from '@shrooms/testing';
+import { stoppedOnInterrupt } from '../interrupt.js';
 import { BUILT } from '../child.js';
 import { benchLogin } from './login.js';
 import type { BenchNats } from './nats.js';
@@ -75,15 +76,17 @@ export async function startOurs(
   opts: { admission: Admission; spread?: number; env?: Record<string, string>; unbundled?: boolean },
 ): Promise<Ours> {
   const spread = SPREAD_SESSIONS.slice(0, Math.max(0, (opts.spread ?? 0) - 1));
-  const mesh = await startMesh({
-    nats: nats.server,
-    machine: MACHINE,
-    sessions: [SESSION, ...spread].map((name) => ({ name, harness: 'echo' as const, env: nats.users.sessionLogin(name) })),
-    guard: opts.admission === 'service',
-    env: { ...RAISED_LIMITS, GATEWAY_GUARD: opts.admission, ...opts.env },
-    serviceEnv: nats.serviceEnv,
-    built: BUILT && opts.unbundled ? 'unbundled' : BUILT,
-  });
+  const mesh = stoppedOnInterrupt(
+    await startMesh({
+      nats: nats.server,
+      machine: MACHINE,
+      sessions: [SESSION, ...spread].map((name) => ({ name, harness: 'echo' as const, env: nats.users.sessionLogin(name) })),
+      guard: opts.admission === 'service',
+      env: { ...RAISED_LIMITS, GATEWAY_GUARD: opts.admission, ...opts.env },
+      serviceEnv: nats.serviceEnv,
+      built: BUILT && opts.unbundled ? 'unbundled' : BUILT,
+    }),
+  );
   const nc = await connect({ servers: nats.server.url, name: 'bench preload', ...benchLogin(nats.adminEnv) });
   // Not the owner: the bucket keeps the limit the gateway gave it (the run's raised one).
   const ledger = await Ledger.open(nc);
