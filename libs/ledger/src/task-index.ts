@@ -56,12 +56,10 @@ class Slot implements Omit<TaskSummary, 'storedAt'> {
      */
     public storedLaterS: number,
   ) {}
-
-  /** Kept by the ledger from here, ms: the later of its status time and its last write. */
-  get keptFrom(): number {
-    return this.statusAt + this.storedLaterS * 1000;
-  }
 }
+
+/** When the ledger's retention of a task began, ms: the later of its status time and its last write (`storedLater`). */
+export const keptFrom = (t: { statusAt: number; storedLaterS: number }): number => t.statusAt + t.storedLaterS * 1000;
 
 /** `storedAt` (ms) as whole seconds after `statusAt`, rounded up; 0 when not later or not known. */
 export const storedLater = (statusAt: number, storedAt: number): number =>
@@ -133,7 +131,7 @@ class SessionTasks {
   prune(before: number): number {
     let n = 0;
     for (const s of this.order) {
-      if (s.seq < 0 || s.keptFrom >= before || !isTerminal(s.state)) continue;
+      if (s.seq < 0 || keptFrom(s) >= before || !isTerminal(s.state)) continue;
       this.remove(s.key);
       n++;
     }

@@ -9,7 +9,8 @@
  */
 import { TASK_STATES, type TaskState } from '@shrooms/protocol';
 import { matches, searchFor } from './app/match.js';
-import { keptFrom, type TaskRow } from './rows.js';
+import { keptFrom } from '@shrooms/ledger';
+import type { TaskRow } from './rows.js';
 
 export const STATE_FILTERS = [
   'all',

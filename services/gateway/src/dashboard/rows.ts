@@ -37,13 +37,10 @@ export interface TaskRow extends TaskRowView {
   claimed?: string;
   /**
    * How much later than its status time the ledger last stored the task, whole seconds (an ack writes
-   * a finished task again; 0 nearly always): the ledger keeps it from then (`keptFrom`).
+   * a finished task again; 0 nearly always): the ledger keeps it from then (@shrooms/ledger `keptFrom`).
    */
   storedLaterS: number;
 }
-
-/** When the ledger's retention of the row's task began, ms: the later of its status time and its last write. */
-export const keptFrom = (r: Pick<TaskRow, 'statusAt' | 'storedLaterS'>): number => r.statusAt + r.storedLaterS * 1000;
 
 /** The page's task detail with the server's row (`historyOmitted`: messages older than the last DETAIL_MESSAGES_MAX). */
 export interface TaskDetail extends Omit<TaskDetailView, 'row'> {
