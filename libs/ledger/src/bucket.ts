@@ -17,7 +17,7 @@ export interface TaskBucket {
   hardening?: Hardening;
   /** Its most tasks, when known. */
   retained?: number;
-  /** How long it keeps a task after its last write, ms (the setting when the stream could not be read). */
+  /** How long it keeps a task after its last write, ms (Infinity: no max age; the setting when the stream could not be read). */
   retentionMs: number;
   /** An owner could not set its limits (replicated on nats-server 2.9, or not permitted). */
   limitsLeft: boolean;
@@ -37,7 +37,7 @@ export async function openTaskBucket(nc: NatsConnection, limits: Limits, o: { re
     return {
       kv,
       retained: found && found.max_msgs > 0 ? found.max_msgs : undefined,
-      retentionMs: found && found.max_age > 0 ? Math.round(found.max_age / 1_000_000) : limits.finishedRetentionMs,
+      retentionMs: found ? retentionOf(found.max_age / 1_000_000) : limits.finishedRetentionMs,
       limitsLeft: false,
     };
   const hardening = await hardenBucket(nc, BUCKETS.tasks);
@@ -46,7 +46,10 @@ export async function openTaskBucket(nc: NatsConnection, limits: Limits, o: { re
     kv,
     hardening,
     retained: limited.has?.maxMsgs,
-    retentionMs: limited.has?.maxAgeMs ?? limits.finishedRetentionMs,
+    retentionMs: limited.has ? retentionOf(limited.has.maxAgeMs) : limits.finishedRetentionMs,
     limitsLeft: limited.state === 'left',
   };
 }
+
+/** A stream's max age (ms) as a retention: 0 is no limit — kept forever, so nothing that follows it lets a task go. */
+const retentionOf = (maxAgeMs: number): number => (maxAgeMs > 0 ? Math.round(maxAgeMs) : Infinity);

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { BUCKETS, DEFAULT_LIMITS } from '@shrooms/protocol';
+import { BUCKETS } from '@shrooms/protocol';
 import { eventually, startNatsWithConnection, type NatsWithConnection } from '@shrooms/testing';
 import { NatsLink, casCreate, isNatsOutage, isStreamFull } from '@shrooms/runtime';
 import { intake } from './intake.js';
@@ -171,32 +171,6 @@ it("keeps the owner's limit when another process opens the bucket with its own s
   expect((await jsm.streams.info(`KV_${BUCKETS.tasks}`)).config.max_msgs).toBe(3);
   await peer.close();
   await server.stop();
-});
-
-it("makes the owner's retention the bucket's max age, which every opener reads and by which the ledger drops a task", async () => {
-  const server = await startNatsWithConnection();
-  const peer = await connect({ servers: server.url });
-  try {
-    const jsm = await jetstreamManager(server.nc);
-    const maxAgeMs = async () => (await jsm.streams.info(`KV_${BUCKETS.tasks}`)).config.max_age / 1_000_000;
-    const DAY = 86_400_000;
-    // Made first by another process, with the default (a week) …
-    await Ledger.open(peer);
-    expect(await maxAgeMs()).toBe(DEFAULT_LIMITS.finishedRetentionMs);
-    // … the gateway's setting is what it keeps, whatever another opener is started with.
-    const gateway = await Ledger.open(server.nc, { limits: { finishedRetentionMs: 3 * DAY }, owner: true });
-    expect([await maxAgeMs(), gateway.retentionMs, gateway.limitsLeft]).toEqual([3 * DAY, 3 * DAY, false]);
-    const other = await Ledger.open(peer, { limits: { finishedRetentionMs: 9 * DAY } });
-    expect([await maxAgeMs(), other.retentionMs]).toEqual([3 * DAY, 3 * DAY]);
-    // A short one, to see the bucket drop a task by it.
-    await Ledger.open(server.nc, { limits: { finishedRetentionMs: 1500 }, owner: true });
-    const key = other.key('box', 's', 'short-lived');
-    expect(await other.create(key, asked('short-lived'))).not.toBeNull();
-    expect(await eventually(async () => (await other.get(key)) === null, 15_000)).toBe(true);
-  } finally {
-    await peer.close();
-    await server.stop();
-  }
 });
 
 it("skips its own writes in a watch that asks so, tells them to its followers, and passes on everyone else's", async () => {
