@@ -24,6 +24,8 @@ it("makes the owner's retention the bucket's max age, which every opener reads a
     expect([await maxAgeMs(), other.retentionMs]).toEqual([3 * DAY, 3 * DAY]);
     // A short one, to see the bucket drop a task by it.
     await Ledger.open(server.nc, { limits: { finishedRetentionMs: 1500 }, owner: true });
+    // Read again, by an opener that found another's (a gateway started earlier on another machine).
+    expect([gateway.retentionMs, await gateway.readRetention(), gateway.retentionMs]).toEqual([3 * DAY, 1500, 1500]);
     const key = other.key('box', 's', 'short-lived');
     expect(await other.create(key, asked('short-lived'))).not.toBeNull();
     expect(await eventually(async () => (await other.get(key)) === null, 15_000)).toBe(true);

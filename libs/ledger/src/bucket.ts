@@ -5,6 +5,7 @@
  * (the bench's preload, tools, tests) takes it as it is. Either way the limits it has come back,
  * which is what follows the ledger (the gateway's listing index, the dashboard) must go by.
  */
+import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BUCKETS, type Limits } from '@shrooms/protocol';
@@ -49,6 +50,15 @@ export async function openTaskBucket(nc: NatsConnection, limits: Limits, o: { re
     retentionMs: limited.has ? retentionOf(limited.has.maxAgeMs) : limits.finishedRetentionMs,
     limitsLeft: limited.state === 'left',
   };
+}
+
+/**
+ * The bucket's retention as it stands: gateways on several machines each make their own setting the
+ * bucket's at start, the last one started winning, so what follows the ledger reads it again.
+ */
+export async function readRetention(nc: NatsConnection): Promise<number> {
+  const jsm = await jetstreamManager(nc);
+  return retentionOf((await jsm.streams.info(`KV_${BUCKETS.tasks}`)).config.max_age / 1_000_000);
 }
 
 /** A stream's max age (ms) as a retention: 0 is no limit — kept forever, so nothing that follows it lets a task go. */

@@ -26,7 +26,7 @@ import { createHeld, fromKnown, parseKnown, refusedForGood, type KnownWriter } f
 import { readAtLeast } from './read.js';
 import { writeOnce } from './write.js';
 import type { Hardening } from './harden.js';
-import { openTaskBucket } from './bucket.js';
+import { openTaskBucket, readRetention } from './bucket.js';
 
 export interface LedgerOptions {
   replicas?: number;
@@ -56,7 +56,10 @@ export class Ledger {
   hardening?: Hardening;
   /** The bucket's most tasks as `open` found or set them; unknown after `bind`. */
   retained?: number;
-  /** How long the bucket keeps a task after its last write, ms, as `open` found or set it (bucket.ts); the setting after `bind`. */
+  /**
+   * How long the bucket keeps a task after its last write, ms, as `open` found or set it, or
+   * `readRetention` last read it (bucket.ts); the setting after `bind`.
+   */
   retentionMs: number;
   /** An owner's `open` could not set the bucket's limits (replicated on nats-server 2.9, or not permitted). */
   limitsLeft = false;
@@ -253,6 +256,12 @@ export class Ledger {
       }
     }
     if (failed !== undefined) throw failed;
+  }
+
+  /** Reads the bucket's retention again into `retentionMs` (another machine's gateway may have changed it); needs STREAM.INFO. */
+  async readRetention(): Promise<number> {
+    this.retentionMs = await readRetention(this.nc);
+    return this.retentionMs;
   }
 
   /**

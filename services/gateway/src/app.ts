@@ -155,7 +155,7 @@ export async function buildApp(deps: GatewayDeps): Promise<Gateway> {
   );
   sweep.unref();
   // The listing indexes follow the ledger's retention, the bucket's own (its expiry tells no watch): once a minute.
-  const prune = setInterval(() => live.pruneFinished(Date.now() - deps.ledger.retentionMs), 60_000);
+  const prune = setInterval(() => void live.pruneByRetention(), 60_000);
   prune.unref();
 
   return {

@@ -124,6 +124,17 @@ export class LiveTasks {
     return this.index.prune(before);
   }
 
+  /**
+   * `pruneFinished` by the ledger's retention, read again first (another machine's gateway, started
+   * later with its own setting, may have changed the bucket's); by the last one known when it cannot be read.
+   */
+  async pruneByRetention(): Promise<number> {
+    await this.ledger
+      .readRetention()
+      .catch((err: unknown) => this.log?.warn({ err }, "could not read the ledger's retention; pruning by the last one read"));
+    return this.pruneFinished(Date.now() - this.ledger.retentionMs);
+  }
+
   /** The sessions whose listing index is kept (built or being built). */
   indexedSessions(): string[] {
     return [...this.loads.keys()];

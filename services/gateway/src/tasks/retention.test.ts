@@ -6,7 +6,7 @@
  */
 import { expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '@shrooms/protocol';
-import { transitions } from '@shrooms/ledger';
+import { Ledger, transitions } from '@shrooms/ledger';
 import { useTestGateway } from '../testing/gateway.js';
 import { askedTask } from '../testing/tasks.js';
 
@@ -41,4 +41,24 @@ it('keeps listing a task the ledger keeps, whose status is older than the retent
 
   // Once their writes are older than the retention, they go (the ledger has let them go then).
   expect(t.gw.live.pruneFinished(Date.now() + 1000)).toBe(2);
+});
+
+it("follows the bucket's retention when another machine's gateway, started later, changes it", async () => {
+  // Read now; the bucket as this gateway's ledger found it: a week.
+  await finishedLongAgo('moved', 'm-1', 0);
+  await finishedLongAgo('moved', 'm-2', 0);
+  expect(await listed('moved')).toEqual(['moved:m-1', 'moved:m-2']);
+  try {
+    // The other gateway owns the bucket too and makes its 1.5 s the bucket's: the ledger drops both …
+    await Ledger.open(t.nats.nc, { limits: { finishedRetentionMs: 1500 }, owner: true });
+    await expect.poll(() => t.ledger.get(t.ledger.key('box', 'moved', 'm-2')), { timeout: 15_000 }).toBeNull();
+    // … which tells no watch: the index holds them (until a page reads them) until the sweep, which
+    // reads the bucket's retention again and lets them go (once their write, in whole seconds up, is
+    // older than it).
+    let pruned = 0;
+    await expect.poll(async () => (pruned += await t.gw.live.pruneByRetention()), { timeout: 10_000 }).toBe(2);
+    expect([await listed('moved'), t.ledger.retentionMs]).toEqual([[], 1500]);
+  } finally {
+    await Ledger.open(t.nats.nc, { owner: true });
+  }
 });
