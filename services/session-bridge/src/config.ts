@@ -46,7 +46,6 @@ export const BridgeConfigSchema = BaseConfigSchema.extend(HealthConfigSchema.sha
   LIMIT_QUEUE_LENGTH: ms(DEFAULT_LIMITS.queueLength),
   LIMIT_OPEN_TASKS: ms(DEFAULT_LIMITS.openTasksPerSession),
   LIMIT_TASK_BYTES: ms(DEFAULT_LIMITS.taskBytes),
-  LIMIT_FINISHED_RETENTION_MS: ms(DEFAULT_LIMITS.finishedRetentionMs),
   // Watchdog (spec §5): first reminder after this much quiet, then the ladder; all in ms.
   WATCHDOG_FIRST_MS: z.coerce.number().int().positive().optional(),
   WATCHDOG_LADDER_MS: z.string().default('60000,120000,300000,600000,1800000'),

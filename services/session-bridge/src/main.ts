@@ -87,7 +87,7 @@ export async function runBridge(env: Record<string, string | undefined> = proces
   const ledger = await Ledger.bind(nc, {
     link,
     probeKey: keys.task(config.SHROOMS_MACHINE, config.BRIDGE_SESSION, 'ledger-probe'),
-    limits: { taskBytes: config.LIMIT_TASK_BYTES, finishedRetentionMs: config.LIMIT_FINISHED_RETENTION_MS },
+    limits: { taskBytes: config.LIMIT_TASK_BYTES },
   });
   const signals = await SignalField.open(nc, { replicas: config.SHROOMS_REPLICAS, ttlMs: config.BRIDGE_SIGNAL_TTL_MS });
   // Before it takes anything of the session (recovery, deliveries), it claims it (single.ts). Asked
