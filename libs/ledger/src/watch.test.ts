@@ -88,6 +88,39 @@ it('follows changes with a consumer of new messages only: the one that read the 
   stop();
 });
 
+it('takes its consumer for lost by 5-s heartbeats, makes another with the same, and goes on from where it was', async () => {
+  const key = writer.key('box', 'lost', 'k');
+  await writer.create(key, asked(key));
+  const seen: number[] = [];
+  const stop = await ledger.watch('box.lost.>', (s) => seen.push(s.revision));
+  try {
+    const jsm = await jetstreamManager(other);
+    const filter = `$KV.${BUCKETS.tasks}.box.lost.>`;
+    const following = async () =>
+      (await jsm.consumers.list(`KV_${BUCKETS.tasks}`).next())
+        .filter((c) => c.config.filter_subject === filter && c.config.deliver_policy !== 'last_per_subject')
+        .map((c) => ({ name: c.name, heartbeatS: (c.config.idle_heartbeat ?? 0) / 1e9 }));
+    // Its heartbeat is what it waits for before it takes its consumer for lost (nats.js made every
+    // ordered consumer's 30 s whatever the KV asked: a watch whose server went away missed a minute).
+    const [first] = await eventually(async () => {
+      const f = await following();
+      return f.length === 1 ? f : undefined;
+    });
+    expect(first!.heartbeatS).toBe(5);
+    // Lost as on a server cut off from the others: removed under it, with nothing said.
+    await jsm.consumers.delete(`KV_${BUCKETS.tasks}`, first!.name);
+    const meanwhile = await writer.transition(key, (e) => transitions.start(e, new Date()));
+    // The next one (the first is gone from the list at once; the new one comes after the missed heartbeats).
+    const again = await eventually(async () => (await following()).find((c) => c.name !== first!.name), 90_000, 250);
+    expect(again.heartbeatS).toBe(5);
+    // What was written while it had none comes, and what is written after.
+    const later = await writer.transition(key, (e) => transitions.complete(e, 'done', new Date()));
+    await eventually(() => expect(seen.slice(-2)).toEqual([meanwhile.revision, later.revision]));
+  } finally {
+    stop();
+  }
+}, 120_000);
+
 it('reads the initial values alone, to their end, with no consumer of changes', async () => {
   const keys = Array.from({ length: 5 }, (_, i) => writer.key('box', 'once', `k${i}`));
   for (const k of keys) await writer.create(k, asked(k));
