@@ -57,7 +57,8 @@ export async function openTaskBucket(nc: NatsConnection, limits: Limits, o: { re
  * bucket's at start, the last one started winning, so what follows the ledger reads it again.
  */
 export async function readRetention(nc: NatsConnection): Promise<number> {
-  const jsm = await jetstreamManager(nc);
+  // Without the manager's API check (an account-info request): the gateway's minute sweep asks this.
+  const jsm = await jetstreamManager(nc, { checkAPI: false });
   return retentionOf((await jsm.streams.info(`KV_${BUCKETS.tasks}`)).config.max_age / 1_000_000);
 }
 
