@@ -161,8 +161,10 @@ export function serviceUsers() {
         // It hardens the two stores (no rollups, no purges) after creating them.
         `${js}.STREAM.UPDATE.${stream(BUCKET.tasks)}`,
         `${js}.STREAM.UPDATE.${stream(BUCKET.signals)}`,
-        // It reads schedules to tell an occurrence from a request that only claims to be one.
+        // It reads schedules to tell an occurrence from a request that only claims to be one: from
+        // any replica, or from the stream's leader when a replica does not answer (one cut off).
         `${js}.DIRECT.GET.${stream(BUCKET.schedules)}.>`,
+        `${js}.STREAM.MSG.GET.${stream(BUCKET.schedules)}`,
         // GATEWAY_GUARD=local: it admits new tasks itself over the guard's windows and rules — no
         // more than it could already do through shrooms.guard.control, and a gateway that would skip
         // admission can do so without them.

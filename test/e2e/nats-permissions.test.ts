@@ -438,6 +438,18 @@ describe('the service users', () => {
     }
   });
 
+  it('let the gateway read a schedule from any replica or from the leader, and write none', async () => {
+    // The scheduler (last test) made the bucket and says this machine runs one.
+    const gateway = await login('gateway', PASSWORDS.NATS_GATEWAY_PASSWORD);
+    for (const allow_direct of [true, false]) {
+      const schedules = await new Kvm(gateway).open(BUCKETS.schedules, { allow_direct });
+      expect((await schedules.get(keys.schedulerMachine('laptop')))?.json(), `allow_direct ${allow_direct}`).toMatchObject({
+        machine: 'laptop',
+      });
+      await expect(schedules.put(keys.schedule('forged'), '{}')).rejects.toThrow(PERMISSION_VIOLATION);
+    }
+  });
+
   it('keep the guard out of the ledger', async () => {
     const guard = await login('guard', PASSWORDS.NATS_GUARD_PASSWORD);
     await expect(guard.request(kvSubject(BUCKETS.tasks, keys.task('laptop', 'webapp', 'x')), '{}', { timeout: 5000 })).rejects.toThrow(

@@ -195,6 +195,27 @@ describe('schedule proof', () => {
     await expect(proveOnLost(occurrence(AT), review, scheduler)).rejects.toMatchObject({ key: 'NATS_UNAVAILABLE' });
   });
 
+  it("asks the stream's leader when the replica a read reaches does not answer (its machine cut off)", async () => {
+    // A replica cut off keeps its interest on the other servers until their routes time out: a
+    // direct get reaches it and hears nothing. Here the one server's stream answers no direct get
+    // and a subscriber that never replies stands for that replica; the stream's leader answers.
+    const cut = await startNatsWithConnection();
+    try {
+      const silent = await new Kvm(cut.nc).create(BUCKETS.schedules, { history: 1, allow_direct: false });
+      await silent.put(keys.schedule(ID), JSON.stringify(schedule));
+      await silent.put(keys.schedulerMachine(scheduler.machine), JSON.stringify({ machine: scheduler.machine }));
+      let unanswered = 0;
+      cut.nc.subscribe(`$JS.API.DIRECT.GET.KV_${BUCKETS.schedules}.>`, { callback: () => void unanswered++ });
+      await cut.nc.flush();
+      const proveOnCut = scheduleProof(cut.nc, () => Date.parse('2026-12-03T00:00:00Z'));
+      await expect(proveOnCut(occurrence(AT), review, scheduler)).resolves.toMatchObject({ kind: 'occurrence', occurrence: AT });
+      // Both reads (the schedule, whether the sender runs a scheduler) were asked of a replica first.
+      expect(unanswered).toBe(2);
+    } finally {
+      await cut.stop();
+    }
+  });
+
   it("keeps of a result's metadata only which schedule and occurrence it answers", () => {
     const md = params('x', 'y').metadata;
     expect(resultMetadata({ kind: 'result' }, md)).toEqual({ [META.schedule]: ID, [META.occurrence]: AT });

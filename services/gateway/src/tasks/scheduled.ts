@@ -19,7 +19,8 @@
  * What a proven occurrence says of itself is derived from the record as well (`metadata`): the
  * scheduler's own metadata, so the client's claims of who scheduled it and for whom count for nothing.
  */
-import { Kvm, type KV } from '@nats-io/kv';
+import { jetstream } from '@nats-io/jetstream';
+import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import {
   BUCKETS,
   META,
@@ -89,6 +90,14 @@ const EARLY_MS = 60_000;
  */
 const READ_AGAIN_MS = 250;
 
+/**
+ * A read any replica answers (a direct get) not answered within this long is asked of the stream's
+ * leader, ms. A replica whose machine was just cut off keeps its interest on the other servers until
+ * their routes time out, so a direct get may go to it and hear nothing; the leader of the side with
+ * the quorum answers.
+ */
+const DIRECT_TIMEOUT_MS = 2_000;
+
 /** The record's occurrence equal to instant `at` (ms), as the record writes it, if it stands at one. */
 function recordedOccurrence(s: ProofRecord, at: number): string | undefined {
   const candidates = [s.next?.at, s.lease?.occurrence, s.retry?.occurrence, s.last?.occurrence];
@@ -126,16 +135,33 @@ export function scheduleProof(
   now: () => number = Date.now,
   readAgain: () => Promise<void> = () => new Promise((resolve) => setTimeout(resolve, READ_AGAIN_MS)),
 ): ScheduleProof {
-  let kv: Promise<KV> | undefined;
+  let direct: Promise<KV> | undefined;
+  let leader: Promise<KV> | undefined;
+
+  /** The entry at `key`: from any replica, or from the leader when the replica asked did not answer. */
+  async function get(key: string): Promise<KvEntry | null> {
+    try {
+      direct ??= new Kvm(jetstream(nc, { timeout: DIRECT_TIMEOUT_MS, checkAPI: false })).open(BUCKETS.schedules, { allow_direct: true });
+      return await (await direct).get(key);
+    } catch (err) {
+      direct = undefined;
+      if (!isNatsOutage(err)) throw err;
+    }
+    try {
+      leader ??= new Kvm(jetstream(nc, { checkAPI: false })).open(BUCKETS.schedules, { allow_direct: false });
+      return await (await leader).get(key);
+    } catch (err) {
+      leader = undefined;
+      throw err;
+    }
+  }
 
   /** The bucket's value at `key`, or undefined when it has none. */
   async function read(key: string, what: string): Promise<unknown> {
     let entry;
     try {
-      kv ??= new Kvm(nc).open(BUCKETS.schedules, { allow_direct: true });
-      entry = await (await kv).get(key);
+      entry = await get(key);
     } catch (err) {
-      kv = undefined;
       // Not able to read the schedule is not "no such schedule": the scheduler's own occurrence
       // would be refused. It retries on NATS_UNAVAILABLE.
       if (isNatsOutage(err)) throw natsUnavailable(`could not read ${what} to check the occurrence; nothing was changed`);
